@@ -1,0 +1,50 @@
+import type { Producer, IHeaders } from 'kafkajs';
+import { DEAD_LETTER_TOPIC } from './config.ts';
+import type { PoisonReason } from './errors.ts';
+
+/** Headers a dead-lettered message carries, so an operator can find and replay it. */
+export const DeadLetterHeaders = {
+  reason: 'x-dead-letter-reason',
+  detail: 'x-dead-letter-detail',
+  originTopic: 'x-dead-letter-origin-topic',
+  originPartition: 'x-dead-letter-origin-partition',
+  originOffset: 'x-dead-letter-origin-offset',
+  consumerGroup: 'x-dead-letter-consumer-group',
+  failedAt: 'x-dead-letter-failed-at',
+} as const;
+
+export interface DeadLetter {
+  reason: PoisonReason;
+  detail: string;
+  topic: string;
+  partition: number;
+  offset: string;
+  group: string;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: IHeaders | undefined;
+}
+
+/** Copies the original bytes unchanged to the dead-letter topic with why and where they came from. */
+export async function sendToDeadLetter(producer: Producer, letter: DeadLetter): Promise<void> {
+  await producer.send({
+    topic: DEAD_LETTER_TOPIC,
+    acks: -1,
+    messages: [
+      {
+        key: letter.key,
+        value: letter.value,
+        headers: {
+          ...letter.headers,
+          [DeadLetterHeaders.reason]: letter.reason,
+          [DeadLetterHeaders.detail]: letter.detail.slice(0, 2000),
+          [DeadLetterHeaders.originTopic]: letter.topic,
+          [DeadLetterHeaders.originPartition]: String(letter.partition),
+          [DeadLetterHeaders.originOffset]: letter.offset,
+          [DeadLetterHeaders.consumerGroup]: letter.group,
+          [DeadLetterHeaders.failedAt]: new Date().toISOString(),
+        },
+      },
+    ],
+  });
+}

@@ -1,0 +1,37 @@
+/**
+ * Why a message could not be handled decides where it goes:
+ * - a poison message (undecodable, unknown schema, schema of the wrong record) can never succeed,
+ *   so it goes to the dead-letter topic and the consumer carries on;
+ * - anything else may be transient (registry or downstream store down), so the message is retried
+ *   and, if it still fails, left uncommitted for redelivery rather than dropped.
+ */
+export type PoisonReason =
+  | 'bad_magic_byte'
+  | 'truncated_message'
+  | 'unknown_schema_id'
+  | 'schema_mismatch'
+  | 'undecodable_payload'
+  | 'rejected_by_handler';
+
+export class PoisonMessageError extends Error {
+  constructor(
+    readonly reason: PoisonReason,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PoisonMessageError';
+  }
+}
+
+/** Handlers throw this for an event they can never process (e.g. it violates a business rule). */
+export class RejectedEventError extends PoisonMessageError {
+  constructor(message: string) {
+    super('rejected_by_handler', message);
+    this.name = 'RejectedEventError';
+  }
+}
+
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

@@ -1,0 +1,20 @@
+export { EventBus } from './event-bus.ts';
+export { EventPublisher } from './publisher.ts';
+export { EventSubscriber, type SubscriptionOptions, type EventHandler, type DeliveryContext } from './subscriber.ts';
+export { SchemaCatalog } from './schema-catalog.ts';
+export { ensureTopics, plannedTopics } from './topic-admin.ts';
+export { createKafka } from './kafka-client.ts';
+export { BusMetrics } from './metrics.ts';
+export { DeadLetterHeaders, sendToDeadLetter } from './dead-letter.ts';
+export { InMemoryProcessedEventStore, FileProcessedEventStore, type ProcessedEventStore } from './processed-events.ts';
+export { PoisonMessageError, RejectedEventError, type PoisonReason } from './errors.ts';
+export { onTerminationSignal } from './shutdown.ts';
+export {
+  busDefaults,
+  busConfigFromEnv,
+  parseBusConfig,
+  InvalidConfigError,
+  DEAD_LETTER_TOPIC,
+  type BusConfig,
+  type TopicSettings,
+} from './config.ts';

@@ -1,0 +1,166 @@
+import type { Admin, Consumer, EachMessagePayload, IHeaders, Kafka, Producer } from 'kafkajs';
+import type { Logger } from 'pino';
+import { ExponentialBackoff, handleWhen, retry, type RetryPolicy } from 'cockatiel';
+import { Topics, type TopicEvents, type TopicId } from '@rag-immune/contracts';
+import type { BusConfig } from './config.ts';
+import type { SchemaCatalog } from './schema-catalog.ts';
+import type { BusMetrics } from './metrics.ts';
+import { InMemoryProcessedEventStore, type ProcessedEventStore } from './processed-events.ts';
+import { PoisonMessageError, describeError } from './errors.ts';
+import { sendToDeadLetter } from './dead-letter.ts';
+
+export interface DeliveryContext {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: string | null;
+  headers: IHeaders | undefined;
+}
+
+export type EventHandler<T extends TopicId> = (event: TopicEvents[T], delivery: DeliveryContext) => Promise<void>;
+
+export interface SubscriptionOptions<T extends TopicId> {
+  topic: T;
+  /** Read a copy of the topic under another name (benchmarks, replays); defaults to the contract's topic. */
+  topicName?: string;
+  groupId: string;
+  handle: EventHandler<T>;
+  /** Defaults to per-process memory; pass a durable store to survive restarts. */
+  processedEvents?: ProcessedEventStore;
+  fromBeginning?: boolean;
+  /** Observation points for crash tests and tracing; must not throw. */
+  hooks?: {
+    afterProcessed?(eventId: string, delivery: DeliveryContext): void;
+    onDuplicate?(eventId: string, delivery: DeliveryContext): void;
+  };
+}
+
+/**
+ * At-least-once, idempotent consumption of one topic by one consumer group:
+ * - an offset is resolved (and later committed) only after its event was handled, dead-lettered or
+ *   recognised as a duplicate, so a crash never skips an event;
+ * - an event_id handled before (a redelivery after a crash between handling and commit) is skipped;
+ * - an undecodable or schema-invalid message goes to the dead-letter topic and consumption goes on;
+ * - a failing handler is retried with exponential backoff, then the message is left uncommitted and
+ *   kafkajs restarts the consumer from the last committed offset, so nothing is dropped.
+ */
+export class EventSubscriber<T extends TopicId> {
+  private readonly consumer: Consumer;
+  private readonly deadLetterProducer: Producer;
+  private readonly admin: Admin;
+  private readonly processed: ProcessedEventStore;
+  private readonly retryPolicy: RetryPolicy;
+  private readonly topicName: string;
+  private lagTimer: NodeJS.Timeout | undefined;
+  private running = false;
+
+  constructor(
+    kafka: Kafka,
+    private readonly catalog: SchemaCatalog,
+    private readonly config: BusConfig,
+    private readonly options: SubscriptionOptions<T>,
+    private readonly metrics?: BusMetrics,
+    private readonly logger?: Logger,
+  ) {
+    this.topicName = options.topicName ?? Topics[options.topic].name;
+    this.consumer = kafka.consumer({
+      groupId: options.groupId,
+      sessionTimeout: config.consumer.sessionTimeoutMs,
+      allowAutoTopicCreation: false,
+      retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: config.consumer.initialBackoffMs, maxRetryTime: config.consumer.maxBackoffMs },
+    });
+    this.deadLetterProducer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+    this.admin = kafka.admin();
+    this.processed = options.processedEvents ?? new InMemoryProcessedEventStore(config.consumer.processedCacheSize);
+    this.retryPolicy = retry(
+      handleWhen((error) => !(error instanceof PoisonMessageError)),
+      {
+        maxAttempts: config.consumer.handlerAttempts - 1,
+        backoff: new ExponentialBackoff({ initialDelay: config.consumer.initialBackoffMs, maxDelay: config.consumer.maxBackoffMs }),
+      },
+    );
+    this.retryPolicy.onRetry(({ delay, ...reason }) => {
+      this.metrics?.handlerErrors.inc({ topic: this.topicName, group: options.groupId, kind: 'transient' });
+      const error = 'error' in reason ? reason.error : undefined;
+      this.logger?.warn({ topic: this.topicName, delayMs: delay, err: error }, 'handler failed; retrying');
+    });
+  }
+
+  async start(): Promise<void> {
+    await Promise.all([this.consumer.connect(), this.deadLetterProducer.connect(), this.admin.connect()]);
+    await this.consumer.subscribe({ topic: this.topicName, fromBeginning: this.options.fromBeginning ?? false });
+    this.running = true;
+    await this.consumer.run({
+      autoCommit: true,
+      autoCommitInterval: 1000,
+      partitionsConsumedConcurrently: this.config.consumer.partitionsConsumedConcurrently,
+      eachMessage: (payload) => this.deliver(payload),
+    });
+    this.lagTimer = setInterval(() => void this.recordLag(), this.config.consumer.lagIntervalMs);
+    this.lagTimer.unref();
+  }
+
+  /** Stops fetching, lets the in-flight handler finish, commits, and disconnects. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    if (this.lagTimer !== undefined) clearInterval(this.lagTimer);
+    await this.consumer.disconnect();
+    await Promise.all([this.deadLetterProducer.disconnect(), this.admin.disconnect()]);
+  }
+
+  private async deliver({ topic, partition, message }: EachMessagePayload): Promise<void> {
+    const group = this.options.groupId;
+    const delivery: DeliveryContext = { topic, partition, offset: message.offset, key: message.key?.toString() ?? null, headers: message.headers };
+    try {
+      const event = await this.retryPolicy.execute(() => this.catalog.decode(this.options.topic, message.value));
+      if (await this.processed.has(event.event_id)) {
+        this.metrics?.consumed.inc({ topic, group, outcome: 'duplicate' });
+        this.logger?.info({ topic, partition, offset: message.offset, eventId: event.event_id }, 'duplicate event skipped');
+        this.options.hooks?.onDuplicate?.(event.event_id, delivery);
+        return;
+      }
+      const stopTimer = this.metrics?.handlerDuration.startTimer({ topic, group });
+      await this.retryPolicy.execute(() => this.options.handle(event, delivery));
+      stopTimer?.();
+      await this.processed.markProcessed(event.event_id);
+      this.metrics?.consumed.inc({ topic, group, outcome: 'handled' });
+      this.options.hooks?.afterProcessed?.(event.event_id, delivery);
+    } catch (error) {
+      if (error instanceof PoisonMessageError) {
+        await sendToDeadLetter(this.deadLetterProducer, {
+          reason: error.reason,
+          detail: error.message,
+          topic,
+          partition,
+          offset: message.offset,
+          group,
+          key: message.key,
+          value: message.value,
+          headers: message.headers,
+        });
+        this.metrics?.handlerErrors.inc({ topic, group, kind: 'poison' });
+        this.metrics?.consumed.inc({ topic, group, outcome: 'dead_lettered' });
+        this.logger?.warn({ topic, partition, offset: message.offset, reason: error.reason, detail: error.message }, 'message dead-lettered');
+        return;
+      }
+      this.metrics?.handlerErrors.inc({ topic, group, kind: 'exhausted' });
+      this.logger?.error({ topic, partition, offset: message.offset, err: describeError(error) }, 'handler retries exhausted; message left for redelivery');
+      throw error;
+    }
+  }
+
+  private async recordLag(): Promise<void> {
+    try {
+      const [committed] = await this.admin.fetchOffsets({ groupId: this.options.groupId, topics: [this.topicName] });
+      const ends = await this.admin.fetchTopicOffsets(this.topicName);
+      for (const end of ends) {
+        const done = committed?.partitions.find((p) => p.partition === end.partition)?.offset ?? '-1';
+        const start = done === '-1' ? Number(end.low) : Number(done);
+        this.metrics?.consumerLag.set({ topic: this.topicName, partition: String(end.partition), group: this.options.groupId }, Math.max(0, Number(end.high) - start));
+      }
+    } catch (error) {
+      this.logger?.debug({ err: describeError(error) }, 'consumer lag not measured this round');
+    }
+  }
+}

@@ -1,0 +1,40 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { busConfigFromEnv, busDefaults, parseBusConfig, InvalidConfigError } from '../../src/index.ts';
+
+const env = { KAFKA_BROKERS: '127.0.0.1:19092', SCHEMA_REGISTRY_URL: 'http://127.0.0.1:18081/apis/ccompat/v7' };
+
+test('development defaults: probes on 16 partitions, reports and actions keyed topics, single replica', () => {
+  const config = busConfigFromEnv(env, 'sentinel');
+  assert.equal(config.topics.probes.partitions, 16);
+  assert.equal(config.topics.probes.replicationFactor, 1);
+  assert.deepEqual(config.brokers, ['127.0.0.1:19092']);
+});
+
+test('production profile defaults to replication 3 and min.insync.replicas 2', () => {
+  const config = busConfigFromEnv({ ...env, BUS_PROFILE: 'production' }, 'sentinel');
+  for (const topic of Object.values(config.topics)) {
+    assert.equal(topic.replicationFactor, 3);
+    assert.equal(topic.minInsyncReplicas, 2);
+  }
+});
+
+test('production refuses a single-replica override and names the key', () => {
+  assert.throws(
+    () => busConfigFromEnv({ ...env, BUS_PROFILE: 'production', BUS_PROBES_REPLICATION: '1' }, 'sentinel'),
+    (error: unknown) => error instanceof InvalidConfigError && /topics\.probes\.replicationFactor/.test(error.message),
+  );
+});
+
+test('missing or malformed variables are named in the error', () => {
+  assert.throws(() => busConfigFromEnv({}, 'x'), /KAFKA_BROKERS: required.*SCHEMA_REGISTRY_URL: required/);
+  assert.throws(() => busConfigFromEnv({ ...env, BUS_PROBES_PARTITIONS: 'sixteen' }, 'x'), /BUS_PROBES_PARTITIONS: must be an integer/);
+  assert.throws(() => busConfigFromEnv({ ...env, KAFKA_BROKERS: 'no-port' }, 'x'), /KAFKA_BROKERS: expected host:port/);
+  assert.throws(() => busConfigFromEnv({ ...env, BUS_PROFILE: 'staging' }, 'x'), /BUS_PROFILE: must be development or production/);
+});
+
+test('min ISR above the replication factor is refused', () => {
+  const base = { ...busDefaults('development'), clientId: 'x', brokers: ['h:1'], schemaRegistryUrl: 'http://h' };
+  const broken = { ...base, topics: { ...base.topics, actions: { ...base.topics.actions, minInsyncReplicas: 2 } } };
+  assert.throws(() => parseBusConfig(broken), /topics\.actions\.minInsyncReplicas: minInsyncReplicas must not exceed/);
+});

@@ -1,0 +1,26 @@
+import { Command, CommanderError } from 'commander';
+import { eventsCommand } from './commands/events.ts';
+import { CliError, ExitCode } from './exit-codes.ts';
+
+const program = new Command('immune')
+  .description('RAG Immune: inspect and steer the self-healing system of a production RAG')
+  .version('0.1.0')
+  .exitOverride()
+  .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+
+program.addCommand(eventsCommand());
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    // --help and --version arrive here too, with exit code 0.
+    process.exit(error.exitCode === 0 ? ExitCode.ok : ExitCode.usage);
+  }
+  if (error instanceof CliError) {
+    process.stderr.write(`immune: ${error.message}\n`);
+    process.exit(error.exitCode);
+  }
+  process.stderr.write(`immune: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(ExitCode.failure);
+}

@@ -1,0 +1,19 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { IoRagimmuneCommon } from './generated/ProbeResult.ts';
+
+/** The fields every event starts with: identity for idempotent consumers, time, and origin. */
+export interface EventEnvelope {
+  event_id: string;
+  occurred_at: number;
+  producer: IoRagimmuneCommon.EventProducer;
+}
+
+/** A fresh envelope for an event written now by `service`@`version`. */
+export function eventEnvelope(service: string, version: string, now: Date = new Date()): EventEnvelope {
+  return {
+    event_id: randomUUID(),
+    occurred_at: now.getTime(),
+    producer: { service, version, instance: process.env.HOSTNAME ?? hostname() },
+  };
+}

@@ -1,0 +1,225 @@
+// GENERATED from avro/ProbeResult.avsc by packages/contracts/scripts/codegen.ts. Do not edit: run `npm run codegen`.
+/* eslint-disable */
+
+export type ProbeResult = IoRagimmuneSentinel.ProbeResult;
+
+export namespace IoRagimmuneCommon {
+    export const EventProducerSchema = "{\"type\":\"record\",\"name\":\"EventProducer\",\"namespace\":\"io.ragimmune.common\",\"doc\":\"Which deployed worker wrote the event.\",\"fields\":[{\"name\":\"service\",\"type\":\"string\"},{\"name\":\"version\",\"type\":\"string\"},{\"name\":\"instance\",\"type\":\"string\",\"doc\":\"Host or pod name, so an event can be traced to one replica.\"}]}";
+    export const EventProducerName = "io.ragimmune.common.EventProducer";
+    /**
+     * Which deployed worker wrote the event.
+     */
+    export interface EventProducer {
+        service: string;
+        version: string;
+        /**
+         * Host or pod name, so an event can be traced to one replica.
+         */
+        instance: string;
+    }
+}
+
+export namespace IoRagimmuneSentinel {
+    export const RagCallStatusSchema = "{\"type\":\"enum\",\"name\":\"RagCallStatus\",\"symbols\":[\"ok\",\"timeout\",\"http_error\",\"connection_error\",\"invalid_response\",\"unknown\"],\"default\":\"unknown\"}";
+    export const RagCallStatusName = "io.ragimmune.sentinel.RagCallStatus";
+    export type RagCallStatus = "ok" | "timeout" | "http_error" | "connection_error" | "invalid_response" | "unknown";
+    export const FcsStatusSchema = "{\"type\":\"enum\",\"name\":\"FcsStatus\",\"symbols\":[\"scored\",\"no_evidence\",\"not_scored\"],\"default\":\"not_scored\"}";
+    export const FcsStatusName = "io.ragimmune.sentinel.FcsStatus";
+    export type FcsStatus = "scored" | "no_evidence" | "not_scored";
+    export const HealthSignalsSchema = "{\"type\":\"record\",\"name\":\"HealthSignals\",\"fields\":[{\"name\":\"fcs\",\"type\":[\"null\",\"double\"],\"default\":null,\"doc\":\"Fact consistency score in [0,1]; null when fcs_status is not scored.\"},{\"name\":\"fcs_status\",\"type\":{\"type\":\"enum\",\"name\":\"FcsStatus\",\"symbols\":[\"scored\",\"no_evidence\",\"not_scored\"],\"default\":\"not_scored\"}},{\"name\":\"fcs_truncated\",\"type\":\"boolean\",\"default\":false,\"doc\":\"True when the scorer cut over-long input.\"},{\"name\":\"ic\",\"type\":[\"null\",\"double\"],\"default\":null,\"doc\":\"Intent coverage in [0,1].\"},{\"name\":\"kf_as_of\",\"type\":[\"null\",{\"type\":\"long\",\"logicalType\":\"timestamp-millis\"}],\"default\":null,\"doc\":\"Knowledge freshness: trust x relevance weighted mean update time of the retrieved documents.\"},{\"name\":\"kf_age_days\",\"type\":[\"null\",\"double\"],\"default\":null,\"doc\":\"Age of kf_as_of at occurred_at, in days.\"}]}";
+    export const HealthSignalsName = "io.ragimmune.sentinel.HealthSignals";
+    export interface HealthSignals {
+        /**
+         * Fact consistency score in [0,1]; null when fcs_status is not scored.
+         *
+         * Default: null
+         */
+        fcs: null | number;
+        fcs_status: IoRagimmuneSentinel.FcsStatus;
+        /**
+         * True when the scorer cut over-long input.
+         *
+         * Default: false
+         */
+        fcs_truncated: boolean;
+        /**
+         * Intent coverage in [0,1].
+         *
+         * Default: null
+         */
+        ic: null | number;
+        /**
+         * Knowledge freshness: trust x relevance weighted mean update time of the retrieved documents.
+         *
+         * Default: null
+         */
+        kf_as_of: null | number;
+        /**
+         * Age of kf_as_of at occurred_at, in days.
+         *
+         * Default: null
+         */
+        kf_age_days: null | number;
+    }
+    export const RetrievedDocumentSchema = "{\"type\":\"record\",\"name\":\"RetrievedDocument\",\"fields\":[{\"name\":\"rank\",\"type\":\"int\"},{\"name\":\"doc_id\",\"type\":\"string\"},{\"name\":\"chunk_id\",\"type\":\"string\"},{\"name\":\"knowledge_id\",\"type\":[\"null\",\"string\"],\"default\":null},{\"name\":\"knowledge_version\",\"type\":[\"null\",\"string\"],\"default\":null},{\"name\":\"source\",\"type\":[\"null\",\"string\"],\"default\":null},{\"name\":\"source_trust\",\"type\":[\"null\",\"double\"],\"default\":null},{\"name\":\"updated_at\",\"type\":[\"null\",{\"type\":\"long\",\"logicalType\":\"timestamp-millis\"}],\"default\":null},{\"name\":\"retrieval_score\",\"type\":[\"null\",\"double\"],\"default\":null},{\"name\":\"rerank_score\",\"type\":[\"null\",\"double\"],\"default\":null}]}";
+    export const RetrievedDocumentName = "io.ragimmune.sentinel.RetrievedDocument";
+    export interface RetrievedDocument {
+        rank: number;
+        doc_id: string;
+        chunk_id: string;
+        /**
+         * Default: null
+         */
+        knowledge_id: null | string;
+        /**
+         * Default: null
+         */
+        knowledge_version: null | string;
+        /**
+         * Default: null
+         */
+        source: null | string;
+        /**
+         * Default: null
+         */
+        source_trust: null | number;
+        /**
+         * Default: null
+         */
+        updated_at: null | number;
+        /**
+         * Default: null
+         */
+        retrieval_score: null | number;
+        /**
+         * Default: null
+         */
+        rerank_score: null | number;
+    }
+    export const RagComponentVersionsSchema = "{\"type\":\"record\",\"name\":\"RagComponentVersions\",\"fields\":[{\"name\":\"embedder\",\"type\":[\"null\",\"string\"],\"default\":null},{\"name\":\"reranker\",\"type\":[\"null\",\"string\"],\"default\":null},{\"name\":\"generator\",\"type\":[\"null\",\"string\"],\"default\":null}]}";
+    export const RagComponentVersionsName = "io.ragimmune.sentinel.RagComponentVersions";
+    export interface RagComponentVersions {
+        /**
+         * Default: null
+         */
+        embedder: null | string;
+        /**
+         * Default: null
+         */
+        reranker: null | string;
+        /**
+         * Default: null
+         */
+        generator: null | string;
+    }
+    export const ProbeObservationSchema = "{\"type\":\"record\",\"name\":\"ProbeObservation\",\"doc\":\"What one RAG (online or baseline) answered to the probe and how healthy that answer is.\",\"fields\":[{\"name\":\"call_status\",\"type\":{\"type\":\"enum\",\"name\":\"RagCallStatus\",\"symbols\":[\"ok\",\"timeout\",\"http_error\",\"connection_error\",\"invalid_response\",\"unknown\"],\"default\":\"unknown\"}},{\"name\":\"http_status\",\"type\":[\"null\",\"int\"],\"default\":null},{\"name\":\"error_message\",\"type\":[\"null\",\"string\"],\"default\":null,\"doc\":\"Why the call failed, for the on-call engineer; null when call_status is ok.\"},{\"name\":\"trace_id\",\"type\":[\"null\",\"string\"],\"default\":null,\"doc\":\"The RAG's own trace id, for GET /traces/{id}.\"},{\"name\":\"latency_ms\",\"type\":\"double\",\"doc\":\"Wall time of the call as the sentinel saw it.\"},{\"name\":\"signals\",\"type\":[\"null\",{\"type\":\"record\",\"name\":\"HealthSignals\",\"fields\":[{\"name\":\"fcs\",\"type\":[\"null\",\"double\"],\"default\":null,\"doc\":\"Fact consistency score in [0,1]; null when fcs_status is not scored.\"},{\"name\":\"fcs_status\",\"type\":{\"type\":\"enum\",\"name\":\"FcsStatus\",\"symbols\":[\"scored\",\"no_evidence\",\"not_scored\"],\"default\":\"not_scored\"}},{\"name\":\"fcs_truncated\",\"type\":\"boolean\",\"default\":false,\"doc\":\"True when the scorer cut over-long input.\"},{\"name\":\"ic\",\"type\":[\"null\",\"double\"],\"default\":null,\"doc\":\"Intent coverage in [0,1].\"},{\"name\":\"kf_as_of\",\"type\":[\"null\",{\"type\":\"long\",\"logicalType\":\"timestamp-millis\"}],\"default\":null,\"doc\":\"Knowledge freshness: trust x relevance weighted mean update time of the retrieved documents.\"},{\"name\":\"kf_age_days\",\"type\":[\"null\",\"double\"],\"default\":null,\"doc\":\"Age of kf_as_of at occurred_at, in days.\"}]}],\"default\":null,\"doc\":\"Null when the call failed.\"},{\"name\":\"retrieved_documents\",\"type\":{\"type\":\"array\",\"items\":{\"type\":\"record\",\"name\":\"RetrievedDocument\",\"fields\":[{\"name\":\"rank\",\"type\":\"int\"},{\"name\":\"doc_id\",\"type\":\"string\"},{\"name\":\"chunk_id\",\"type\":\"string\"},{\"name\":\"knowledge_id\",\"type\":[\"null\",\"string\"],\"default\":null},{\"name\":\"knowledge_version\",\"type\":[\"null\",\"string\"],\"default\":null},{\"name\":\"source\",\"type\":[\"null\",\"string\"],\"default\":null},{\"name\":\"source_trust\",\"type\":[\"null\",\"double\"],\"default\":null},{\"name\":\"updated_at\",\"type\":[\"null\",{\"type\":\"long\",\"logicalType\":\"timestamp-millis\"}],\"default\":null},{\"name\":\"retrieval_score\",\"type\":[\"null\",\"double\"],\"default\":null},{\"name\":\"rerank_score\",\"type\":[\"null\",\"double\"],\"default\":null}]}},\"default\":[]},{\"name\":\"component_versions\",\"type\":{\"type\":\"record\",\"name\":\"RagComponentVersions\",\"fields\":[{\"name\":\"embedder\",\"type\":[\"null\",\"string\"],\"default\":null},{\"name\":\"reranker\",\"type\":[\"null\",\"string\"],\"default\":null},{\"name\":\"generator\",\"type\":[\"null\",\"string\"],\"default\":null}]}}]}";
+    export const ProbeObservationName = "io.ragimmune.sentinel.ProbeObservation";
+    /**
+     * What one RAG (online or baseline) answered to the probe and how healthy that answer is.
+     */
+    export interface ProbeObservation {
+        call_status: IoRagimmuneSentinel.RagCallStatus;
+        /**
+         * Default: null
+         */
+        http_status: null | number;
+        /**
+         * Why the call failed, for the on-call engineer; null when call_status is ok.
+         *
+         * Default: null
+         */
+        error_message: null | string;
+        /**
+         * The RAG's own trace id, for GET /traces/{id}.
+         *
+         * Default: null
+         */
+        trace_id: null | string;
+        /**
+         * Wall time of the call as the sentinel saw it.
+         */
+        latency_ms: number;
+        /**
+         * Null when the call failed.
+         *
+         * Default: null
+         */
+        signals: null | IoRagimmuneSentinel.HealthSignals;
+        /**
+         * Default: []
+         */
+        retrieved_documents: IoRagimmuneSentinel.RetrievedDocument[];
+        component_versions: IoRagimmuneSentinel.RagComponentVersions;
+    }
+    export const BaselineComparisonSchema = "{\"type\":\"record\",\"name\":\"BaselineComparison\",\"doc\":\"Online minus baseline; null where either side has no figure.\",\"fields\":[{\"name\":\"fcs_drop\",\"type\":[\"null\",\"double\"],\"default\":null,\"doc\":\"baseline.fcs - online.fcs (positive = online is worse).\"},{\"name\":\"ic_drop\",\"type\":[\"null\",\"double\"],\"default\":null},{\"name\":\"kf_lag_days\",\"type\":[\"null\",\"double\"],\"default\":null,\"doc\":\"online.kf_age_days - baseline.kf_age_days.\"}]}";
+    export const BaselineComparisonName = "io.ragimmune.sentinel.BaselineComparison";
+    /**
+     * Online minus baseline; null where either side has no figure.
+     */
+    export interface BaselineComparison {
+        /**
+         * baseline.fcs - online.fcs (positive = online is worse).
+         *
+         * Default: null
+         */
+        fcs_drop: null | number;
+        /**
+         * Default: null
+         */
+        ic_drop: null | number;
+        /**
+         * online.kf_age_days - baseline.kf_age_days.
+         *
+         * Default: null
+         */
+        kf_lag_days: null | number;
+    }
+    export const AnomalySeveritySchema = "{\"type\":\"enum\",\"name\":\"AnomalySeverity\",\"symbols\":[\"none\",\"low\",\"medium\",\"high\",\"critical\"],\"default\":\"none\"}";
+    export const AnomalySeverityName = "io.ragimmune.sentinel.AnomalySeverity";
+    export type AnomalySeverity = "none" | "low" | "medium" | "high" | "critical";
+    export const AnomalySignalSchema = "{\"type\":\"enum\",\"name\":\"AnomalySignal\",\"symbols\":[\"fcs_drop\",\"ic_drop\",\"kf_stale\",\"online_error\",\"baseline_error\",\"unknown\"],\"default\":\"unknown\"}";
+    export const AnomalySignalName = "io.ragimmune.sentinel.AnomalySignal";
+    export type AnomalySignal = "fcs_drop" | "ic_drop" | "kf_stale" | "online_error" | "baseline_error" | "unknown";
+    export const ProbeResultSchema = "{\"type\":\"record\",\"name\":\"ProbeResult\",\"namespace\":\"io.ragimmune.sentinel\",\"doc\":\"Value of topic rag-sentinel-probes (key: probe_id). One golden probe run against the online RAG and the frozen baseline RAG, with both sides' semantic health signals. A failed call carries an error status and no signals, never a fake score.\",\"fields\":[{\"name\":\"event_id\",\"type\":{\"type\":\"string\",\"logicalType\":\"uuid\"},\"doc\":\"Unique per event; consumers deduplicate on it.\"},{\"name\":\"correlation_id\",\"type\":\"string\",\"doc\":\"Probe run id shared by the online and baseline calls and by the OpenTelemetry spans of this run.\"},{\"name\":\"occurred_at\",\"type\":{\"type\":\"long\",\"logicalType\":\"timestamp-millis\"},\"doc\":\"When the probe run finished, UTC.\"},{\"name\":\"producer\",\"type\":{\"type\":\"record\",\"name\":\"EventProducer\",\"namespace\":\"io.ragimmune.common\",\"doc\":\"Which deployed worker wrote the event.\",\"fields\":[{\"name\":\"service\",\"type\":\"string\"},{\"name\":\"version\",\"type\":\"string\"},{\"name\":\"instance\",\"type\":\"string\",\"doc\":\"Host or pod name, so an event can be traced to one replica.\"}]}},{\"name\":\"probe_id\",\"type\":\"string\"},{\"name\":\"probe_version\",\"type\":\"int\",\"doc\":\"Version of the probe definition that ran.\"},{\"name\":\"query\",\"type\":\"string\",\"doc\":\"The golden query exactly as sent to both RAGs.\"},{\"name\":\"query_hash\",\"type\":\"string\",\"doc\":\"sha256 of the query, hex; joins spans, traces and events without carrying the text.\"},{\"name\":\"online\",\"type\":{\"type\":\"record\",\"name\":\"ProbeObservation\",\"doc\":\"What one RAG (online or baseline) answered to the probe and how healthy that answer is.\",\"fields\":[{\"name\":\"call_status\",\"type\":{\"type\":\"enum\",\"name\":\"RagCallStatus\",\"symbols\":[\"ok\",\"timeout\",\"http_error\",\"connection_error\",\"invalid_response\",\"unknown\"],\"default\":\"unknown\"}},{\"name\":\"http_status\",\"type\":[\"null\",\"int\"],\"default\":null},{\"name\":\"error_message\",\"type\":[\"null\",\"string\"],\"default\":null,\"doc\":\"Why the call failed, for the on-call engineer; null when call_status is ok.\"},{\"name\":\"trace_id\",\"type\":[\"null\",\"string\"],\"default\":null,\"doc\":\"The RAG's own trace id, for GET /traces/{id}.\"},{\"name\":\"latency_ms\",\"type\":\"double\",\"doc\":\"Wall time of the call as the sentinel saw it.\"},{\"name\":\"signals\",\"type\":[\"null\",{\"type\":\"record\",\"name\":\"HealthSignals\",\"fields\":[{\"name\":\"fcs\",\"type\":[\"null\",\"double\"],\"default\":null,\"doc\":\"Fact consistency score in [0,1]; null when fcs_status is not scored.\"},{\"name\":\"fcs_status\",\"type\":{\"type\":\"enum\",\"name\":\"FcsStatus\",\"symbols\":[\"scored\",\"no_evidence\",\"not_scored\"],\"default\":\"not_scored\"}},{\"name\":\"fcs_truncated\",\"type\":\"boolean\",\"default\":false,\"doc\":\"True when the scorer cut over-long input.\"},{\"name\":\"ic\",\"type\":[\"null\",\"double\"],\"default\":null,\"doc\":\"Intent coverage in [0,1].\"},{\"name\":\"kf_as_of\",\"type\":[\"null\",{\"type\":\"long\",\"logicalType\":\"timestamp-millis\"}],\"default\":null,\"doc\":\"Knowledge freshness: trust x relevance weighted mean update time of the retrieved documents.\"},{\"name\":\"kf_age_days\",\"type\":[\"null\",\"double\"],\"default\":null,\"doc\":\"Age of kf_as_of at occurred_at, in days.\"}]}],\"default\":null,\"doc\":\"Null when the call failed.\"},{\"name\":\"retrieved_documents\",\"type\":{\"type\":\"array\",\"items\":{\"type\":\"record\",\"name\":\"RetrievedDocument\",\"fields\":[{\"name\":\"rank\",\"type\":\"int\"},{\"name\":\"doc_id\",\"type\":\"string\"},{\"name\":\"chunk_id\",\"type\":\"string\"},{\"name\":\"knowledge_id\",\"type\":[\"null\",\"string\"],\"default\":null},{\"name\":\"knowledge_version\",\"type\":[\"null\",\"string\"],\"default\":null},{\"name\":\"source\",\"type\":[\"null\",\"string\"],\"default\":null},{\"name\":\"source_trust\",\"type\":[\"null\",\"double\"],\"default\":null},{\"name\":\"updated_at\",\"type\":[\"null\",{\"type\":\"long\",\"logicalType\":\"timestamp-millis\"}],\"default\":null},{\"name\":\"retrieval_score\",\"type\":[\"null\",\"double\"],\"default\":null},{\"name\":\"rerank_score\",\"type\":[\"null\",\"double\"],\"default\":null}]}},\"default\":[]},{\"name\":\"component_versions\",\"type\":{\"type\":\"record\",\"name\":\"RagComponentVersions\",\"fields\":[{\"name\":\"embedder\",\"type\":[\"null\",\"string\"],\"default\":null},{\"name\":\"reranker\",\"type\":[\"null\",\"string\"],\"default\":null},{\"name\":\"generator\",\"type\":[\"null\",\"string\"],\"default\":null}]}}]}},{\"name\":\"baseline\",\"type\":\"ProbeObservation\"},{\"name\":\"comparison\",\"type\":{\"type\":\"record\",\"name\":\"BaselineComparison\",\"doc\":\"Online minus baseline; null where either side has no figure.\",\"fields\":[{\"name\":\"fcs_drop\",\"type\":[\"null\",\"double\"],\"default\":null,\"doc\":\"baseline.fcs - online.fcs (positive = online is worse).\"},{\"name\":\"ic_drop\",\"type\":[\"null\",\"double\"],\"default\":null},{\"name\":\"kf_lag_days\",\"type\":[\"null\",\"double\"],\"default\":null,\"doc\":\"online.kf_age_days - baseline.kf_age_days.\"}]}},{\"name\":\"anomaly\",\"type\":\"boolean\"},{\"name\":\"severity\",\"type\":{\"type\":\"enum\",\"name\":\"AnomalySeverity\",\"symbols\":[\"none\",\"low\",\"medium\",\"high\",\"critical\"],\"default\":\"none\"}},{\"name\":\"anomaly_signals\",\"type\":{\"type\":\"array\",\"items\":{\"type\":\"enum\",\"name\":\"AnomalySignal\",\"symbols\":[\"fcs_drop\",\"ic_drop\",\"kf_stale\",\"online_error\",\"baseline_error\",\"unknown\"],\"default\":\"unknown\"}},\"default\":[]}]}";
+    export const ProbeResultName = "io.ragimmune.sentinel.ProbeResult";
+    /**
+     * Value of topic rag-sentinel-probes (key: probe_id). One golden probe run against the online RAG and the frozen baseline RAG, with both sides' semantic health signals. A failed call carries an error status and no signals, never a fake score.
+     */
+    export interface ProbeResult {
+        /**
+         * Unique per event; consumers deduplicate on it.
+         */
+        event_id: string;
+        /**
+         * Probe run id shared by the online and baseline calls and by the OpenTelemetry spans of this run.
+         */
+        correlation_id: string;
+        /**
+         * When the probe run finished, UTC.
+         */
+        occurred_at: number;
+        producer: IoRagimmuneCommon.EventProducer;
+        probe_id: string;
+        /**
+         * Version of the probe definition that ran.
+         */
+        probe_version: number;
+        /**
+         * The golden query exactly as sent to both RAGs.
+         */
+        query: string;
+        /**
+         * sha256 of the query, hex; joins spans, traces and events without carrying the text.
+         */
+        query_hash: string;
+        online: IoRagimmuneSentinel.ProbeObservation;
+        baseline: IoRagimmuneSentinel.ProbeObservation;
+        comparison: IoRagimmuneSentinel.BaselineComparison;
+        anomaly: boolean;
+        severity: IoRagimmuneSentinel.AnomalySeverity;
+        /**
+         * Default: []
+         */
+        anomaly_signals: IoRagimmuneSentinel.AnomalySignal[];
+    }
+}

@@ -1,0 +1,127 @@
+// GENERATED from avro/RootCauseReport.avsc by packages/contracts/scripts/codegen.ts. Do not edit: run `npm run codegen`.
+/* eslint-disable */
+
+export type RootCauseReport = IoRagimmuneIdentifier.RootCauseReport;
+
+export namespace IoRagimmuneCommon {
+    export const EventProducerSchema = "{\"type\":\"record\",\"name\":\"EventProducer\",\"namespace\":\"io.ragimmune.common\",\"doc\":\"Which deployed worker wrote the event.\",\"fields\":[{\"name\":\"service\",\"type\":\"string\"},{\"name\":\"version\",\"type\":\"string\"},{\"name\":\"instance\",\"type\":\"string\",\"doc\":\"Host or pod name, so an event can be traced to one replica.\"}]}";
+    export const EventProducerName = "io.ragimmune.common.EventProducer";
+    /**
+     * Which deployed worker wrote the event.
+     */
+    export interface EventProducer {
+        service: string;
+        version: string;
+        /**
+         * Host or pod name, so an event can be traced to one replica.
+         */
+        instance: string;
+    }
+    export const RepairIntentSchema = "{\"type\":\"enum\",\"name\":\"RepairIntent\",\"namespace\":\"io.ragimmune.common\",\"symbols\":[\"rebuild_index_incremental\",\"rollback_reranker\",\"refresh_knowledge_source\",\"switch_backup_source\",\"reparse_documents\",\"enable_answer_validation_fallback\",\"add_query_rewrite_rule\",\"escalate_to_human\",\"unknown\"],\"default\":\"unknown\"}";
+    export const RepairIntentName = "io.ragimmune.common.RepairIntent";
+    export type RepairIntent = "rebuild_index_incremental" | "rollback_reranker" | "refresh_knowledge_source" | "switch_backup_source" | "reparse_documents" | "enable_answer_validation_fallback" | "add_query_rewrite_rule" | "escalate_to_human" | "unknown";
+}
+
+export namespace IoRagimmuneIdentifier {
+    export const RootCauseSchema = "{\"type\":\"enum\",\"name\":\"RootCause\",\"doc\":\"unknown is an abstention: the evidence does not support any cause.\",\"symbols\":[\"vector_index_corruption\",\"reranker_drift\",\"knowledge_source_failure\",\"parser_bug\",\"generator_inconsistency\",\"tokenizer_anomaly\",\"unknown\"],\"default\":\"unknown\"}";
+    export const RootCauseName = "io.ragimmune.identifier.RootCause";
+    /**
+     * unknown is an abstention: the evidence does not support any cause.
+     */
+    export type RootCause = "vector_index_corruption" | "reranker_drift" | "knowledge_source_failure" | "parser_bug" | "generator_inconsistency" | "tokenizer_anomaly" | "unknown";
+    export const RagComponentSchema = "{\"type\":\"enum\",\"name\":\"RagComponent\",\"symbols\":[\"vector_index\",\"retriever\",\"reranker\",\"knowledge_source\",\"parser\",\"generator\",\"tokenizer\",\"unknown\"],\"default\":\"unknown\"}";
+    export const RagComponentName = "io.ragimmune.identifier.RagComponent";
+    export type RagComponent = "vector_index" | "retriever" | "reranker" | "knowledge_source" | "parser" | "generator" | "tokenizer" | "unknown";
+    export const ClaimKindSchema = "{\"type\":\"enum\",\"name\":\"ClaimKind\",\"symbols\":[\"retrieval_score_shift\",\"rerank_score_shift\",\"retrieved_set_change\",\"knowledge_staleness\",\"chunk_pollution\",\"answer_fact_mismatch\",\"query_encoding_anomaly\",\"component_version_change\",\"unknown\"],\"default\":\"unknown\"}";
+    export const ClaimKindName = "io.ragimmune.identifier.ClaimKind";
+    export type ClaimKind = "retrieval_score_shift" | "rerank_score_shift" | "retrieved_set_change" | "knowledge_staleness" | "chunk_pollution" | "answer_fact_mismatch" | "query_encoding_anomaly" | "component_version_change" | "unknown";
+    export const EvidenceClaimSchema = "{\"type\":\"record\",\"name\":\"EvidenceClaim\",\"doc\":\"One checkable statement: a metric of a subject moved from baseline to observed. Cites at least one ledger record.\",\"fields\":[{\"name\":\"claim_id\",\"type\":\"string\"},{\"name\":\"kind\",\"type\":{\"type\":\"enum\",\"name\":\"ClaimKind\",\"symbols\":[\"retrieval_score_shift\",\"rerank_score_shift\",\"retrieved_set_change\",\"knowledge_staleness\",\"chunk_pollution\",\"answer_fact_mismatch\",\"query_encoding_anomaly\",\"component_version_change\",\"unknown\"],\"default\":\"unknown\"}},{\"name\":\"subject\",\"type\":\"string\",\"doc\":\"What the claim is about: a probe id, document id, chunk id or component name.\"},{\"name\":\"metric\",\"type\":\"string\",\"doc\":\"Machine name of the measured quantity, e.g. top1_rerank_score, jaccard_top5, kf_age_days.\"},{\"name\":\"observed\",\"type\":\"double\"},{\"name\":\"baseline\",\"type\":[\"null\",\"double\"],\"default\":null},{\"name\":\"evidence_ids\",\"type\":{\"type\":\"array\",\"items\":\"string\"},\"doc\":\"Content-hashed evidence ledger record ids; never empty.\"}]}";
+    export const EvidenceClaimName = "io.ragimmune.identifier.EvidenceClaim";
+    /**
+     * One checkable statement: a metric of a subject moved from baseline to observed. Cites at least one ledger record.
+     */
+    export interface EvidenceClaim {
+        claim_id: string;
+        kind: IoRagimmuneIdentifier.ClaimKind;
+        /**
+         * What the claim is about: a probe id, document id, chunk id or component name.
+         */
+        subject: string;
+        /**
+         * Machine name of the measured quantity, e.g. top1_rerank_score, jaccard_top5, kf_age_days.
+         */
+        metric: string;
+        observed: number;
+        /**
+         * Default: null
+         */
+        baseline: null | number;
+        /**
+         * Content-hashed evidence ledger record ids; never empty.
+         */
+        evidence_ids: string[];
+    }
+    export const OpenQuestionKindSchema = "{\"type\":\"enum\",\"name\":\"OpenQuestionKind\",\"symbols\":[\"insufficient_evidence\",\"conflicting_evidence\",\"trace_unavailable\",\"baseline_unavailable\",\"multiple_causes\",\"unknown\"],\"default\":\"unknown\"}";
+    export const OpenQuestionKindName = "io.ragimmune.identifier.OpenQuestionKind";
+    export type OpenQuestionKind = "insufficient_evidence" | "conflicting_evidence" | "trace_unavailable" | "baseline_unavailable" | "multiple_causes" | "unknown";
+    export const OpenQuestionSchema = "{\"type\":\"record\",\"name\":\"OpenQuestion\",\"doc\":\"What the identifier could not settle, typed so that no free text passes between workers.\",\"fields\":[{\"name\":\"kind\",\"type\":{\"type\":\"enum\",\"name\":\"OpenQuestionKind\",\"symbols\":[\"insufficient_evidence\",\"conflicting_evidence\",\"trace_unavailable\",\"baseline_unavailable\",\"multiple_causes\",\"unknown\"],\"default\":\"unknown\"}},{\"name\":\"subject\",\"type\":\"string\"},{\"name\":\"evidence_ids\",\"type\":{\"type\":\"array\",\"items\":\"string\"},\"default\":[]}]}";
+    export const OpenQuestionName = "io.ragimmune.identifier.OpenQuestion";
+    /**
+     * What the identifier could not settle, typed so that no free text passes between workers.
+     */
+    export interface OpenQuestion {
+        kind: IoRagimmuneIdentifier.OpenQuestionKind;
+        subject: string;
+        /**
+         * Default: []
+         */
+        evidence_ids: string[];
+    }
+    export const RootCauseReportSchema = "{\"type\":\"record\",\"name\":\"RootCauseReport\",\"namespace\":\"io.ragimmune.identifier\",\"doc\":\"Value of topic rag-identifiers-reports (key: incident_id). The identifier's verdict on an incident: a root cause (or an explicit abstention as 'unknown'), the component it names, a calibrated confidence and typed claims that each cite evidence ledger records.\",\"fields\":[{\"name\":\"event_id\",\"type\":{\"type\":\"string\",\"logicalType\":\"uuid\"},\"doc\":\"Unique per event; consumers deduplicate on it.\"},{\"name\":\"incident_id\",\"type\":\"string\",\"doc\":\"Correlates every report and repair action of one incident.\"},{\"name\":\"occurred_at\",\"type\":{\"type\":\"long\",\"logicalType\":\"timestamp-millis\"},\"doc\":\"When the report was issued, UTC.\"},{\"name\":\"producer\",\"type\":{\"type\":\"record\",\"name\":\"EventProducer\",\"namespace\":\"io.ragimmune.common\",\"doc\":\"Which deployed worker wrote the event.\",\"fields\":[{\"name\":\"service\",\"type\":\"string\"},{\"name\":\"version\",\"type\":\"string\"},{\"name\":\"instance\",\"type\":\"string\",\"doc\":\"Host or pod name, so an event can be traced to one replica.\"}]}},{\"name\":\"report_revision\",\"type\":\"int\",\"doc\":\"1 for the first report of an incident; later reports supersede earlier ones.\"},{\"name\":\"probe_event_ids\",\"type\":{\"type\":\"array\",\"items\":\"string\"},\"doc\":\"event_id of every ProbeResult grouped into this incident.\"},{\"name\":\"window_start\",\"type\":{\"type\":\"long\",\"logicalType\":\"timestamp-millis\"}},{\"name\":\"window_end\",\"type\":{\"type\":\"long\",\"logicalType\":\"timestamp-millis\"}},{\"name\":\"root_cause\",\"type\":{\"type\":\"enum\",\"name\":\"RootCause\",\"doc\":\"unknown is an abstention: the evidence does not support any cause.\",\"symbols\":[\"vector_index_corruption\",\"reranker_drift\",\"knowledge_source_failure\",\"parser_bug\",\"generator_inconsistency\",\"tokenizer_anomaly\",\"unknown\"],\"default\":\"unknown\"}},{\"name\":\"affected_component\",\"type\":{\"type\":\"enum\",\"name\":\"RagComponent\",\"symbols\":[\"vector_index\",\"retriever\",\"reranker\",\"knowledge_source\",\"parser\",\"generator\",\"tokenizer\",\"unknown\"],\"default\":\"unknown\"}},{\"name\":\"confidence\",\"type\":\"double\",\"doc\":\"Calibrated probability in [0,1] that root_cause is right.\"},{\"name\":\"claims\",\"type\":{\"type\":\"array\",\"items\":{\"type\":\"record\",\"name\":\"EvidenceClaim\",\"doc\":\"One checkable statement: a metric of a subject moved from baseline to observed. Cites at least one ledger record.\",\"fields\":[{\"name\":\"claim_id\",\"type\":\"string\"},{\"name\":\"kind\",\"type\":{\"type\":\"enum\",\"name\":\"ClaimKind\",\"symbols\":[\"retrieval_score_shift\",\"rerank_score_shift\",\"retrieved_set_change\",\"knowledge_staleness\",\"chunk_pollution\",\"answer_fact_mismatch\",\"query_encoding_anomaly\",\"component_version_change\",\"unknown\"],\"default\":\"unknown\"}},{\"name\":\"subject\",\"type\":\"string\",\"doc\":\"What the claim is about: a probe id, document id, chunk id or component name.\"},{\"name\":\"metric\",\"type\":\"string\",\"doc\":\"Machine name of the measured quantity, e.g. top1_rerank_score, jaccard_top5, kf_age_days.\"},{\"name\":\"observed\",\"type\":\"double\"},{\"name\":\"baseline\",\"type\":[\"null\",\"double\"],\"default\":null},{\"name\":\"evidence_ids\",\"type\":{\"type\":\"array\",\"items\":\"string\"},\"doc\":\"Content-hashed evidence ledger record ids; never empty.\"}]}}},{\"name\":\"open_questions\",\"type\":{\"type\":\"array\",\"items\":{\"type\":\"record\",\"name\":\"OpenQuestion\",\"doc\":\"What the identifier could not settle, typed so that no free text passes between workers.\",\"fields\":[{\"name\":\"kind\",\"type\":{\"type\":\"enum\",\"name\":\"OpenQuestionKind\",\"symbols\":[\"insufficient_evidence\",\"conflicting_evidence\",\"trace_unavailable\",\"baseline_unavailable\",\"multiple_causes\",\"unknown\"],\"default\":\"unknown\"}},{\"name\":\"subject\",\"type\":\"string\"},{\"name\":\"evidence_ids\",\"type\":{\"type\":\"array\",\"items\":\"string\"},\"default\":[]}]}},\"default\":[]},{\"name\":\"recommended_intents\",\"type\":{\"type\":\"array\",\"items\":{\"type\":\"enum\",\"name\":\"RepairIntent\",\"namespace\":\"io.ragimmune.common\",\"symbols\":[\"rebuild_index_incremental\",\"rollback_reranker\",\"refresh_knowledge_source\",\"switch_backup_source\",\"reparse_documents\",\"enable_answer_validation_fallback\",\"add_query_rewrite_rule\",\"escalate_to_human\",\"unknown\"],\"default\":\"unknown\"}},\"default\":[],\"doc\":\"Repair intents in order of preference; the effector's policy decides what actually runs.\"}]}";
+    export const RootCauseReportName = "io.ragimmune.identifier.RootCauseReport";
+    /**
+     * Value of topic rag-identifiers-reports (key: incident_id). The identifier's verdict on an incident: a root cause (or an explicit abstention as 'unknown'), the component it names, a calibrated confidence and typed claims that each cite evidence ledger records.
+     */
+    export interface RootCauseReport {
+        /**
+         * Unique per event; consumers deduplicate on it.
+         */
+        event_id: string;
+        /**
+         * Correlates every report and repair action of one incident.
+         */
+        incident_id: string;
+        /**
+         * When the report was issued, UTC.
+         */
+        occurred_at: number;
+        producer: IoRagimmuneCommon.EventProducer;
+        /**
+         * 1 for the first report of an incident; later reports supersede earlier ones.
+         */
+        report_revision: number;
+        /**
+         * event_id of every ProbeResult grouped into this incident.
+         */
+        probe_event_ids: string[];
+        window_start: number;
+        window_end: number;
+        root_cause: IoRagimmuneIdentifier.RootCause;
+        affected_component: IoRagimmuneIdentifier.RagComponent;
+        /**
+         * Calibrated probability in [0,1] that root_cause is right.
+         */
+        confidence: number;
+        claims: IoRagimmuneIdentifier.EvidenceClaim[];
+        /**
+         * Default: []
+         */
+        open_questions: IoRagimmuneIdentifier.OpenQuestion[];
+        /**
+         * Repair intents in order of preference; the effector's policy decides what actually runs.
+         *
+         * Default: []
+         */
+        recommended_intents: IoRagimmuneCommon.RepairIntent[];
+    }
+}

@@ -1,0 +1,81 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import avro from 'avsc';
+import {
+  Topics,
+  topicIds,
+  loadTopicSchema,
+  subjectOf,
+  exampleProbeResult,
+  exampleRootCauseReport,
+  exampleRepairAction,
+} from '../../src/index.ts';
+
+const examples = {
+  probes: exampleProbeResult,
+  reports: exampleRootCauseReport,
+  actions: exampleRepairAction,
+} as const;
+
+test('every topic schema parses and names the record the topic promises', () => {
+  for (const topic of topicIds) {
+    const type = avro.Type.forSchema(loadTopicSchema(topic) as avro.Schema);
+    assert.equal(type.name, Topics[topic].recordName);
+    assert.equal(subjectOf(topic), `${Topics[topic].name}-value`);
+  }
+});
+
+test('every event carries event_id, a correlation or incident id, occurred_at and producer', () => {
+  for (const topic of topicIds) {
+    const fields = (loadTopicSchema(topic).fields as { name: string; type: unknown }[]).map((f) => f.name);
+    for (const required of ['event_id', 'occurred_at', 'producer']) {
+      assert.ok(fields.includes(required), `${topic} lacks ${required}`);
+    }
+    assert.ok(fields.includes('incident_id') || fields.includes('correlation_id'), `${topic} has no correlation id`);
+    const occurredAt = (loadTopicSchema(topic).fields as { name: string; type: unknown }[]).find((f) => f.name === 'occurred_at');
+    assert.deepEqual(occurredAt?.type, { type: 'long', logicalType: 'timestamp-millis' });
+  }
+});
+
+test('the example events round-trip through their Avro type unchanged', () => {
+  for (const topic of topicIds) {
+    const type = avro.Type.forSchema(loadTopicSchema(topic) as avro.Schema);
+    const event = examples[topic]();
+    const paths: string[] = [];
+    const valid = type.isValid(event, { errorHook: (path) => paths.push(path.join('.')) });
+    assert.ok(valid, `${topic} example invalid at ${paths.join(', ')}`);
+    assert.deepEqual(JSON.parse(JSON.stringify(type.fromBuffer(type.toBuffer(event)))), JSON.parse(JSON.stringify(event)));
+  }
+});
+
+test('named types shared between schemas are defined identically everywhere', () => {
+  const definitions = new Map<string, string>();
+  const visit = (node: unknown, namespace: string | undefined): void => {
+    if (Array.isArray(node)) {
+      node.forEach((child) => visit(child, namespace));
+      return;
+    }
+    if (node === null || typeof node !== 'object') return;
+    const record = node as Record<string, unknown>;
+    const ns = typeof record.namespace === 'string' ? record.namespace : namespace;
+    if (typeof record.name === 'string' && ['record', 'enum', 'fixed'].includes(String(record.type))) {
+      const fullName = record.name.includes('.') ? record.name : `${ns}.${record.name}`;
+      const text = JSON.stringify(record);
+      const earlier = definitions.get(fullName);
+      if (earlier !== undefined) assert.equal(text, earlier, `${fullName} differs between schemas`);
+      definitions.set(fullName, text);
+    }
+    for (const value of Object.values(record)) visit(value, ns);
+  };
+  for (const topic of topicIds) visit(loadTopicSchema(topic), undefined);
+  assert.ok(definitions.has('io.ragimmune.common.EventProducer'));
+  assert.ok(definitions.has('io.ragimmune.common.RepairIntent'));
+});
+
+test('a RootCauseReport may abstain with unknown, and must always name a root cause', () => {
+  const type = avro.Type.forSchema(loadTopicSchema('reports') as avro.Schema) as avro.types.RecordType;
+  const field = type.fields.find((f) => f.name === 'root_cause');
+  const rootCause = field?.type as avro.types.EnumType;
+  assert.ok(rootCause.symbols.includes('unknown'));
+  assert.equal(field?.defaultValue(), undefined);
+});

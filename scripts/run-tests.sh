@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs one tier of the test suite with node's built-in test runner.
+#   unit:        fast, no servers; test/unit folders of every workspace.
+#   integration: against the real local stack (npm run stack -- up must have run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tier=${1:?usage: run-tests.sh unit|integration}
+mapfile -t files < <(find packages services tools test -path '*/node_modules' -prune -o -path "*/test/${tier}/*" -name '*.test.ts' -print 2>/dev/null | sort)
+if [ ${#files[@]} -eq 0 ]; then
+  echo "no ${tier} tests found" >&2
+  exit 1
+fi
+# Integration tests share one stack: run files one at a time so they don't fight over topics.
+concurrency=1
+[ "$tier" = unit ] && concurrency=2
+exec node --import tsx --test --test-concurrency="$concurrency" --test-reporter=spec "${files[@]}"
