@@ -4,16 +4,26 @@
  * Later issues replace the hand-made events with the real sentinel, identifier and effector.
  */
 import { randomUUID } from 'node:crypto';
-import { eventEnvelope, exampleProbeResult, exampleRepairAction, exampleRootCauseReport, Topics, type TopicId } from '@rag-immune/contracts';
+import {
+  eventEnvelope,
+  exampleProbeResult,
+  exampleRepairAction,
+  exampleRootCauseReport,
+  Topics,
+  type TopicId,
+} from '@rag-immune/contracts';
 import { EventBus, busConfigFromEnv, DEAD_LETTER_TOPIC } from '@rag-immune/bus';
 import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
 
 const endpoints = stackEndpoints(loadStackConfig());
-const config = busConfigFromEnv({ ...process.env, KAFKA_BROKERS: endpoints.kafkaBrokers.join(','), SCHEMA_REGISTRY_URL: endpoints.schemaRegistryUrl }, 'demo');
+const config = busConfigFromEnv(
+  { ...process.env, KAFKA_BROKERS: endpoints.kafkaBrokers.join(','), SCHEMA_REGISTRY_URL: endpoints.schemaRegistryUrl },
+  'demo',
+);
 const bus = new EventBus(config);
-await bus.start();
+const schemaIds = await bus.start();
 console.log(`Kafka ${endpoints.kafkaBrokers.join(',')} · schema registry ${endpoints.schemaRegistryUrl}`);
-for (const [topic, id] of await bus.catalog.registerAll(['probes', 'reports', 'actions'])) console.log(`  ${Topics[topic].name}-value registered as schema id ${id}`);
+for (const [topic, id] of schemaIds) console.log(`  ${Topics[topic].name}-value registered as schema id ${id}`);
 
 const incident = `inc-demo-${randomUUID().slice(0, 8)}`;
 const probe = exampleProbeResult(`probe-demo-${incident}`);
@@ -29,9 +39,12 @@ let finish: () => void = () => undefined;
 const allSeen = new Promise<void>((resolve) => (finish = resolve));
 
 const describe: Record<TopicId, (event: never) => string> = {
-  probes: (e: typeof probe) => `ProbeResult     probe=${e.probe_id} fcs online=${e.online.signals?.fcs} baseline=${e.baseline.signals?.fcs} anomaly=${e.anomaly} severity=${e.severity}`,
-  reports: (e: typeof report) => `RootCauseReport incident=${e.incident_id} cause=${e.root_cause} component=${e.affected_component} confidence=${e.confidence} claims=${e.claims.length}`,
-  actions: (e: typeof succeeded) => `RepairAction    incident=${e.incident_id} ${e.intent} -> ${e.status} snapshot=${e.snapshot_id}${e.verification ? ` fcs ${e.verification.fcs_before} -> ${e.verification.fcs_after}` : ''}`,
+  probes: (e: typeof probe) =>
+    `ProbeResult     probe=${e.probe_id} fcs online=${e.online.signals?.fcs} baseline=${e.baseline.signals?.fcs} anomaly=${e.anomaly} severity=${e.severity}`,
+  reports: (e: typeof report) =>
+    `RootCauseReport incident=${e.incident_id} cause=${e.root_cause} component=${e.affected_component} confidence=${e.confidence} claims=${e.claims.length}`,
+  actions: (e: typeof succeeded) =>
+    `RepairAction    incident=${e.incident_id} ${e.intent} -> ${e.status} snapshot=${e.snapshot_id}${e.verification ? ` fcs ${e.verification.fcs_before} -> ${e.verification.fcs_after}` : ''}`,
 };
 for (const topic of ['probes', 'reports', 'actions'] as const) {
   await bus.subscribe({

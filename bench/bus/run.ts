@@ -37,7 +37,12 @@ const partitionCounts = String(values.partitions).split(',').map(Number);
 
 const endpoints = stackEndpoints(loadStackConfig());
 const defaults = busDefaults('development');
-const config = parseBusConfig({ ...defaults, clientId: 'bench-bus', brokers: endpoints.kafkaBrokers, schemaRegistryUrl: endpoints.schemaRegistryUrl });
+const config = parseBusConfig({
+  ...defaults,
+  clientId: 'bench-bus',
+  brokers: endpoints.kafkaBrokers,
+  schemaRegistryUrl: endpoints.schemaRegistryUrl,
+});
 const bus = new EventBus(config);
 await bus.start(['probes']);
 const publisher = await bus.publisher();
@@ -45,7 +50,8 @@ const admin = bus.kafka.admin();
 await admin.connect();
 
 const nowMs = (): number => performance.timeOrigin + performance.now();
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A fresh topic per measurement so earlier runs' events never mix in. */
@@ -88,7 +94,9 @@ async function measureThroughput(partitions: number) {
   const started = nowMs();
   const inFlight: Promise<unknown>[] = [];
   for (let sent = 0; sent < throughputEvents; sent += batchSize) {
-    const batch = Array.from({ length: Math.min(batchSize, throughputEvents - sent) }, (_, i) => exampleProbeResult(probeIds[(sent + i) % probeIds.length]));
+    const batch = Array.from({ length: Math.min(batchSize, throughputEvents - sent) }, (_, i) =>
+      exampleProbeResult(probeIds[(sent + i) % probeIds.length]),
+    );
     inFlight.push(publisher.publishMany('probes', batch, topicName, stamp));
     if (inFlight.length >= 8) await inFlight.shift();
   }
@@ -97,7 +105,10 @@ async function measureThroughput(partitions: number) {
   await done;
   const totalMs = nowMs() - started;
   await subscriber.stop();
-  return { produced_per_s: Math.round(throughputEvents / (producedMs / 1000)), end_to_end_per_s: Math.round(latencies.length / (totalMs / 1000)) };
+  return {
+    produced_per_s: Math.round(throughputEvents / (producedMs / 1000)),
+    end_to_end_per_s: Math.round(latencies.length / (totalMs / 1000)),
+  };
 }
 
 async function measureLatency(partitions: number) {
@@ -112,7 +123,9 @@ async function measureLatency(partitions: number) {
     const due = started + (sent / rate) * 1000;
     const wait = due - nowMs();
     if (wait > 0) await sleep(wait);
-    const batch = Array.from({ length: Math.min(perTick, total - sent) }, (_, i) => exampleProbeResult(probeIds[(sent + i) % probeIds.length]));
+    const batch = Array.from({ length: Math.min(perTick, total - sent) }, (_, i) =>
+      exampleProbeResult(probeIds[(sent + i) % probeIds.length]),
+    );
     pending.push(publisher.publishMany('probes', batch, topicName, stamp));
   }
   await Promise.all(pending);
@@ -155,5 +168,7 @@ writeFileSync(join(outDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n
 console.log(`\n${machine}`);
 console.log('partitions | produced ev/s | end-to-end ev/s | latency @ offered ev/s: p50 / p99 / max ms');
 for (const r of results)
-  console.log(`${String(r.partitions).padStart(10)} | ${String(r.produced_per_s).padStart(13)} | ${String(r.end_to_end_per_s).padStart(15)} | @${r.latency.offered_per_s}: ${r.latency.p50_ms} / ${r.latency.p99_ms} / ${r.latency.max_ms}`);
+  console.log(
+    `${String(r.partitions).padStart(10)} | ${String(r.produced_per_s).padStart(13)} | ${String(r.end_to_end_per_s).padStart(15)} | @${r.latency.offered_per_s}: ${r.latency.p50_ms} / ${r.latency.p99_ms} / ${r.latency.max_ms}`,
+  );
 process.exit(0);

@@ -67,7 +67,8 @@ export type BusTopic = TopicId | 'deadLetter';
 export const DEAD_LETTER_TOPIC = 'rag-immune-dead-letter';
 
 export function busDefaults(profile: BusConfig['profile']): Omit<BusConfig, 'clientId' | 'brokers' | 'schemaRegistryUrl'> {
-  const replication = profile === 'production' ? { replicationFactor: 3, minInsyncReplicas: 2 } : { replicationFactor: 1, minInsyncReplicas: 1 };
+  const replication =
+    profile === 'production' ? { replicationFactor: 3, minInsyncReplicas: 2 } : { replicationFactor: 1, minInsyncReplicas: 1 };
   return {
     profile,
     topics: {
@@ -131,15 +132,23 @@ export function busConfigFromEnv(env: NodeJS.ProcessEnv, clientId: string): BusC
     };
   }
   if (env.KAFKA_BROKERS === undefined) issues.push({ key: 'KAFKA_BROKERS', message: 'required (host:port[,host:port...])' });
-  if (env.SCHEMA_REGISTRY_URL === undefined) issues.push({ key: 'SCHEMA_REGISTRY_URL', message: 'required (Confluent-compatible base URL)' });
+  if (env.SCHEMA_REGISTRY_URL === undefined)
+    issues.push({ key: 'SCHEMA_REGISTRY_URL', message: 'required (Confluent-compatible base URL)' });
   if (issues.length > 0) throw new InvalidConfigError(issues);
-  const envKey: Record<string, string> = { brokers: 'KAFKA_BROKERS', schemaRegistryUrl: 'SCHEMA_REGISTRY_URL', clientId: 'KAFKA_CLIENT_ID' };
+  const envKey: Record<string, string> = {
+    brokers: 'KAFKA_BROKERS',
+    schemaRegistryUrl: 'SCHEMA_REGISTRY_URL',
+    clientId: 'KAFKA_CLIENT_ID',
+  };
   try {
     return parseBusConfig({
       ...defaults,
       topics,
       clientId: env.KAFKA_CLIENT_ID ?? clientId,
-      brokers: (env.KAFKA_BROKERS ?? '').split(',').map((b) => b.trim()).filter(Boolean),
+      brokers: (env.KAFKA_BROKERS ?? '')
+        .split(',')
+        .map((b) => b.trim())
+        .filter(Boolean),
       schemaRegistryUrl: env.SCHEMA_REGISTRY_URL,
     });
   } catch (error) {

@@ -6,12 +6,7 @@
  *   and, if it still fails, left uncommitted for redelivery rather than dropped.
  */
 export type PoisonReason =
-  | 'bad_magic_byte'
-  | 'truncated_message'
-  | 'unknown_schema_id'
-  | 'schema_mismatch'
-  | 'undecodable_payload'
-  | 'rejected_by_handler';
+  'bad_magic_byte' | 'truncated_message' | 'unknown_schema_id' | 'schema_mismatch' | 'undecodable_payload' | 'rejected_by_handler';
 
 export class PoisonMessageError extends Error {
   constructor(

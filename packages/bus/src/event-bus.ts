@@ -31,7 +31,8 @@ export class EventBus {
     this.metrics = metrics ?? new BusMetrics();
   }
 
-  async start(topics: readonly TopicId[] = topicIds): Promise<void> {
+  /** Creates the topics and registers the schemas; resolves with each topic's schema id. */
+  async start(topics: readonly TopicId[] = topicIds): Promise<Map<TopicId, number>> {
     const admin = this.kafka.admin();
     await admin.connect();
     try {
@@ -39,7 +40,7 @@ export class EventBus {
     } finally {
       await admin.disconnect();
     }
-    await this.catalog.registerAll(topics);
+    return this.catalog.registerAll(topics);
   }
 
   async publisher(): Promise<EventPublisher> {

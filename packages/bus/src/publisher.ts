@@ -1,15 +1,36 @@
-import type { Kafka, Producer, RecordMetadata } from 'kafkajs';
+import type { Kafka, Message, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { Topics, type TopicEvents, type TopicId } from '@rag-immune/contracts';
 import type { SchemaCatalog } from './schema-catalog.ts';
 import type { BusMetrics } from './metrics.ts';
 
+/** One caller's messages waiting for the next request. */
+interface PendingSend {
+  topic: string;
+  messages: Message[];
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Messages per produce request. Keeps each partition's record batch well under the broker's
+ * default 1 MB message.max.bytes for ProbeResult-sized events (~0.6 KB).
+ */
+const MAX_MESSAGES_PER_REQUEST = 1000;
+
 /**
  * Publishes typed events: validated and Avro-encoded with the registered schema id, keyed as the
  * topic prescribes, through an idempotent producer that waits for all in-sync replicas.
+ *
+ * The producer keeps one request in flight, which preserves per-partition order across retries.
+ * To still carry thousands of events per second, calls made while a request is in flight are
+ * grouped into the next request (group commit): a caller's promise resolves once the request
+ * that carried its events is acknowledged, and a caller's events are never split across requests.
  */
 export class EventPublisher {
   private readonly producer: Producer;
+  private readonly pending: PendingSend[] = [];
+  private sending = false;
 
   constructor(
     kafka: Kafka,
@@ -17,7 +38,6 @@ export class EventPublisher {
     private readonly metrics?: BusMetrics,
     private readonly logger?: Logger,
   ) {
-    // One request in flight keeps per-partition order across retries; batching carries throughput.
     this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
   }
 
@@ -29,21 +49,22 @@ export class EventPublisher {
     return this.producer.disconnect();
   }
 
-  publish<T extends TopicId>(topic: T, event: TopicEvents[T]): Promise<RecordMetadata[]> {
+  publish<T extends TopicId>(topic: T, event: TopicEvents[T]): Promise<void> {
     return this.publishMany(topic, [event]);
   }
 
   /**
-   * Sends the events as one batch. `topicName` writes a copy under another name (benchmarks,
-   * replays); the schema and key are still the contract's.
+   * Publishes the events; resolves when all of them are acknowledged by all in-sync replicas.
+   * `topicName` writes a copy under another name (benchmarks, replays); the schema and key are
+   * still the contract's.
    */
   async publishMany<T extends TopicId>(
     topic: T,
     events: readonly TopicEvents[T][],
     topicName: string = Topics[topic].name,
     headers: (event: TopicEvents[T]) => Record<string, string> = () => ({}),
-  ): Promise<RecordMetadata[]> {
-    if (events.length === 0) return [];
+  ): Promise<void> {
+    if (events.length === 0) return;
     const keyOf = Topics[topic].keyOf as (event: TopicEvents[T]) => string;
     const messages = await Promise.all(
       events.map(async (event) => ({
@@ -52,9 +73,36 @@ export class EventPublisher {
         headers: { ...headers(event), 'x-event-id': event.event_id, 'x-producer': `${event.producer.service}@${event.producer.version}` },
       })),
     );
-    const metadata = await this.producer.send({ topic: topicName, acks: -1, messages });
+    await new Promise<void>((resolve, reject) => {
+      this.pending.push({ topic: topicName, messages, resolve, reject });
+      if (!this.sending) void this.sendPending();
+    });
     this.metrics?.published.inc({ topic: topicName }, events.length);
     this.logger?.debug({ topic: topicName, count: events.length }, 'events published');
-    return metadata;
+  }
+
+  private async sendPending(): Promise<void> {
+    this.sending = true;
+    while (this.pending.length > 0) {
+      const request: PendingSend[] = [];
+      let size = 0;
+      while (
+        this.pending.length > 0 &&
+        (request.length === 0 || size + (this.pending[0]?.messages.length ?? 0) <= MAX_MESSAGES_PER_REQUEST)
+      ) {
+        const next = this.pending.shift() as PendingSend;
+        request.push(next);
+        size += next.messages.length;
+      }
+      const byTopic = new Map<string, Message[]>();
+      for (const send of request) byTopic.set(send.topic, [...(byTopic.get(send.topic) ?? []), ...send.messages]);
+      try {
+        await this.producer.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
+        request.forEach((send) => send.resolve());
+      } catch (error) {
+        request.forEach((send) => send.reject(error));
+      }
+    }
+    this.sending = false;
   }
 }

@@ -1,7 +1,7 @@
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import avro from 'avsc';
 import type { Logger } from 'pino';
-import { Topics, loadTopicSchema, subjectOf, type TopicEvents, type TopicId, type AvroRecordSchema } from '@rag-immune/contracts';
+import { Topics, loadTopicSchema, subjectOf, type TopicEvents, type TopicId } from '@rag-immune/contracts';
 import { PoisonMessageError, describeError } from './errors.ts';
 
 /** Confluent wire format: magic byte 0, 4-byte big-endian schema id, Avro body. */
@@ -15,8 +15,9 @@ const WIRE_HEADER_BYTES = 5;
  */
 export class SchemaCatalog {
   private readonly ids = new Map<TopicId, number>();
-  private readonly readerSchemas = new Map<TopicId, AvroRecordSchema>();
   private readonly readerTypes = new Map<TopicId, avro.Type>();
+  /** Writer-to-reader resolvers by writer schema id; building one costs far more than a decode. */
+  private readonly resolvers = new Map<number, avro.Resolver>();
 
   constructor(
     readonly registry: SchemaRegistry,
@@ -31,12 +32,8 @@ export class SchemaCatalog {
   async registerAll(topics: readonly TopicId[]): Promise<Map<TopicId, number>> {
     for (const topic of topics) {
       const schema = loadTopicSchema(topic);
-      const { id } = await this.registry.register(
-        { type: SchemaType.AVRO, schema: JSON.stringify(schema) },
-        { subject: subjectOf(topic) },
-      );
+      const { id } = await this.registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(schema) }, { subject: subjectOf(topic) });
       this.ids.set(topic, id);
-      this.readerSchemas.set(topic, schema);
       this.readerTypes.set(topic, avro.Type.forSchema(schema as avro.Schema));
       this.logger?.info({ topic: Topics[topic].name, subject: subjectOf(topic), schemaId: id }, 'schema registered');
     }
@@ -64,8 +61,7 @@ export class SchemaCatalog {
    * errors (registry unreachable) are transient and propagate as they are.
    */
   async decode<T extends TopicId>(topic: T, buffer: Buffer | null): Promise<TopicEvents[T]> {
-    const readerSchema = this.readerSchemas.get(topic);
-    if (readerSchema === undefined) throw new Error(`schema of ${topic} not registered: call registerAll first`);
+    if (!this.readerTypes.has(topic)) throw new Error(`schema of ${topic} not registered: call registerAll first`);
     if (buffer === null || buffer.length < WIRE_HEADER_BYTES)
       throw new PoisonMessageError('truncated_message', `message of ${buffer?.length ?? 0} bytes is shorter than the wire header`);
     if (buffer[0] !== 0) throw new PoisonMessageError('bad_magic_byte', `magic byte is ${buffer[0]}, expected 0`);
@@ -83,8 +79,14 @@ export class SchemaCatalog {
         'schema_mismatch',
         `schema id ${writerId} is ${writer.name ?? 'an unnamed type'}, topic ${Topics[topic].name} carries ${Topics[topic].recordName}`,
       );
+    const reader = this.readerTypes.get(topic) as avro.Type;
     try {
-      return (await this.registry.decode(buffer, { [SchemaType.AVRO]: { readerSchema } })) as TopicEvents[T];
+      let resolver = this.resolvers.get(writerId);
+      if (resolver === undefined) {
+        resolver = reader.createResolver(writer);
+        this.resolvers.set(writerId, resolver);
+      }
+      return reader.fromBuffer(buffer.subarray(WIRE_HEADER_BYTES), resolver) as TopicEvents[T];
     } catch (error) {
       throw new PoisonMessageError('undecodable_payload', `schema id ${writerId}: ${describeError(error)}`);
     }

@@ -67,7 +67,11 @@ export class EventSubscriber<T extends TopicId> {
       groupId: options.groupId,
       sessionTimeout: config.consumer.sessionTimeoutMs,
       allowAutoTopicCreation: false,
-      retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: config.consumer.initialBackoffMs, maxRetryTime: config.consumer.maxBackoffMs },
+      retry: {
+        retries: Number.MAX_SAFE_INTEGER,
+        initialRetryTime: config.consumer.initialBackoffMs,
+        maxRetryTime: config.consumer.maxBackoffMs,
+      },
     });
     this.deadLetterProducer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
     this.admin = kafka.admin();
@@ -111,7 +115,13 @@ export class EventSubscriber<T extends TopicId> {
 
   private async deliver({ topic, partition, message }: EachMessagePayload): Promise<void> {
     const group = this.options.groupId;
-    const delivery: DeliveryContext = { topic, partition, offset: message.offset, key: message.key?.toString() ?? null, headers: message.headers };
+    const delivery: DeliveryContext = {
+      topic,
+      partition,
+      offset: message.offset,
+      key: message.key?.toString() ?? null,
+      headers: message.headers,
+    };
     try {
       const event = await this.retryPolicy.execute(() => this.catalog.decode(this.options.topic, message.value));
       if (await this.processed.has(event.event_id)) {
@@ -141,11 +151,17 @@ export class EventSubscriber<T extends TopicId> {
         });
         this.metrics?.handlerErrors.inc({ topic, group, kind: 'poison' });
         this.metrics?.consumed.inc({ topic, group, outcome: 'dead_lettered' });
-        this.logger?.warn({ topic, partition, offset: message.offset, reason: error.reason, detail: error.message }, 'message dead-lettered');
+        this.logger?.warn(
+          { topic, partition, offset: message.offset, reason: error.reason, detail: error.message },
+          'message dead-lettered',
+        );
         return;
       }
       this.metrics?.handlerErrors.inc({ topic, group, kind: 'exhausted' });
-      this.logger?.error({ topic, partition, offset: message.offset, err: describeError(error) }, 'handler retries exhausted; message left for redelivery');
+      this.logger?.error(
+        { topic, partition, offset: message.offset, err: describeError(error) },
+        'handler retries exhausted; message left for redelivery',
+      );
       throw error;
     }
   }
@@ -157,7 +173,10 @@ export class EventSubscriber<T extends TopicId> {
       for (const end of ends) {
         const done = committed?.partitions.find((p) => p.partition === end.partition)?.offset ?? '-1';
         const start = done === '-1' ? Number(end.low) : Number(done);
-        this.metrics?.consumerLag.set({ topic: this.topicName, partition: String(end.partition), group: this.options.groupId }, Math.max(0, Number(end.high) - start));
+        this.metrics?.consumerLag.set(
+          { topic: this.topicName, partition: String(end.partition), group: this.options.groupId },
+          Math.max(0, Number(end.high) - start),
+        );
       }
     } catch (error) {
       this.logger?.debug({ err: describeError(error) }, 'consumer lag not measured this round');

@@ -42,7 +42,10 @@ export async function ensureTopics(admin: Admin, config: BusConfig, logger?: Log
     const wanted = present.find((t) => t.topic === topic.name)?.numPartitions ?? 0;
     if (topic.partitions.length < wanted) {
       await admin.createPartitions({ topicPartitions: [{ topic: topic.name, count: wanted }] });
-      logger?.warn({ topic: topic.name, from: topic.partitions.length, to: wanted }, 'partitions grown; keyed ordering restarts for moved keys');
+      logger?.warn(
+        { topic: topic.name, from: topic.partitions.length, to: wanted },
+        'partitions grown; keyed ordering restarts for moved keys',
+      );
     } else if (topic.partitions.length > wanted) {
       logger?.warn({ topic: topic.name, actual: topic.partitions.length, wanted }, 'topic has more partitions than configured; left as is');
     }

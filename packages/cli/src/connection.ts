@@ -8,7 +8,8 @@ import { CliError, ExitCode } from './exit-codes.ts';
  */
 export function cliBusConfig(env: NodeJS.ProcessEnv = process.env): BusConfig {
   const local = env.KAFKA_BROKERS === undefined && env.SCHEMA_REGISTRY_URL === undefined ? stackEndpoints(loadStackConfig()) : undefined;
-  const merged = local === undefined ? env : { ...env, KAFKA_BROKERS: local.kafkaBrokers.join(','), SCHEMA_REGISTRY_URL: local.schemaRegistryUrl };
+  const merged =
+    local === undefined ? env : { ...env, KAFKA_BROKERS: local.kafkaBrokers.join(','), SCHEMA_REGISTRY_URL: local.schemaRegistryUrl };
   try {
     return busConfigFromEnv(merged, 'immune-cli');
   } catch (error) {

@@ -10,6 +10,20 @@ const program = new Command('immune')
 
 program.addCommand(eventsCommand());
 
+// addCommand() does not pass exitOverride down; every level must throw instead of exiting so
+// usage errors map to one exit code below.
+const overrideExits = (command: Command): void => {
+  command.exitOverride();
+  command.commands.forEach(overrideExits);
+};
+overrideExits(program);
+
+// `immune events tail --json | head` closes the pipe early; that is a normal end, not a crash.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(ExitCode.ok);
+  throw error;
+});
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {

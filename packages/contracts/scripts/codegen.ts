@@ -17,7 +17,9 @@ const banner =
   '// GENERATED from avro/%FILE% by packages/contracts/scripts/codegen.ts. Do not edit: run `npm run codegen`.\n/* eslint-disable */\n';
 
 let stale = 0;
-for (const file of readdirSync(avroDir).filter((f) => f.endsWith('.avsc')).sort()) {
+for (const file of readdirSync(avroDir)
+  .filter((f) => f.endsWith('.avsc'))
+  .sort()) {
   const schema = JSON.parse(readFileSync(join(avroDir, file), 'utf8')) as Schema;
   // The TS compiler API inside avro-ts prints deprecation notices we cannot act on.
   const warn = console.warn;

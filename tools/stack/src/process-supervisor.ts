@@ -1,9 +1,11 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, openSync, closeSync, writeSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { closeSync, existsSync, openSync, renameSync, statSync, writeSync } from 'node:fs';
+import { open, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LaunchSpec } from './service.ts';
+
+const MAX_LOG_BYTES = 50 * 1024 * 1024;
 
 /** What `up` records about a process it started; `down` kills only what matches this record. */
 export interface PidRecord {
@@ -61,6 +63,8 @@ function resolveUser(user: string): { uid: number; gid: number } {
  * signal the whole group (servers that fork helpers). stdout and stderr append to `logFile`.
  */
 export async function startProcess(spec: LaunchSpec, logFile: string): Promise<PidRecord> {
+  // Servers log to stdout with no rotation of their own; keep one previous generation per start.
+  if (existsSync(logFile) && statSync(logFile).size > MAX_LOG_BYTES) renameSync(logFile, `${logFile}.1`);
   const fd = openSync(logFile, 'a');
   try {
     writeSync(fd, `\n==== ${new Date().toISOString()} stack: starting ${spec.command} ${spec.args.join(' ')}\n`);
@@ -112,12 +116,21 @@ export async function stopProcess(record: PidRecord, graceMs: number): Promise<'
   return 'killed';
 }
 
-/** Last lines of a log, for error messages that should say why a server died. */
+/** Last lines of a log, for error messages that should say why a server died (reads only the end). */
 export async function tailFile(path: string, lines: number): Promise<string> {
   if (!existsSync(path)) return '';
-  const text = await readFile(path, 'utf8');
-  return text
-    .split('\n')
-    .slice(-lines - 1)
-    .join('\n');
+  const handle = await open(path, 'r');
+  try {
+    const { size } = await handle.stat();
+    const length = Math.min(size, 64 * 1024);
+    const buffer = Buffer.alloc(length);
+    await handle.read(buffer, 0, length, size - length);
+    return buffer
+      .toString('utf8')
+      .split('\n')
+      .slice(-lines - 1)
+      .join('\n');
+  } finally {
+    await handle.close();
+  }
 }

@@ -50,7 +50,10 @@ test('garbage bytes, an unknown schema id and a foreign record type go to the de
   const topic = Topics.probes.name;
   // A registered schema of another record type, to prove the consumer checks what it decodes.
   const foreign = await bus.catalog.registry.register(
-    { type: SchemaType.AVRO, schema: JSON.stringify({ type: 'record', name: 'Intruder', namespace: 'test.deadletter', fields: [{ name: 'x', type: 'string' }] }) },
+    {
+      type: SchemaType.AVRO,
+      schema: JSON.stringify({ type: 'record', name: 'Intruder', namespace: 'test.deadletter', fields: [{ name: 'x', type: 'string' }] }),
+    },
     { subject: `test-intruder-${run}-value` },
   );
   const unknownId = Buffer.from([0, 0x7f, 0xff, 0xff, 0xf0, 1, 2, 3]);

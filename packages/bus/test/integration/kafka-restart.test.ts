@@ -41,7 +41,10 @@ test('Kafka restarted mid-stream loses no acknowledged event and the consumer re
   let afterRestart = 0;
   // Publish before, during and after the restart: keep going until 40 events went out after it.
   for (let i = 0; afterRestart < 40; i += 1) {
-    if (i === 60) restart = stack('down', 'kafka').then(() => stack('up', 'kafka')).then(() => void (restarted = true));
+    if (i === 60)
+      restart = stack('down', 'kafka')
+        .then(() => stack('up', 'kafka'))
+        .then(() => void (restarted = true));
     if (restarted) afterRestart += 1;
     const event = exampleProbeResult(`${runId}-${i % 16}`);
     const deadline = Date.now() + 180_000;

@@ -44,8 +44,27 @@ test('topics exist with the configured partitions, and keys route one probe to o
 
   const publisher = await bus.publisher();
   const probeId = `probe-keyed-${randomUUID()}`;
-  const results = await publisher.publishMany('probes', [exampleProbeResult(probeId), exampleProbeResult(probeId), exampleProbeResult(probeId)]);
-  assert.equal(new Set(results.map((r) => r.partition)).size, 1);
+  await publisher.publishMany('probes', [exampleProbeResult(probeId), exampleProbeResult(probeId), exampleProbeResult(probeId)]);
+  const partitionsSeen = new Set<number>();
+  let finish: () => void = () => undefined;
+  const allThree = new Promise<void>((resolve) => (finish = resolve));
+  let count = 0;
+  const subscriber = await bus.subscribe({
+    topic: 'probes',
+    groupId: `it-keyed-${randomUUID()}`,
+    fromBeginning: true,
+    handle: async (event, delivery) => {
+      if (event.probe_id !== probeId) return;
+      partitionsSeen.add(delivery.partition);
+      if (++count === 3) finish();
+    },
+  });
+  const timer = setTimeout(finish, 60_000);
+  await allThree;
+  clearTimeout(timer);
+  await subscriber.stop();
+  assert.equal(count, 3);
+  assert.equal(partitionsSeen.size, 1);
 });
 
 test('an event that violates its schema is refused at the producer with the field path', async () => {

@@ -14,9 +14,8 @@ test('the real registry refuses a BACKWARD-incompatible change of ProbeResult an
   const first = await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(current) }, { subject });
 
   const incompatible = { ...current, fields: [...current.fields, { name: 'tenant', type: 'string' }] };
-  await assert.rejects(
-    registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(incompatible) }, { subject }),
-    (error: Error) => /compatib|409/i.test(`${error.name} ${error.message}`),
+  await assert.rejects(registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(incompatible) }, { subject }), (error: Error) =>
+    /compatib|409/i.test(`${error.name} ${error.message}`),
   );
 
   const compatible = { ...current, fields: [...current.fields, { name: 'tenant', type: ['null', 'string'], default: null }] };

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
-import { busDefaults, parseBusConfig, EventBus, type BusConfig } from '../../src/index.ts';
+import type { EventBus } from '../../src/index.ts';
+import { busDefaults, parseBusConfig, type BusConfig } from '../../src/index.ts';
 import type { TopicEvents, TopicId } from '@rag-immune/contracts';
 
 /** Bus configuration pointing at the local stack started by `npm run stack -- up`. */

@@ -8,7 +8,8 @@ import { CliError, ExitCode } from '../exit-codes.ts';
 
 function parseTopic(value: string): TopicId {
   const match = topicIds.find((id) => id === value || Topics[id].name === value);
-  if (match === undefined) throw new InvalidArgumentError(`unknown topic "${value}"; expected one of ${topicIds.join(', ')} or their full names`);
+  if (match === undefined)
+    throw new InvalidArgumentError(`unknown topic "${value}"; expected one of ${topicIds.join(', ')} or their full names`);
   return match;
 }
 
@@ -44,7 +45,9 @@ function untilDone(max: number | undefined, idleMs: number | undefined) {
 }
 
 export function eventsCommand(): Command {
-  const events = new Command('events').description('Read the immune system event topics (rag-sentinel-probes, rag-identifiers-reports, rag-effectors-actions)');
+  const events = new Command('events').description(
+    'Read the immune system event topics (rag-sentinel-probes, rag-identifiers-reports, rag-effectors-actions)',
+  );
 
   events
     .command('tail')
@@ -67,7 +70,9 @@ export function eventsCommand(): Command {
         fromBeginning: options.fromBeginning,
         handle: async (event, delivery) => {
           emit(options.json, { partition: delivery.partition, offset: delivery.offset, key: delivery.key, event }, () =>
-            [`${Topics[topic].name}[${delivery.partition}]@${delivery.offset} key=${delivery.key}`, JSON.stringify(event, null, 2)].join('\n'),
+            [`${Topics[topic].name}[${delivery.partition}]@${delivery.offset} key=${delivery.key}`, JSON.stringify(event, null, 2)].join(
+              '\n',
+            ),
           );
           progress.count();
         },
@@ -99,11 +104,20 @@ export function eventsCommand(): Command {
             offset: message.offset,
             reason: header(DeadLetterHeaders.reason),
             detail: header(DeadLetterHeaders.detail),
-            origin: { topic: header(DeadLetterHeaders.originTopic), partition: header(DeadLetterHeaders.originPartition), offset: header(DeadLetterHeaders.originOffset) },
+            origin: {
+              topic: header(DeadLetterHeaders.originTopic),
+              partition: header(DeadLetterHeaders.originPartition),
+              offset: header(DeadLetterHeaders.originOffset),
+            },
             failedAt: header(DeadLetterHeaders.failedAt),
             bytes: message.value?.length ?? 0,
           };
-          emit(options.json, letter, () => `${letter.failedAt} ${letter.reason} from ${letter.origin.topic}[${letter.origin.partition}]@${letter.origin.offset}: ${letter.detail}`);
+          emit(
+            options.json,
+            letter,
+            () =>
+              `${letter.failedAt} ${letter.reason} from ${letter.origin.topic}[${letter.origin.partition}]@${letter.origin.offset}: ${letter.detail}`,
+          );
           progress.count();
         },
       });

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
+import { existsSync, realpathSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fetchArtifact } from '../maven-artifacts.ts';
@@ -17,18 +18,45 @@ const execFileAsync = promisify(execFile);
  */
 const DISTRIBUTION = { groupId: 'org.elasticsearch.distribution.integ-test-zip', artifactId: 'elasticsearch', type: 'zip' };
 
+/**
+ * Where Elasticsearch's install, config, data and logs live: the service folder itself, or,
+ * when the checkout sits below a folder the ES user cannot enter (e.g. /root, mode 700), a
+ * folder under /var/lib that `relocatedRoot` links to from the service folder.
+ */
+function esRoot(ctx: StackContext): string {
+  const link = join(ctx.serviceDir, RELOCATED_LINK);
+  return existsSync(link) ? realpathSync(link) : ctx.serviceDir;
+}
+
+const RELOCATED_LINK = 'relocated-root';
+
+async function relocateIfUnreachable(ctx: StackContext, user: string): Promise<void> {
+  if (!runsAsRoot() || existsSync(join(ctx.serviceDir, RELOCATED_LINK))) return;
+  try {
+    await execFileAsync('runuser', ['-u', user, '--', 'test', '-x', ctx.serviceDir]);
+    return;
+  } catch {
+    // Unreachable for the ES user: relocate below.
+  }
+  const target = join('/var/lib/rag-immune-stack', createHash('sha256').update(ctx.repoRoot).digest('hex').slice(0, 16), 'elasticsearch');
+  await mkdir(target, { recursive: true, mode: 0o755 });
+  await symlink(target, join(ctx.serviceDir, RELOCATED_LINK));
+  ctx.log(`elasticsearch: ${ctx.serviceDir} is not reachable for user ${user}; installing and running from ${target}`);
+}
+
 function paths(ctx: StackContext) {
   const { version } = ctx.config.elasticsearch;
-  const home = join(ctx.serviceDir, `elasticsearch-${version}`);
+  const root = esRoot(ctx);
+  const home = join(root, `elasticsearch-${version}`);
   return {
-    downloads: join(ctx.serviceDir, 'downloads'),
+    downloads: join(root, 'downloads'),
     home,
     bin: join(home, 'bin', 'elasticsearch'),
     installedMarker: join(home, '.rag-immune-complete'),
-    config: join(ctx.serviceDir, 'config'),
-    data: join(ctx.serviceDir, 'data'),
-    logs: join(ctx.serviceDir, 'logs'),
-    tmp: join(ctx.serviceDir, 'tmp'),
+    config: join(root, 'config'),
+    data: join(root, 'data'),
+    logs: join(root, 'logs'),
+    tmp: join(root, 'tmp'),
   };
 }
 
@@ -197,14 +225,15 @@ export const elasticsearch: StackService = {
   startTimeoutMs: 180_000,
 
   async install(ctx) {
-    const p = paths(ctx);
     const { version, user } = ctx.config.elasticsearch;
     if (runsAsRoot()) await ensureSystemUser(user);
+    await relocateIfUnreachable(ctx, user);
+    const p = paths(ctx);
     if (existsSync(p.installedMarker)) return;
     ctx.log(`elasticsearch: resolving ${DISTRIBUTION.groupId}:${DISTRIBUTION.artifactId}:${version}:zip from Maven Central`);
     const zip = await fetchArtifact({ ...DISTRIBUTION, version }, p.downloads);
     // Unpack beside the target and rename, so an interrupted install never looks complete.
-    const scratch = join(ctx.serviceDir, `unpack-${process.pid}`);
+    const scratch = join(esRoot(ctx), `unpack-${process.pid}`);
     await rm(scratch, { recursive: true, force: true });
     await mkdir(scratch, { recursive: true });
     try {
@@ -245,8 +274,7 @@ export const elasticsearch: StackService = {
         await execFileAsync('runuser', ['-u', user, '--', 'test', '-x', p.bin, '-a', '-w', p.data]);
       } catch {
         throw new Error(
-          `user ${user} cannot reach ${p.bin} or write ${p.data}; every folder above ${ctx.serviceDir} ` +
-            `must be searchable by others (chmod o+x), or move the checkout (e.g. to /work or /opt).`,
+          `user ${user} cannot reach ${p.bin} or write ${p.data}; every folder above them must be searchable by others (chmod o+x).`,
         );
       }
     }
@@ -264,9 +292,9 @@ export const elasticsearch: StackService = {
     // As root, wrap in runuser ourselves (no LaunchSpec.user): runuser forwards SIGTERM to ES,
     // so the supervisor's pid and group kill work unchanged. cwd: hs_err/heap dumps stay here.
     if (runsAsRoot()) {
-      return { command: 'runuser', args: ['-u', user, '--', p.bin], env, cwd: ctx.serviceDir };
+      return { command: 'runuser', args: ['-u', user, '--', p.bin], env, cwd: esRoot(ctx) };
     }
-    return { command: p.bin, args: [], env, cwd: ctx.serviceDir };
+    return { command: p.bin, args: [], env, cwd: esRoot(ctx) };
   },
 
   async healthy(ctx) {
