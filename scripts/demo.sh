@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The main job for a newcomer (npm run demo): bring up the real local stack and show events flowing.
+# The main job for a newcomer (npm run demo): the real local stack, the reference RAG and the
+# sentinel catching a production fault that infrastructure monitoring cannot see.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 npm run --silent stack -- up
-exec npx tsx scripts/demo.ts
+npx tsx scripts/demo.ts
+exec npx tsx scripts/healing-demo.ts

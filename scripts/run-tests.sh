@@ -13,4 +13,6 @@ fi
 # Integration tests share one stack: run files one at a time so they don't fight over topics.
 concurrency=1
 [ "$tier" = unit ] && concurrency=2
-exec node --import tsx --test --test-concurrency="$concurrency" --test-reporter=spec "${files[@]}"
+# --test-force-exit: a file whose tests are done exits even if a client library keeps a socket or timer
+# open (kafkajs after a broker restart); --test-timeout stops a test that hangs outright.
+exec node --import tsx --test --test-force-exit --test-timeout=600000 --test-concurrency="$concurrency" --test-reporter=spec "${files[@]}"

@@ -28,8 +28,15 @@ export interface SubscriptionOptions<T extends TopicId> {
   /** Defaults to per-process memory; pass a durable store to survive restarts. */
   processedEvents?: ProcessedEventStore;
   fromBeginning?: boolean;
+  /**
+   * What to do with a poison message: park it in the dead-letter topic (workers), or only skip it
+   * (read-only tools such as `immune events tail`, which must not add dead letters of their own).
+   */
+  onPoison?: 'dead-letter' | 'skip';
   /** Observation points for crash tests and tracing; must not throw. */
   hooks?: {
+    /** After every message, whatever became of it (handled, duplicate, dead-lettered or skipped). */
+    onSettled?(delivery: DeliveryContext): void;
     afterProcessed?(eventId: string, delivery: DeliveryContext): void;
     onDuplicate?(eventId: string, delivery: DeliveryContext): void;
   };
@@ -113,7 +120,19 @@ export class EventSubscriber<T extends TopicId> {
     await Promise.all([this.deadLetterProducer.disconnect(), this.admin.disconnect()]);
   }
 
-  private async deliver({ topic, partition, message }: EachMessagePayload): Promise<void> {
+  private async deliver(payload: EachMessagePayload): Promise<void> {
+    await this.settle(payload);
+    const { topic, partition, message } = payload;
+    this.options.hooks?.onSettled?.({
+      topic,
+      partition,
+      offset: message.offset,
+      key: message.key?.toString() ?? null,
+      headers: message.headers,
+    });
+  }
+
+  private async settle({ topic, partition, message }: EachMessagePayload): Promise<void> {
     const group = this.options.groupId;
     const delivery: DeliveryContext = {
       topic,
@@ -137,6 +156,10 @@ export class EventSubscriber<T extends TopicId> {
       this.metrics?.consumed.inc({ topic, group, outcome: 'handled' });
       this.options.hooks?.afterProcessed?.(event.event_id, delivery);
     } catch (error) {
+      if (error instanceof PoisonMessageError && this.options.onPoison === 'skip') {
+        this.logger?.warn({ topic, partition, offset: message.offset, reason: error.reason }, 'poison message skipped');
+        return;
+      }
       if (error instanceof PoisonMessageError) {
         await sendToDeadLetter(this.deadLetterProducer, {
           reason: error.reason,

@@ -4,6 +4,7 @@ export const ExitCode = {
   failure: 1,
   usage: 64,
   dataError: 65,
+  noInput: 66,
   unavailable: 69,
   config: 78,
 } as const;

@@ -1,5 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { eventsCommand } from './commands/events.ts';
+import { probesCommand } from './commands/probes.ts';
+import { ragCommand } from './commands/rag.ts';
+import { fcsCommand } from './commands/fcs.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
 
 const program = new Command('immune')
@@ -9,6 +12,9 @@ const program = new Command('immune')
   .configureOutput({ writeErr: (text) => process.stderr.write(text) });
 
 program.addCommand(eventsCommand());
+program.addCommand(probesCommand());
+program.addCommand(ragCommand());
+program.addCommand(fcsCommand());
 
 // addCommand() does not pass exitOverride down; every level must throw instead of exiting so
 // usage errors map to one exit code below.

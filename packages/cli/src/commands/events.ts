@@ -68,6 +68,7 @@ export function eventsCommand(): Command {
         // A throwaway group: tailing must never move a worker group's offsets.
         groupId: `immune-cli-tail-${randomUUID()}`,
         fromBeginning: options.fromBeginning,
+        onPoison: 'skip',
         handle: async (event, delivery) => {
           emit(options.json, { partition: delivery.partition, offset: delivery.offset, key: delivery.key, event }, () =>
             [`${Topics[topic].name}[${delivery.partition}]@${delivery.offset} key=${delivery.key}`, JSON.stringify(event, null, 2)].join(

@@ -1,0 +1,170 @@
+/**
+ * bench/sentinel: how many probes one sentinel scores end to end per second against the reference
+ * RAG on this machine, and FCS's share of the probe time (the design document's budget: 5%).
+ * One probe = online and baseline /query calls (concurrently), FCS on both answers, IC, KF, the
+ * comparison, and the ProbeResult published through the real Kafka and registry.
+ * Usage: npm run stack -- up && npm run bench:sentinel [-- --packages 60 --probes 40 --seconds 60 --concurrency 4]
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem, loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { trace } from '@opentelemetry/api';
+import { EventBus, busDefaults, parseBusConfig } from '@rag-immune/bus';
+import { FactConsistencyScorer } from '@rag-immune/fcs';
+import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import {
+  CachingEmbedder,
+  createReferenceRag,
+  loadDebianKnowledge,
+  loadQuestions,
+  loadSentenceEmbedder,
+  ragConfigFromEnv,
+} from '@rag-immune/reference-rag';
+import { ProbeRunner, defaultThresholds, ragClientWithHeaders, type FactConsistencyPort, type GoldenProbe } from '@rag-immune/sentinel';
+
+const { values } = parseArgs({
+  options: {
+    packages: { type: 'string', default: '60' },
+    probes: { type: 'string', default: '40' },
+    seconds: { type: 'string', default: '60' },
+    concurrency: { type: 'string', default: '4' },
+  },
+});
+const seconds = Number(values.seconds);
+const concurrency = Number(values.concurrency);
+const endpoints = stackEndpoints(loadStackConfig());
+const logger = pino({ level: 'warn' });
+const run = randomUUID().slice(0, 8);
+
+const { sources } = loadDebianKnowledge({ packages: Number(values.packages) });
+const ids = new Set(sources.flatMap((s) => s.recordsPublishedBy(new Date()).map((r) => r.knowledgeId)));
+const probes: GoldenProbe[] = loadQuestions()
+  .filter((q) => ids.has(q.knowledge_id))
+  .filter((_, i) => i % 3 === 0)
+  .slice(0, Number(values.probes))
+  .map((q, i) => ({
+    id: `bench-${i}`,
+    version: 1,
+    query: q.question,
+    expected_sources: [q.knowledge_id],
+    business_value: 1,
+    cluster: q.kind,
+    created_at: '2026-11-01T00:00:00Z',
+    retired_at: null,
+  }));
+
+const embedder = new CachingEmbedder(await loadSentenceEmbedder());
+const env = { QDRANT_URL: endpoints.qdrantUrl, PORT: '0', LOG_LEVEL: 'warn' };
+const online = createReferenceRag(ragConfigFromEnv({ ...env, INSTANCE: 'online', QDRANT_COLLECTION: `bench-sentinel-online-${run}` }), {
+  embedder,
+  sources,
+  logger,
+});
+const baseline = createReferenceRag(
+  ragConfigFromEnv({
+    ...env,
+    INSTANCE: 'baseline',
+    PINNED_AS_OF: new Date().toISOString(),
+    QDRANT_COLLECTION: `bench-sentinel-baseline-${run}`,
+  }),
+  {
+    embedder,
+    sources: loadDebianKnowledge({ packages: Number(values.packages) }).sources,
+    logger,
+  },
+);
+console.error(`ingesting ${values.packages} packages into two instances...`);
+await Promise.all([online.ingest(), baseline.ingest()]);
+const [onlineUrl, baselineUrl] = [(await online.listen()).url, (await baseline.listen()).url];
+
+const bus = new EventBus(
+  parseBusConfig({
+    ...busDefaults('development'),
+    clientId: 'bench-sentinel',
+    brokers: endpoints.kafkaBrokers,
+    schemaRegistryUrl: endpoints.schemaRegistryUrl,
+  }),
+);
+await bus.start(['probes']);
+const publisher = await bus.publisher();
+const scorer = await FactConsistencyScorer.load({ intraOpNumThreads: 1, cache: false });
+let fcsMs = 0;
+let fcsCalls = 0;
+const timedFcs: FactConsistencyPort = {
+  score: async (input) => {
+    const started = performance.now();
+    try {
+      return await scorer.score(input);
+    } finally {
+      fcsMs += performance.now() - started;
+      fcsCalls += 1;
+    }
+  },
+};
+const runner = new ProbeRunner({
+  online: ragClientWithHeaders(onlineUrl, {}, 30_000),
+  baseline: ragClientWithHeaders(baselineUrl, {}, 30_000),
+  fcs: timedFcs,
+  tracer: trace.getTracer('bench'),
+  thresholds: defaultThresholds,
+  sourceTrust: {},
+  callTimeoutMs: 30_000,
+  callAttempts: 1,
+  version: 'bench',
+});
+
+// Warm-up: one pass so JIT, caches and connections are warm before measuring.
+for (const probe of probes.slice(0, 5)) await runner.run(probe);
+fcsMs = 0;
+fcsCalls = 0;
+
+const durations: number[] = [];
+let next = 0;
+const deadline = performance.now() + seconds * 1000;
+const started = performance.now();
+await Promise.all(
+  Array.from({ length: concurrency }, async () => {
+    while (performance.now() < deadline) {
+      const probe = probes[next++ % probes.length] as GoldenProbe;
+      const t0 = performance.now();
+      await publisher.publish('probes', await runner.run(probe));
+      durations.push(performance.now() - t0);
+    }
+  }),
+);
+const elapsed = (performance.now() - started) / 1000;
+const totalProbeMs = durations.reduce((a, b) => a + b, 0);
+const sorted = [...durations].sort((a, b) => a - b);
+const pct = (p: number) => +(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN).toFixed(1);
+const result = {
+  benchmark: 'bench/sentinel',
+  date: new Date().toISOString(),
+  machine: `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, load average at end ${loadavg()[0]?.toFixed(1)}`,
+  settings: {
+    packages: Number(values.packages),
+    probes: probes.length,
+    seconds,
+    concurrency,
+    fcs_execution_provider: scorer.executionProvider,
+  },
+  probes_run: durations.length,
+  probes_per_second: +(durations.length / elapsed).toFixed(2),
+  probe_ms: { p50: pct(50), p99: pct(99) },
+  fcs_ms_per_call: +(fcsMs / Math.max(1, fcsCalls)).toFixed(1),
+  // Each probe scores two answers; its FCS time is summed over both, its wall time overlaps them.
+  fcs_share_of_probe_time: +(fcsMs / totalProbeMs).toFixed(3),
+};
+console.log(JSON.stringify(result, null, 2));
+const outDir = join(dirname(fileURLToPath(import.meta.url)), 'results');
+mkdirSync(outDir, { recursive: true });
+writeFileSync(join(outDir, 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
+await bus.stop();
+await online.close();
+await baseline.close();
+await online.index.drop();
+await baseline.index.drop();
+process.exit(0);

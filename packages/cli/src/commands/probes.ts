@@ -1,0 +1,270 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import {
+  GoldenProbeSchema,
+  InvalidProbeFileError,
+  ProbeCatalog,
+  ProbeSetBuilder,
+  applyRotation,
+  defaultProbeSetOptions,
+  defaultRotationOptions,
+  parseQueryLog,
+  planRotation,
+  readOnlineFcsHistory,
+  type GoldenProbe,
+} from '@rag-immune/sentinel';
+import { EventBus } from '@rag-immune/bus';
+import { RagClient } from '@rag-immune/rag-contract';
+import { cliBusConfig } from '../connection.ts';
+import { repoRoot } from '@rag-immune/stack';
+import { emit } from '../output.ts';
+import { CliError, ExitCode } from '../exit-codes.ts';
+
+/** The probe file used when neither --file nor SENTINEL_PROBES_FILE says otherwise. */
+export function defaultProbeFile(): string {
+  return process.env.SENTINEL_PROBES_FILE ?? join(repoRoot(), 'services', 'sentinel', 'probes', 'golden-probes.jsonl');
+}
+
+async function loadCatalog(path: string): Promise<ProbeCatalog> {
+  try {
+    return await ProbeCatalog.load(path);
+  } catch (error) {
+    if (error instanceof InvalidProbeFileError) {
+      const missing = error.issues.some((i) => i.line === 0);
+      throw new CliError(
+        error.issues.map((i) => `${path}:${i.line}: ${i.message}`).join('\n'),
+        missing ? ExitCode.noInput : ExitCode.dataError,
+      );
+    }
+    throw error;
+  }
+}
+
+function parseValue(value: string): number {
+  const n = Number(value);
+  if (!(n >= 0 && n <= 1)) throw new InvalidArgumentError('must be a number from 0 to 1');
+  return n;
+}
+
+export function probesCommand(): Command {
+  const probes = new Command('probes').description('Inspect and maintain the golden probe set the sentinel runs');
+  const fileOption = ['-f, --file <path>', 'probe file (JSON Lines); default $SENTINEL_PROBES_FILE or the shipped set'] as const;
+
+  probes
+    .command('list')
+    .description('List probes with their status')
+    .option(...fileOption)
+    .option('--all', 'include retired probes', false)
+    .option('--json', 'one JSON object per line', false)
+    .action(async (options: { file?: string; all: boolean; json: boolean }) => {
+      const catalog = await loadCatalog(options.file ?? defaultProbeFile());
+      const active = new Set(catalog.active().map((p) => p.id));
+      for (const probe of catalog.probes) {
+        if (!options.all && !active.has(probe.id)) continue;
+        emit(
+          options.json,
+          { ...probe, active: active.has(probe.id) },
+          () =>
+            `${active.has(probe.id) ? 'active ' : 'retired'}  ${probe.id.padEnd(48)} v${probe.version}  ${probe.cluster.padEnd(8)} ${probe.expected_sources.join(',')}  ${probe.query}`,
+        );
+      }
+    });
+
+  probes
+    .command('validate')
+    .description('Check a probe file; every bad line is reported with its number (exit 65)')
+    .argument('[file]', 'probe file; default as for list')
+    .option('--json', 'machine-readable result', false)
+    .action(async (file: string | undefined, options: { json: boolean }) => {
+      const path = file ?? defaultProbeFile();
+      const catalog = await loadCatalog(path);
+      emit(
+        options.json,
+        { file: path, valid: true, probes: catalog.probes.length, active: catalog.active().length },
+        () => `${path}: ${catalog.probes.length} probes, ${catalog.active().length} active, valid`,
+      );
+    });
+
+  probes
+    .command('add')
+    .description('Add a probe to the file (an existing id is refused: bump versions deliberately)')
+    .requiredOption('--id <id>', 'probe id, e.g. openssl-latest-version')
+    .requiredOption('--query <text>', 'the golden query')
+    .requiredOption('--source <knowledgeId...>', 'knowledge id(s) the answer must come from')
+    .option('--value <0..1>', 'business value', parseValue, 0.5)
+    .option('--cluster <name>', "'head' or the long-tail cluster it represents", 'manual')
+    .option(...fileOption)
+    .option('--json', 'print the added probe as JSON', false)
+    .action(
+      async (options: { id: string; query: string; source: string[]; value: number; cluster: string; file?: string; json: boolean }) => {
+        const path = options.file ?? defaultProbeFile();
+        const catalog = existsSync(path) ? await loadCatalog(path) : ProbeCatalog.empty(path);
+        const candidate = {
+          id: options.id,
+          version: 1,
+          query: options.query,
+          expected_sources: options.source,
+          business_value: options.value,
+          cluster: options.cluster,
+          created_at: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+          retired_at: null,
+        };
+        const parsed = GoldenProbeSchema.safeParse(candidate);
+        if (!parsed.success)
+          throw new CliError(
+            parsed.error.issues.map((i) => `--${String(i.path[0]).replace('expected_sources', 'source')}: ${i.message}`).join('; '),
+            ExitCode.usage,
+          );
+        let next: ProbeCatalog;
+        try {
+          next = catalog.withProbe(parsed.data as GoldenProbe);
+        } catch (error) {
+          throw new CliError((error as Error).message, ExitCode.dataError);
+        }
+        await next.save();
+        emit(options.json, parsed.data, () => `added ${parsed.data.id} to ${path}`);
+      },
+    );
+
+  probes
+    .command('build')
+    .description('Build a probe set from a query log: head queries, k-means long-tail representatives, kept when fragile and attributable')
+    .requiredOption('--query-log <file>', 'JSON Lines of {query, count, business_value?}')
+    .requiredOption('--rag <url>', 'the RAG to measure fragility and attribution against (health contract)')
+    .option('-o, --out <file>', 'write the probe file here (refuses to overwrite without --force)')
+    .option('--force', 'overwrite --out', false)
+    .option('--size <n>', 'probes wanted', parsePositive, defaultProbeSetOptions.size)
+    .option('--runs <n>', 'runs per candidate for the FCS spread', parsePositive, defaultProbeSetOptions.runs)
+    .option('--fragility <std>', 'minimum FCS standard deviation', parseValue, defaultProbeSetOptions.fragilityThreshold)
+    .option('--attribution <share>', 'minimum share of retrieval weight on one source', parseValue, defaultProbeSetOptions.attributionShare)
+    .option('--seed <n>', 'k-means seed', parsePositive, defaultProbeSetOptions.seed)
+    .option('--json', 'print every candidate verdict as JSON', false)
+    .action(async (options: BuildOptions) => {
+      if (options.out !== undefined && existsSync(options.out) && !options.force)
+        throw new CliError(`${options.out} exists; pass --force to overwrite`, ExitCode.usage);
+      let log;
+      try {
+        log = parseQueryLog(await readFile(options.queryLog, 'utf8'));
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code === 'ENOENT' ? ExitCode.noInput : ExitCode.dataError;
+        throw new CliError(`${options.queryLog}: ${(error as Error).message}`, code);
+      }
+      const { embedder, fcs } = await loadModels();
+      const builder = new ProbeSetBuilder(
+        { embed: (texts) => embedder.embed(texts), rag: new RagClient({ baseUrl: options.rag }), fcs },
+        {
+          ...defaultProbeSetOptions,
+          size: options.size,
+          runs: options.runs,
+          fragilityThreshold: options.fragility,
+          attributionShare: options.attribution,
+          seed: options.seed,
+          now: new Date(),
+        },
+      );
+      const report = await builder.build(log);
+      for (const verdict of report.verdicts)
+        emit(
+          options.json,
+          verdict,
+          () => `${verdict.accepted ? 'keep' : 'drop'}  ${verdict.cluster.padEnd(8)} ${verdict.query}  — ${verdict.reason}`,
+        );
+      if (options.out !== undefined) await ProbeCatalog.empty(options.out).withProbes(report.probes).save();
+      process.stderr.write(
+        `${report.probes.length} of ${options.size} probes built from ${log.length} distinct queries${options.out ? `, written to ${options.out}` : ''}\n`,
+      );
+      if (report.probes.length === 0) process.exitCode = ExitCode.failure;
+    });
+
+  probes
+    .command('rotate')
+    .description('Retire probes whose online FCS stayed above 0.95 or below 0.3; dry run unless --apply')
+    .option(...fileOption)
+    .option('--since-hours <h>', 'history window read back from rag-sentinel-probes', parsePositive, 24 * 7)
+    .option('--min-runs <n>', 'runs needed before a probe can be retired', parsePositive, defaultRotationOptions.minRuns)
+    .option('--query-log <file>', 'propose replacements from this query log (needs --rag)')
+    .option('--rag <url>', 'RAG used to vet replacements')
+    .option('--apply', 'write the retirements and replacements to the probe file', false)
+    .option('--json', 'one JSON object per decision', false)
+    .action(async (options: RotateOptions) => {
+      const path = options.file ?? defaultProbeFile();
+      const catalog = await loadCatalog(path);
+      const bus = new EventBus(cliBusConfig());
+      await bus.start(['probes']).catch((error: unknown) => {
+        throw new CliError(`cannot reach Kafka or the schema registry: ${String(error)}`, ExitCode.unavailable);
+      });
+      const history = await readOnlineFcsHistory(bus, Date.now() - options.sinceHours * 3_600_000);
+      await bus.stop();
+      const decisions = planRotation(catalog.active(), history, { ...defaultRotationOptions, minRuns: options.minRuns });
+      for (const d of decisions)
+        emit(
+          options.json,
+          { probe_id: d.probe.id, runs: d.runs, min_fcs: d.min, max_fcs: d.max, retire: d.retire, reason: d.reason },
+          () =>
+            `${d.retire ? 'retire' : 'keep  '}  ${d.probe.id.padEnd(48)} runs=${d.runs} fcs=[${d.min?.toFixed(2) ?? '-'}, ${d.max?.toFixed(2) ?? '-'}]  ${d.reason}`,
+        );
+      const retiring = decisions.filter((d) => d.retire).length;
+      let replacements: GoldenProbe[] = [];
+      if (retiring > 0 && options.queryLog !== undefined) {
+        if (options.rag === undefined) throw new CliError('--query-log needs --rag to vet replacements', ExitCode.usage);
+        const known = new Set(catalog.probes.map((p) => p.query.toLowerCase()));
+        const log = parseQueryLog(await readFile(options.queryLog, 'utf8')).filter((e) => !known.has(e.query.toLowerCase()));
+        const { embedder, fcs } = await loadModels();
+        const builder = new ProbeSetBuilder(
+          { embed: (t) => embedder.embed(t), rag: new RagClient({ baseUrl: options.rag }), fcs },
+          { ...defaultProbeSetOptions, size: retiring, now: new Date() },
+        );
+        replacements = (await builder.build(log)).probes.map((p) => ({ ...p, id: `${p.id}-r${Date.now().toString(36)}` }));
+        for (const r of replacements) emit(options.json, { propose: r }, () => `propose ${r.id}  ${r.query}`);
+      }
+      if (!options.apply) {
+        process.stderr.write(`dry run: ${retiring} to retire, ${replacements.length} replacements proposed; --apply writes ${path}\n`);
+        return;
+      }
+      await catalog.withProbes(applyRotation(catalog.probes, decisions, replacements, new Date())).save();
+      process.stderr.write(`${path}: ${retiring} retired, ${replacements.length} added\n`);
+    });
+
+  return probes;
+}
+
+interface BuildOptions {
+  queryLog: string;
+  rag: string;
+  out?: string;
+  force: boolean;
+  size: number;
+  runs: number;
+  fragility: number;
+  attribution: number;
+  seed: number;
+  json: boolean;
+}
+
+interface RotateOptions {
+  file?: string;
+  sinceHours: number;
+  minRuns: number;
+  queryLog?: string;
+  rag?: string;
+  apply: boolean;
+  json: boolean;
+}
+
+/** The ONNX models load only for the commands that need them, so `immune probes list` stays quick. */
+async function loadModels() {
+  const [{ SentenceEmbedder }, { FactConsistencyScorer }] = await Promise.all([
+    import('@rag-immune/embeddings'),
+    import('@rag-immune/fcs'),
+  ]);
+  const [embedder, fcs] = await Promise.all([SentenceEmbedder.load(), FactConsistencyScorer.load()]);
+  return { embedder, fcs };
+}
+
+function parsePositive(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer');
+  return n;
+}

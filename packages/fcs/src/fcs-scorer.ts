@@ -1,0 +1,345 @@
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { z } from 'zod';
+import type { EvidencePassage, EvidenceWindow } from './evidence-windows.ts';
+import { buildWindows } from './evidence-windows.ts';
+import type { ConsistencyModel, ExecutionProviderChoice } from './fcs-model.ts';
+import { DEFAULT_MODEL_PATH, DEFAULT_TOKENIZER_PATH, FcsModel, MAX_MODEL_TOKENS } from './fcs-model.ts';
+import type { KeyFactFinding, KeyFactKind } from './key-facts.ts';
+import { checkKeyFacts, contentOverlap, indexEvidence } from './key-facts.ts';
+import { PairTokenizer } from './pair-tokenizer.ts';
+import { ScoreCache, scoreCacheKey } from './score-cache.ts';
+
+const passageSchema = z.union([z.string(), z.object({ id: z.string().min(1).optional(), text: z.string() })]);
+
+/** A (question, evidence, answer) triple; evidence is one text, or passages with optional ids. */
+export const fcsInputSchema = z.object({
+  question: z.string().default(''),
+  evidence: z.union([z.string(), z.array(passageSchema)]),
+  answer: z.string().min(1, 'answer must not be empty'),
+});
+export type FcsInput = z.input<typeof fcsInputSchema>;
+
+/** A triple as a JSONL line of labelled data: `id` is echoed back, `label` is the ground truth. */
+export const fcsLabelledInputSchema = fcsInputSchema.extend({
+  id: z.union([z.string(), z.number()]).optional(),
+  label: z.union([z.literal(0), z.literal(1), z.boolean(), z.enum(['consistent', 'inconsistent'])]).optional(),
+});
+export type FcsLabelledInput = z.output<typeof fcsLabelledInputSchema>;
+
+export function isConsistentLabel(label: NonNullable<FcsLabelledInput['label']>): boolean {
+  return label === 1 || label === true || label === 'consistent';
+}
+
+export interface EvidenceSnippet {
+  passage_id: string;
+  text: string;
+  stance: 'supports' | 'contradicts';
+  /** The model's P(consistent) for the answer against this window of evidence. */
+  probability: number;
+}
+
+export interface FcsResult {
+  /** 'no_evidence': nothing to judge against; score and label are null, never a guess. */
+  status: 'scored' | 'no_evidence';
+  /** Combined FCS in [0, 1]: the model probability adjusted by the key-fact check. */
+  score: number | null;
+  /** The model alone (max over evidence windows), for comparison and debugging. */
+  model_probability: number | null;
+  label: 'consistent' | 'inconsistent' | null;
+  threshold: number;
+  evidence_snippets: EvidenceSnippet[];
+  key_fact_findings: KeyFactFinding[];
+  /** True when any input was cut to fit the model (long sentence, question+answer, window cap). */
+  truncated: boolean;
+  /** Wall time; amortised over the batch when scored with scoreMany. */
+  latency_ms: number;
+  execution_provider: string;
+  cached: boolean;
+  windows: number;
+}
+
+/** Log-odds weights of the key-fact check; see packages/fcs/README.md for why these values. */
+export interface CombinationWeights {
+  contradicted: Record<KeyFactKind, number>;
+  unsupported: Record<KeyFactKind, number>;
+  /** Added per supported fact, only when no fact is contradicted or unsupported. */
+  supportedBonus: number;
+  maxSupportedBonus: number;
+  maxPenalty: number;
+  /** The model's logit is clamped to ±this, so a saturated model can still be overruled. */
+  logitClamp: number;
+}
+
+export const DEFAULT_WEIGHTS: CombinationWeights = {
+  // With the logit clamped to ±4, one contradicted fact (-4.5) always lands below 0.5; an
+  // unsupported one (-2.5) stands only if the model is over ~92% sure.
+  contradicted: { quantity: 4.5, date: 4.5, version: 4.5, number: 4.5, entity: 4.5, negation: 4.5, relation: 4.5 },
+  unsupported: { quantity: 2.5, date: 2.5, version: 2.5, number: 2, entity: 2.5, negation: 2, relation: 2 },
+  supportedBonus: 0.3,
+  maxSupportedBonus: 1,
+  maxPenalty: 8,
+  logitClamp: 4,
+};
+
+/**
+ * logit(score) = clamp(logit(p_model)) - sum(penalties of contradicted/unsupported facts, capped)
+ *                + (small bonus per supported fact when nothing is wrong).
+ */
+export function combineScore(
+  modelProbability: number,
+  findings: readonly KeyFactFinding[],
+  weights: CombinationWeights = DEFAULT_WEIGHTS,
+): number {
+  const p = Math.min(Math.max(modelProbability, 1e-9), 1 - 1e-9);
+  let z = Math.min(Math.max(Math.log(p / (1 - p)), -weights.logitClamp), weights.logitClamp);
+  let penalty = 0;
+  let supported = 0;
+  for (const finding of findings) {
+    if (finding.status === 'contradicted') penalty += weights.contradicted[finding.kind];
+    else if (finding.status === 'unsupported') penalty += weights.unsupported[finding.kind];
+    else supported += 1;
+  }
+  if (penalty > 0) z -= Math.min(penalty, weights.maxPenalty);
+  else z += Math.min(supported * weights.supportedBonus, weights.maxSupportedBonus);
+  return 1 / (1 + Math.exp(-z));
+}
+
+export class FcsInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FcsInputError';
+  }
+}
+
+export interface FactConsistencyScorerOptions {
+  model: ConsistencyModel;
+  tokenizer: PairTokenizer;
+  threshold?: number;
+  maxTokens?: number;
+  maxWindows?: number;
+  maxSnippets?: number;
+  weights?: CombinationWeights;
+  /** A cache to reuse, or false for none (evaluation); default: a new 1-hour LRU. */
+  cache?: ScoreCache<FcsResult> | false;
+  registry?: Registry;
+  logger?: Logger | false;
+}
+
+export interface LoadScorerOptions extends Omit<FactConsistencyScorerOptions, 'model' | 'tokenizer'> {
+  modelPath?: string;
+  tokenizerPath?: string;
+  executionProvider?: ExecutionProviderChoice;
+  intraOpNumThreads?: number;
+}
+
+interface Prepared {
+  index: number;
+  question: string;
+  answer: string;
+  passages: EvidencePassage[];
+  windows: EvidenceWindow[];
+  findings: KeyFactFinding[];
+  truncated: boolean;
+  cacheKey: string;
+  firstPair: number;
+}
+
+/**
+ * FCS for (question, evidence, answer) triples: the answer is scored by the model against sentence
+ * windows of each passage (batched), the best-supporting window's probability is combined with the
+ * deterministic key-fact check, and the windows that support or contradict it are returned.
+ */
+export class FactConsistencyScorer {
+  readonly threshold: number;
+  private readonly model: ConsistencyModel;
+  private readonly tokenizer: PairTokenizer;
+  private readonly maxTokens: number;
+  private readonly maxWindows: number;
+  private readonly maxSnippets: number;
+  private readonly weights: CombinationWeights;
+  readonly cache: ScoreCache<FcsResult> | undefined;
+  private readonly logger: Logger | undefined;
+
+  constructor(options: FactConsistencyScorerOptions) {
+    this.model = options.model;
+    this.tokenizer = options.tokenizer;
+    this.threshold = options.threshold ?? 0.5;
+    this.maxTokens = options.maxTokens ?? MAX_MODEL_TOKENS;
+    this.maxWindows = options.maxWindows ?? 32;
+    this.maxSnippets = options.maxSnippets ?? 3;
+    this.weights = options.weights ?? DEFAULT_WEIGHTS;
+    this.cache =
+      options.cache === false
+        ? undefined
+        : (options.cache ?? new ScoreCache<FcsResult>(options.registry ? { registry: options.registry } : {}));
+    this.logger = options.logger === false ? undefined : options.logger;
+  }
+
+  /** Loads the committed INT8 model and tokenizer (or the given paths). */
+  static async load(options: LoadScorerOptions = {}): Promise<FactConsistencyScorer> {
+    const model = await FcsModel.load({
+      modelPath: options.modelPath ?? DEFAULT_MODEL_PATH,
+      executionProvider: options.executionProvider ?? 'auto',
+      ...(options.intraOpNumThreads !== undefined ? { intraOpNumThreads: options.intraOpNumThreads } : {}),
+      ...(options.logger !== undefined ? { logger: options.logger } : {}),
+    });
+    const tokenizer = await PairTokenizer.fromFile(options.tokenizerPath ?? DEFAULT_TOKENIZER_PATH);
+    return new FactConsistencyScorer({ ...options, model, tokenizer });
+  }
+
+  get executionProvider(): string {
+    return this.model.executionProvider;
+  }
+
+  async score(input: FcsInput): Promise<FcsResult> {
+    const [result] = await this.scoreMany([input]);
+    return result!;
+  }
+
+  /** Scores many triples with one batched model pass (what the CLI and evaluation use). */
+  async scoreMany(inputs: readonly FcsInput[]): Promise<FcsResult[]> {
+    const started = performance.now();
+    const results = new Array<FcsResult | undefined>(inputs.length);
+    const prepared: Prepared[] = [];
+    const pairs = [];
+    for (const [index, raw] of inputs.entries()) {
+      const parsed = fcsInputSchema.safeParse(raw);
+      if (!parsed.success) {
+        throw new FcsInputError(parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('; '));
+      }
+      const { question, answer } = parsed.data;
+      const passages = normalisePassages(parsed.data.evidence);
+      if (passages.length === 0) {
+        results[index] = this.noEvidence();
+        continue;
+      }
+      const cacheKey = scoreCacheKey(
+        question,
+        answer,
+        passages.map((p) => p.id),
+      );
+      const hit = this.cache?.get(cacheKey);
+      if (hit) {
+        results[index] = { ...hit, label: this.label(hit.score), threshold: this.threshold, cached: true };
+        continue;
+      }
+      const textA = `${question} ${answer}`.trim();
+      const idsA = this.tokenizer.ids(textA);
+      // Evidence always keeps at least half the budget; a longer question+answer is cut (longest-first).
+      const budget = this.maxTokens - 3 - Math.min(idsA.length, Math.floor((this.maxTokens - 3) / 2));
+      const plan = buildWindows(passages, (text) => this.tokenizer.ids(text), { budgetTokens: budget, maxWindows: this.maxWindows });
+      const encoded = plan.windows.map((w) => this.tokenizer.encodeIds(idsA, w.ids, this.maxTokens));
+      prepared.push({
+        index,
+        question,
+        answer,
+        passages,
+        windows: plan.windows,
+        findings: checkKeyFacts(answer, indexEvidence(passages)),
+        truncated: plan.truncated || encoded.some((e) => e.truncated),
+        cacheKey,
+        firstPair: pairs.length,
+      });
+      pairs.push(...encoded);
+    }
+    const probabilities = pairs.length > 0 ? await this.model.predict(pairs) : [];
+    const latency = (performance.now() - started) / Math.max(1, inputs.length);
+    for (const item of prepared) {
+      const windowProbabilities = item.windows.map((_, k) => probabilities[item.firstPair + k]!);
+      const modelProbability = Math.max(...windowProbabilities);
+      const score = combineScore(modelProbability, item.findings, this.weights);
+      const result: FcsResult = {
+        status: 'scored',
+        score,
+        model_probability: modelProbability,
+        label: this.label(score),
+        threshold: this.threshold,
+        evidence_snippets: this.snippets(item, windowProbabilities, score),
+        key_fact_findings: item.findings,
+        truncated: item.truncated,
+        latency_ms: latency,
+        execution_provider: this.model.executionProvider,
+        cached: false,
+        windows: item.windows.length,
+      };
+      this.cache?.set(item.cacheKey, { ...result });
+      results[item.index] = result;
+    }
+    for (const r of results) if (r && (r.cached || r.status === 'no_evidence')) r.latency_ms = latency;
+    this.logger?.debug({ triples: inputs.length, windows: pairs.length, latency_ms: latency }, 'fcs: scored');
+    return results as FcsResult[];
+  }
+
+  private label(score: number | null): 'consistent' | 'inconsistent' | null {
+    if (score === null) return null;
+    return score >= this.threshold ? 'consistent' : 'inconsistent';
+  }
+
+  private noEvidence(): FcsResult {
+    return {
+      status: 'no_evidence',
+      score: null,
+      model_probability: null,
+      label: null,
+      threshold: this.threshold,
+      evidence_snippets: [],
+      key_fact_findings: [],
+      truncated: false,
+      latency_ms: 0,
+      execution_provider: this.model.executionProvider,
+      cached: false,
+      windows: 0,
+    };
+  }
+
+  /**
+   * The windows an engineer should read: those the answer is about (sharing its content words, or
+   * cited by a contradicted key fact). Stance: contradicted by a key fact, else the window's
+   * combined score against the threshold. Supporting first when consistent, contradicting first otherwise.
+   */
+  private snippets(item: Prepared, probabilities: number[], score: number): EvidenceSnippet[] {
+    const contradictedText = item.findings.filter((f) => f.status === 'contradicted' && f.evidence_text !== undefined);
+    const candidates = item.windows.map((window, k) => {
+      const citedAgainst = contradictedText.some((f) => f.passage_id === window.passageId && window.text.includes(f.evidence_text!));
+      const probability = probabilities[k]!;
+      return {
+        snippet: {
+          passage_id: window.passageId,
+          text: window.text,
+          // The window's own probability through the same key-fact combination, so the best window's
+          // stance always agrees with the triple's label.
+          stance: citedAgainst || combineScore(probability, item.findings, this.weights) < this.threshold ? 'contradicts' : 'supports',
+          probability,
+        } satisfies EvidenceSnippet,
+        relevant: citedAgainst || contentOverlap(`${item.question} ${item.answer}`, window.text) >= 0.3,
+      };
+    });
+    let chosen = candidates.filter((c) => c.relevant).map((c) => c.snippet);
+    if (chosen.length === 0) {
+      const best = candidates.reduce((a, b) => (b.snippet.probability > a.snippet.probability ? b : a));
+      chosen = [best.snippet];
+    }
+    const consistent = score >= this.threshold;
+    const rank = (s: EvidenceSnippet): number => (s.stance === (consistent ? 'supports' : 'contradicts') ? 0 : 1);
+    chosen.sort((a, b) => rank(a) - rank(b) || (consistent ? b.probability - a.probability : a.probability - b.probability));
+    return chosen.slice(0, this.maxSnippets);
+  }
+}
+
+/** Trims passages, drops empty ones and gives id-less passages a content id (so the cache key is safe). */
+export function normalisePassages(evidence: string | (string | { id?: string | undefined; text: string })[]): EvidencePassage[] {
+  const list = typeof evidence === 'string' ? [evidence] : evidence;
+  const passages: EvidencePassage[] = [];
+  for (const item of list) {
+    const text = (typeof item === 'string' ? item : item.text).trim();
+    if (text.length === 0) continue;
+    const id =
+      typeof item === 'string' || item.id === undefined
+        ? `sha256:${createHash('sha256').update(text).digest('hex').slice(0, 16)}`
+        : item.id;
+    passages.push({ id, text });
+  }
+  return passages;
+}

@@ -1,0 +1,29 @@
+export type { EvidencePassage, EvidenceWindow, WindowOptions, WindowPlan } from './evidence-windows.ts';
+export { buildWindows, splitSentences } from './evidence-windows.ts';
+export type { ConsistencyModel, ExecutionProviderChoice, FcsModelOptions } from './fcs-model.ts';
+export { DEFAULT_FP32_MODEL_PATH, DEFAULT_MODEL_PATH, DEFAULT_TOKENIZER_PATH, FcsModel, MAX_MODEL_TOKENS } from './fcs-model.ts';
+export type {
+  CombinationWeights,
+  EvidenceSnippet,
+  FactConsistencyScorerOptions,
+  FcsInput,
+  FcsLabelledInput,
+  FcsResult,
+  LoadScorerOptions,
+} from './fcs-scorer.ts';
+export {
+  combineScore,
+  DEFAULT_WEIGHTS,
+  FactConsistencyScorer,
+  FcsInputError,
+  fcsInputSchema,
+  fcsLabelledInputSchema,
+  isConsistentLabel,
+  normalisePassages,
+} from './fcs-scorer.ts';
+export type { ExtractedFacts, KeyFactFinding, KeyFactKind, KeyFactStatus } from './key-facts.ts';
+export { checkKeyFacts, extractFacts, indexEvidence, normaliseForKey } from './key-facts.ts';
+export type { EncodedPair } from './pair-tokenizer.ts';
+export { PairTokenizer } from './pair-tokenizer.ts';
+export type { ScoreCacheOptions } from './score-cache.ts';
+export { SCORE_CACHE_TTL_MS, ScoreCache, scoreCacheKey } from './score-cache.ts';

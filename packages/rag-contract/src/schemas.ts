@@ -1,0 +1,187 @@
+import { z } from 'zod';
+
+/**
+ * zod mirrors of `openapi/rag-health-contract.yaml` (components.schemas, same names). The unit test
+ * `schemas-agree-with-openapi` validates the same payloads against both, so a change to one without
+ * the other fails CI. Objects are strict, as the document's `additionalProperties: false`.
+ */
+
+/** RFC 3339 in UTC (`Z`): every time in the contract is UTC. */
+export const Timestamp = z.string().datetime({ message: 'must be an RFC 3339 UTC timestamp (…Z)' });
+
+export const QueryRequest = z
+  .object({
+    query: z.string().min(1).max(2000),
+    as_of: Timestamp.optional(),
+    top_k: z.number().int().min(1).max(50).optional(),
+  })
+  .strict();
+export type QueryRequest = z.infer<typeof QueryRequest>;
+
+export const Chunk = z
+  .object({
+    doc_id: z.string().min(1),
+    chunk_id: z.string().min(1),
+    knowledge_id: z.string().min(1),
+    version: z.string().min(1),
+    source: z.string().min(1),
+    source_trust: z.number().min(0).max(1),
+    updated_at: Timestamp,
+    valid_from: Timestamp,
+    valid_until: Timestamp.nullable(),
+    retrieval_score: z.number(),
+    rerank_score: z.number().optional(),
+    text: z.string(),
+  })
+  .strict();
+export type Chunk = z.infer<typeof Chunk>;
+
+export const Citation = z
+  .object({ chunk_id: z.string().min(1), doc_id: z.string().min(1), knowledge_id: z.string().min(1), version: z.string().min(1) })
+  .strict();
+export type Citation = z.infer<typeof Citation>;
+
+export const ModelVersions = z.object({ embedder: z.string().min(1), reranker: z.string().min(1), generator: z.string().min(1) }).strict();
+export type ModelVersions = z.infer<typeof ModelVersions>;
+
+export const Timings = z
+  .object({
+    embed_ms: z.number().min(0).optional(),
+    retrieve_ms: z.number().min(0).optional(),
+    rerank_ms: z.number().min(0).optional(),
+    generate_ms: z.number().min(0).optional(),
+    total_ms: z.number().min(0),
+  })
+  .strict();
+export type Timings = z.infer<typeof Timings>;
+
+export const QueryResponse = z
+  .object({
+    trace_id: z.string().min(1),
+    answer: z.string(),
+    abstained: z.boolean().optional(),
+    citations: z.array(Citation),
+    chunks: z.array(Chunk),
+    models: ModelVersions,
+    timings: Timings,
+    as_of: Timestamp,
+    instance: z.string().optional(),
+  })
+  .strict();
+export type QueryResponse = z.infer<typeof QueryResponse>;
+
+export const ScoredCandidate = z
+  .object({
+    chunk_id: z.string().min(1),
+    knowledge_id: z.string().min(1),
+    version: z.string().min(1),
+    retrieval_score: z.number(),
+    rerank_score: z.number().optional(),
+    rank: z.number().int().min(1),
+  })
+  .strict();
+export type ScoredCandidate = z.infer<typeof ScoredCandidate>;
+
+export const TokenProbability = z.object({ token: z.string(), probability: z.number().min(0).max(1) }).strict();
+
+export const Trace = z
+  .object({
+    trace_id: z.string().min(1),
+    created_at: Timestamp,
+    query: z.string(),
+    rewritten_query: z.string().optional(),
+    as_of: Timestamp,
+    candidates: z.array(ScoredCandidate),
+    reranked: z.array(ScoredCandidate),
+    context: z.array(Chunk),
+    answer: z.string(),
+    abstained: z.boolean().optional(),
+    citations: z.array(Citation),
+    models: ModelVersions,
+    timings: Timings,
+    token_probabilities: z.array(TokenProbability).optional(),
+  })
+  .strict();
+export type Trace = z.infer<typeof Trace>;
+
+export const Health = z.object({ status: z.literal('ok'), instance: z.string().optional() }).passthrough();
+export type Health = z.infer<typeof Health>;
+
+export const RepairHook = z.enum(['reindex', 'reranker_pin', 'knowledge_source', 'answer_validation', 'query_rewrite_rules']);
+export type RepairHook = z.infer<typeof RepairHook>;
+
+export const Capabilities = z
+  .object({
+    contract_version: z.string(),
+    instance: z.string().optional(),
+    repair_hooks: z.array(RepairHook),
+    reranker_versions: z.array(z.string()).optional(),
+    knowledge_sources: z.array(z.string()).optional(),
+  })
+  .strict();
+export type Capabilities = z.infer<typeof Capabilities>;
+
+export const ReindexRequest = z
+  .object({ since: Timestamp.optional(), knowledge_ids: z.array(z.string().min(1)).max(10000).optional() })
+  .strict();
+export type ReindexRequest = z.infer<typeof ReindexRequest>;
+
+export const RerankerPinRequest = z.object({ version: z.string().min(1) }).strict();
+export type RerankerPinRequest = z.infer<typeof RerankerPinRequest>;
+
+export const KnowledgeSourceRequest = z
+  .object({ action: z.enum(['refresh', 'switch_to_backup', 'switch_to_primary']), source: z.string().min(1) })
+  .strict();
+export type KnowledgeSourceRequest = z.infer<typeof KnowledgeSourceRequest>;
+
+export const AnswerValidationRequest = z.object({ enabled: z.boolean() }).strict();
+export type AnswerValidationRequest = z.infer<typeof AnswerValidationRequest>;
+
+export const QueryRewriteRule = z.object({ pattern: z.string().min(1), replacement: z.string() }).strict();
+export type QueryRewriteRule = z.infer<typeof QueryRewriteRule>;
+
+export const QueryRewriteRules = z.object({ rules: z.array(QueryRewriteRule).max(100) }).strict();
+export type QueryRewriteRules = z.infer<typeof QueryRewriteRules>;
+
+export const RepairResult = z
+  .object({ hook: RepairHook, applied_at: Timestamp, changed: z.number().int().min(0), detail: z.record(z.unknown()).optional() })
+  .strict();
+export type RepairResult = z.infer<typeof RepairResult>;
+
+export const ErrorBody = z
+  .object({ error: z.string().min(1), issues: z.array(z.object({ path: z.string(), message: z.string() }).passthrough()).optional() })
+  .passthrough();
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/** The contract's schema names → zod schema, for the agreement test and for servers validating by name. */
+export const CONTRACT_SCHEMAS = {
+  QueryRequest,
+  QueryResponse,
+  Chunk,
+  Citation,
+  Trace,
+  Health,
+  Capabilities,
+  ReindexRequest,
+  RerankerPinRequest,
+  KnowledgeSourceRequest,
+  AnswerValidationRequest,
+  QueryRewriteRules,
+  RepairResult,
+  Error: ErrorBody,
+} as const;
+
+/** Flattens zod issues into the contract's Error.issues shape: `{path: "a.b[0]", message}`. */
+export function contractIssues(error: z.ZodError): { path: string; message: string }[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.map((part, i) => (typeof part === 'number' ? `[${part}]` : i === 0 ? part : `.${part}`)).join('') || '(body)',
+    message: issue.message,
+  }));
+}
+
+/** One-line rendering of zod issues for error messages: `query: Required; top_k: …`. */
+export function describeIssues(error: z.ZodError): string {
+  return contractIssues(error)
+    .map((issue) => `${issue.path}: ${issue.message}`)
+    .join('; ');
+}

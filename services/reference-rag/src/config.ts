@@ -1,0 +1,74 @@
+import { z } from 'zod';
+
+const isoUtc = z.string().datetime({ message: 'must be an RFC 3339 UTC timestamp like 2024-06-01T00:00:00Z' });
+
+const ConfigSchema = z
+  .object({
+    INSTANCE: z.enum(['online', 'baseline']).default('online'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(18400),
+    HOST: z.string().default('127.0.0.1'),
+    QDRANT_URL: z.string().url(),
+    /** Default: reference-rag-<instance>. */
+    QDRANT_COLLECTION: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]+$/)
+      .optional(),
+    /** Baseline only, required there: the time its knowledge is frozen at and its answers are as of. */
+    PINNED_AS_OF: isoUtc.optional(),
+    /** Online only: the knowledge time of the first ingest (default now); a refresh moves it to now. */
+    KNOWLEDGE_PUBLISHED_BY: isoUtc.optional(),
+    RERANKER_VERSION: z.string().default('v2.1'),
+    RERANKER_DIR: z.string().optional(),
+    /** Use only this many Debian source packages (tests); default all on this machine. */
+    KNOWLEDGE_PACKAGES: z.coerce.number().int().positive().optional(),
+    SOURCE_TRUST: z
+      .string()
+      .optional()
+      .transform((raw, ctx) => {
+        if (raw === undefined) return undefined;
+        try {
+          return z.record(z.number().min(0).max(1)).parse(JSON.parse(raw));
+        } catch {
+          ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be JSON like {"debian-changelog":0.9}' });
+          return z.NEVER;
+        }
+      }),
+    RETRIEVAL_CANDIDATES: z.coerce.number().int().min(1).max(200).default(30),
+    DEFAULT_TOP_K: z.coerce.number().int().min(1).max(50).default(5),
+    TRACE_CAPACITY: z.coerce.number().int().min(1).default(5000),
+    FAULT_JOURNAL_PATH: z.string().optional(),
+    QUERY_LOG_PATH: z.string().optional(),
+    /** Re-sync the index with the knowledge at start (idempotent: unchanged chunks are skipped). */
+    INGEST_ON_START: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((value) => value === 'true'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .superRefine((config, ctx) => {
+    if (config.INSTANCE === 'baseline' && config.PINNED_AS_OF === undefined) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['PINNED_AS_OF'], message: 'is required when INSTANCE=baseline' });
+    }
+    if (config.INSTANCE === 'online' && config.PINNED_AS_OF !== undefined) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['PINNED_AS_OF'], message: 'is only for INSTANCE=baseline' });
+    }
+  });
+
+export type RagConfig = z.output<typeof ConfigSchema>;
+
+export class InvalidConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidConfigError';
+  }
+}
+
+/** Reads the service configuration from the environment, refusing a bad value by naming its key. */
+export function ragConfigFromEnv(env: NodeJS.ProcessEnv = process.env): RagConfig {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(config)'} ${issue.message}`).join('; ');
+    throw new InvalidConfigError(`invalid reference-rag configuration: ${detail}`);
+  }
+  return parsed.data;
+}

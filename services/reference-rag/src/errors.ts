@@ -1,0 +1,10 @@
+/** A request the service understood but refuses (400 invalid for this instance, 409 conflicting state). */
+export class RequestRefusedError extends Error {
+  constructor(
+    message: string,
+    readonly status: 400 | 409,
+  ) {
+    super(message);
+    this.name = 'RequestRefusedError';
+  }
+}

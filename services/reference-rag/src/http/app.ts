@@ -1,0 +1,171 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import {
+  AnswerValidationRequest,
+  Capabilities,
+  CONTRACT_VERSION,
+  KnowledgeSourceRequest,
+  QueryRequest,
+  QueryResponse,
+  QueryRewriteRules,
+  ReindexRequest,
+  RepairResult,
+  RerankerPinRequest,
+  Trace,
+  contractIssues,
+  describeIssues,
+} from '@rag-immune/rag-contract';
+import { RequestRefusedError } from '../errors.ts';
+import { FaultKind, InjectRequest, type FaultInjector } from '../faults/fault-injector.ts';
+import type { FaultJournal } from '../faults/fault-journal.ts';
+import type { RagMetrics } from '../metrics.ts';
+import type { RagService } from '../rag-service.ts';
+import type { RepairHooks } from '../repair-hooks.ts';
+
+export interface AppDeps {
+  service: RagService;
+  repair: RepairHooks;
+  faults: FaultInjector;
+  journal: FaultJournal;
+  metrics: RagMetrics;
+  logger: Logger;
+  knowledgeSources: string[];
+  /** Baselines refuse fault injection: they are the reference the online answers are judged against. */
+  faultsAllowed: boolean;
+}
+
+class BadRequest extends Error {
+  constructor(
+    message: string,
+    readonly issues: { path: string; message: string }[],
+  ) {
+    super(message);
+  }
+}
+
+function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body ?? {});
+  if (!parsed.success) throw new BadRequest(`invalid request: ${describeIssues(parsed.error)}`, contractIssues(parsed.error));
+  return parsed.data;
+}
+
+/** Responses are checked against the contract too: a bug here must not reach the sentinel as data. */
+function sendChecked<T>(res: Response, schema: z.ZodType<T>, payload: T): void {
+  const parsed = schema.safeParse(payload);
+  if (!parsed.success) throw new Error(`response violates the RAG health contract: ${describeIssues(parsed.error)}`);
+  res.json(parsed.data);
+}
+
+/** The HTTP surface: the health contract (query, traces, repair hooks), /healthz, /metrics and the fault admin API. */
+export function createApp(deps: AppDeps): express.Express {
+  const { service, repair, faults, journal, metrics, logger } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(express.json({ limit: '1mb' }));
+
+  app.post('/query', async (req, res) => {
+    const stop = metrics.queryDuration.startTimer();
+    const request = parseBody(QueryRequest, req.body);
+    const response = await service.query(request);
+    sendChecked(res, QueryResponse, response);
+    metrics.queries.inc({ outcome: response.abstained ? 'abstained' : 'answered' });
+    stop();
+  });
+
+  app.get('/traces/:id', (req, res) => {
+    const trace = service.trace(req.params.id);
+    if (trace === undefined) {
+      res.status(404).json({ error: `unknown or evicted trace id: ${req.params.id}` });
+      return;
+    }
+    sendChecked(res, Trace, trace);
+  });
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok', instance: service.instance });
+  });
+
+  app.get('/metrics', async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+
+  app.get('/capabilities', (_req, res) => {
+    sendChecked(res, Capabilities, {
+      contract_version: CONTRACT_VERSION,
+      instance: service.instance,
+      repair_hooks: ['reindex', 'reranker_pin', 'knowledge_source', 'answer_validation', 'query_rewrite_rules'],
+      reranker_versions: service.reranker.availableVersions,
+      knowledge_sources: deps.knowledgeSources,
+    });
+  });
+
+  app.post('/repair/reindex', async (req, res) =>
+    sendChecked(res, RepairResult, await repair.reindex(parseBody(ReindexRequest, req.body))),
+  );
+  app.post('/repair/reranker/pin', (req, res) =>
+    sendChecked(res, RepairResult, repair.pinReranker(parseBody(RerankerPinRequest, req.body))),
+  );
+  app.post('/repair/knowledge-source', async (req, res) =>
+    sendChecked(res, RepairResult, await repair.knowledgeSource(parseBody(KnowledgeSourceRequest, req.body))),
+  );
+  app.post('/repair/answer-validation', (req, res) =>
+    sendChecked(res, RepairResult, repair.answerValidation(parseBody(AnswerValidationRequest, req.body).enabled)),
+  );
+  app.put('/repair/query-rewrite-rules', (req, res) =>
+    sendChecked(res, RepairResult, repair.queryRewriteRules(parseBody(QueryRewriteRules, req.body))),
+  );
+  app.get('/repair/query-rewrite-rules', (_req, res) => {
+    res.json({ rules: service.normalizer.currentRules });
+  });
+
+  // Fault admin API: not part of the contract; the demo, tests and benchmarks drive it.
+  app.get('/admin/faults', (_req, res) => {
+    res.json({ kinds: FaultKind.options, active: faults.list() });
+  });
+  app.get('/admin/faults/journal', (_req, res) => {
+    res.json({ entries: journal.list() });
+  });
+  app.post('/admin/faults/:kind', async (req, res) => {
+    if (!deps.faultsAllowed) throw new RequestRefusedError('this baseline instance refuses fault injection', 409);
+    const kind = parseBody(FaultKind, req.params.kind);
+    const result = await faults.inject(kind, parseBody(InjectRequest, req.body));
+    metrics.activeFaults.set({ kind }, 1);
+    logger.warn(
+      { fault: result.fault.kind, mode: result.fault.mode, affected: result.fault.affected_knowledge_ids?.length },
+      'fault injected',
+    );
+    res.json(result);
+  });
+  app.delete('/admin/faults/:kind', async (req, res) => {
+    const kind = parseBody(FaultKind, req.params.kind);
+    const result = await faults.undo(kind);
+    metrics.activeFaults.set({ kind }, 0);
+    logger.warn({ fault: kind }, 'fault undone');
+    res.json(result);
+  });
+
+  app.use((req: Request, res: Response) => {
+    res.status(404).json({ error: `no route ${req.method} ${req.path}` });
+  });
+
+  // Express 5 forwards rejected promises here.
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    if (error instanceof BadRequest) {
+      res.status(400).json({ error: error.message, issues: error.issues });
+      return;
+    }
+    if (error instanceof RequestRefusedError) {
+      res.status(error.status).json({ error: error.message });
+      return;
+    }
+    const status = (error as { status?: number; type?: string }).status;
+    if (status === 400 || status === 413) {
+      res.status(status).json({ error: `invalid request body: ${(error as Error).message}` });
+      return;
+    }
+    logger.error({ err: error }, 'request failed');
+    res.status(500).json({ error: error instanceof Error ? error.message : String(error) });
+  });
+  return app;
+}

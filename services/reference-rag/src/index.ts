@@ -1,0 +1,12 @@
+export { createReferenceRag, DEFAULT_RERANKER_DIR } from './reference-rag.ts';
+export type { ReferenceRag, ReferenceRagDeps } from './reference-rag.ts';
+export { ragConfigFromEnv, InvalidConfigError } from './config.ts';
+export type { RagConfig } from './config.ts';
+export type { Embedder } from './embedding/embedder.ts';
+export { loadDebianKnowledge } from './knowledge/debian-knowledge.ts';
+export { buildQuestions, isExactAnswer, LabelledQuestion } from './questions/question-set.ts';
+export { FAULT_KINDS, FaultKind } from './faults/fault-injector.ts';
+export { loadSentenceEmbedder } from './embedding/sentence-embedder.ts';
+export { CachingEmbedder } from './embedding/embedder.ts';
+export { loadQuestions, grade, accuracy, percentile, QUESTIONS_PATH, type Graded } from './questions/evaluate.ts';
+export { touchedByTokenizerAnomaly } from './text/query-normalizer.ts';

@@ -1,0 +1,146 @@
+import type { Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { QdrantClient } from '@qdrant/js-client-rest';
+import type { Logger } from 'pino';
+import { DocumentParser } from './chunking/document-parser.ts';
+import type { RagConfig } from './config.ts';
+import { CachingEmbedder, type Embedder } from './embedding/embedder.ts';
+import { FaultInjector } from './faults/fault-injector.ts';
+import { FaultJournal } from './faults/fault-journal.ts';
+import { ExtractiveGenerator } from './generation/extractive-generator.ts';
+import { createApp } from './http/app.ts';
+import { VectorIndex } from './index/vector-index.ts';
+import { KnowledgeIndexer, type SyncResult } from './ingest/knowledge-indexer.ts';
+import type { KnowledgeSource } from './knowledge/knowledge-source.ts';
+import { createRagMetrics } from './metrics.ts';
+import { QueryLog } from './query-log.ts';
+import { RagService } from './rag-service.ts';
+import { RepairHooks } from './repair-hooks.ts';
+import { Reranker, loadRerankerWeights } from './rerank/reranker.ts';
+import { QueryNormalizer } from './text/query-normalizer.ts';
+import { TraceStore } from './traces/trace-store.ts';
+
+export const DEFAULT_RERANKER_DIR = fileURLToPath(new URL('../../../models/reranker/', import.meta.url));
+
+export interface ReferenceRagDeps {
+  embedder: Embedder;
+  sources: KnowledgeSource[];
+  logger: Logger;
+  qdrant?: QdrantClient;
+}
+
+export interface ReferenceRag {
+  config: RagConfig;
+  service: RagService;
+  indexer: KnowledgeIndexer;
+  index: VectorIndex;
+  faults: FaultInjector;
+  queryLog: QueryLog;
+  app: ReturnType<typeof createApp>;
+  /** The knowledge time the index is synced to. */
+  knowledgeClock(): Date;
+  /** Syncs the index with the knowledge (idempotent). */
+  ingest(): Promise<SyncResult>;
+  listen(): Promise<{ url: string; server: Server }>;
+  close(): Promise<void>;
+}
+
+/** Wires one instance (online or baseline) from its configuration: same code, different config. */
+export function createReferenceRag(config: RagConfig, deps: ReferenceRagDeps): ReferenceRag {
+  const { logger, sources } = deps;
+  const pinned = config.PINNED_AS_OF === undefined ? undefined : new Date(config.PINNED_AS_OF);
+  let clock = pinned ?? (config.KNOWLEDGE_PUBLISHED_BY === undefined ? new Date() : new Date(config.KNOWLEDGE_PUBLISHED_BY));
+  const knowledge = {
+    frozen: pinned !== undefined,
+    clock: () => clock,
+    advanceToNow: () => (clock = pinned ?? new Date()),
+  };
+  const embedder = new CachingEmbedder(deps.embedder);
+  const qdrant = deps.qdrant ?? new QdrantClient({ url: config.QDRANT_URL, checkCompatibility: false });
+  const index = new VectorIndex(qdrant, config.QDRANT_COLLECTION ?? `reference-rag-${config.INSTANCE}`, embedder.dimension);
+  const trust = new Map(sources.map((source) => [source.name, source.trust]));
+  const indexer = new KnowledgeIndexer(index, embedder, new DocumentParser((name) => trust.get(name) ?? 0.5), sources, logger);
+  const reranker = new Reranker(loadRerankerWeights(config.RERANKER_DIR ?? DEFAULT_RERANKER_DIR), config.RERANKER_VERSION);
+  const generator = new ExtractiveGenerator();
+  const normalizer = new QueryNormalizer();
+  const queryLog = new QueryLog(config.QUERY_LOG_PATH);
+  const service = new RagService(
+    {
+      instance: config.INSTANCE,
+      ...(pinned ? { pinnedAsOf: pinned } : {}),
+      candidates: config.RETRIEVAL_CANDIDATES,
+      defaultTopK: config.DEFAULT_TOP_K,
+    },
+    embedder,
+    index,
+    reranker,
+    generator,
+    normalizer,
+    new TraceStore(config.TRACE_CAPACITY),
+    queryLog,
+  );
+  const journal = new FaultJournal(config.FAULT_JOURNAL_PATH);
+  const faults = new FaultInjector(
+    {
+      instance: config.INSTANCE,
+      index,
+      indexer,
+      reranker,
+      generator,
+      normalizer,
+      knowledgeClock: knowledge.clock,
+      pinnedRerankerVersion: () => config.RERANKER_VERSION,
+    },
+    journal,
+  );
+  const metrics = createRagMetrics(config.INSTANCE);
+  const app = createApp({
+    service,
+    repair: new RepairHooks(service, indexer, knowledge),
+    faults,
+    journal,
+    metrics,
+    logger,
+    knowledgeSources: sources.map((source) => source.name),
+    faultsAllowed: config.INSTANCE === 'online',
+  });
+  let server: Server | undefined;
+  const flushTimer = setInterval(() => queryLog.flush(), 5000);
+  flushTimer.unref();
+
+  return {
+    config,
+    service,
+    indexer,
+    index,
+    faults,
+    queryLog,
+    app,
+    knowledgeClock: knowledge.clock,
+    async ingest() {
+      await index.ensureCollection();
+      const result = await indexer.sync(knowledge.clock());
+      metrics.chunksIndexed.inc(result.upserted);
+      return result;
+    },
+    listen() {
+      return new Promise((resolve, reject) => {
+        const listening = app.listen(config.PORT, config.HOST, (error?: Error) => {
+          if (error) return reject(error);
+          server = listening;
+          const address = listening.address();
+          const port = typeof address === 'object' && address !== null ? address.port : config.PORT;
+          resolve({ url: `http://${config.HOST}:${port}`, server: listening });
+        });
+      });
+    },
+    async close() {
+      clearInterval(flushTimer);
+      queryLog.flush();
+      if (server !== undefined) {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server!.close(() => resolve()));
+      }
+    },
+  };
+}

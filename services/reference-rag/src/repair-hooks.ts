@@ -1,0 +1,68 @@
+import type { KnowledgeSourceRequest, QueryRewriteRules, ReindexRequest, RepairResult, RerankerPinRequest } from '@rag-immune/rag-contract';
+import { RequestRefusedError } from './errors.ts';
+import type { KnowledgeIndexer } from './ingest/knowledge-indexer.ts';
+import type { RagService } from './rag-service.ts';
+
+/**
+ * The contract's optional repair hooks. A baseline refuses the ones that would change its frozen
+ * knowledge (409); a reindex is allowed there because it rebuilds the same frozen knowledge.
+ */
+export class RepairHooks {
+  constructor(
+    private readonly service: RagService,
+    private readonly indexer: KnowledgeIndexer,
+    private readonly knowledge: { clock: () => Date; advanceToNow: () => Date; frozen: boolean },
+  ) {}
+
+  async reindex(request: ReindexRequest): Promise<RepairResult> {
+    const ids = request.knowledge_ids === undefined ? undefined : new Set(request.knowledge_ids);
+    const options =
+      request.since === undefined
+        ? { force: true, ...(ids ? { knowledgeIds: ids } : {}) }
+        : { since: new Date(request.since), ...(ids ? { knowledgeIds: ids } : {}) };
+    const result = await this.indexer.sync(this.knowledge.clock(), options);
+    return done('reindex', result.upserted + result.deleted, { ...result });
+  }
+
+  pinReranker(request: RerankerPinRequest): RepairResult {
+    if (!this.service.reranker.availableVersions.includes(request.version)) {
+      throw new RequestRefusedError(
+        `unknown reranker version ${request.version} (have ${this.service.reranker.availableVersions.join(', ')})`,
+        400,
+      );
+    }
+    const from = this.service.reranker.version;
+    this.service.reranker.use(request.version);
+    return done('reranker_pin', from === request.version ? 0 : 1, { from, to: request.version });
+  }
+
+  async knowledgeSource(request: KnowledgeSourceRequest): Promise<RepairResult> {
+    if (this.knowledge.frozen)
+      throw new RequestRefusedError('this baseline instance has frozen knowledge and refuses knowledge mutation', 409);
+    const source = this.indexer.sources.find((candidate) => candidate.name === request.source);
+    if (source === undefined) throw new RequestRefusedError(`unknown knowledge source ${request.source}`, 400);
+    if (request.action === 'switch_to_backup') source.use('backup');
+    if (request.action === 'switch_to_primary') source.use('primary');
+    const result = await this.indexer.sync(this.knowledge.advanceToNow());
+    return done('knowledge_source', result.upserted + result.deleted, { ...result, source: source.name, provider: source.activeProvider });
+  }
+
+  answerValidation(enabled: boolean): RepairResult {
+    const changed = this.service.generator.validateAnswers !== enabled;
+    this.service.generator.validateAnswers = enabled;
+    return done('answer_validation', changed ? 1 : 0, { enabled });
+  }
+
+  queryRewriteRules(request: QueryRewriteRules): RepairResult {
+    try {
+      this.service.normalizer.setRules(request.rules);
+    } catch (error) {
+      throw new RequestRefusedError(`invalid rewrite rule: ${error instanceof Error ? error.message : String(error)}`, 400);
+    }
+    return done('query_rewrite_rules', request.rules.length, { rules: request.rules.length });
+  }
+}
+
+function done(hook: RepairResult['hook'], changed: number, detail: Record<string, unknown>): RepairResult {
+  return { hook, applied_at: new Date().toISOString(), changed, detail };
+}

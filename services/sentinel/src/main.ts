@@ -1,0 +1,81 @@
+/**
+ * The sentinel worker's composition root: configuration from the environment (a bad value stops
+ * the process naming the variable), the probe file (a bad line stops it naming the line), the
+ * bus, the FCS scorer, both RAG clients, the schedule, /healthz and /metrics, graceful shutdown.
+ */
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import { EventBus, BusMetrics, busConfigFromEnv, onTerminationSignal, InvalidConfigError } from '@rag-immune/bus';
+import { FactConsistencyScorer } from '@rag-immune/fcs';
+import { DEFAULT_USER_AGENT, SENTINEL_VERSION, SentinelConfigError, sentinelConfigFromEnv } from './config.ts';
+import { ProbeCatalog, InvalidProbeFileError } from './probes/probe-catalog.ts';
+import { ProbeRunner } from './probe-runner.ts';
+import { Sentinel } from './sentinel.ts';
+import { SentinelMetrics } from './sentinel-metrics.ts';
+import { sentinelHttpApp } from './http-server.ts';
+import { startTelemetry } from './telemetry.ts';
+import { DebugCapture } from './debug-capture.ts';
+import { ragClientWithHeaders } from './rag-connection.ts';
+
+const logger = pino({ name: 'sentinel', base: { service: 'sentinel', version: SENTINEL_VERSION } });
+
+async function main(): Promise<void> {
+  const config = sentinelConfigFromEnv(process.env);
+  const busConfig = busConfigFromEnv(process.env, 'rag-immune-sentinel');
+  const catalog = await ProbeCatalog.load(config.SENTINEL_PROBES_FILE);
+  const probes = catalog.active();
+  if (probes.length === 0) throw new InvalidProbeFileError(config.SENTINEL_PROBES_FILE, [{ line: 0, message: 'no active probe' }]);
+
+  const registry = new Registry();
+  const metrics = new SentinelMetrics(registry);
+  const bus = new EventBus(busConfig, logger, new BusMetrics(registry));
+  await bus.start(['probes']);
+  const publisher = await bus.publisher();
+
+  const telemetry = startTelemetry(SENTINEL_VERSION);
+  const fcs = await FactConsistencyScorer.load({
+    ...(config.SENTINEL_FCS_MODEL ? { modelPath: config.SENTINEL_FCS_MODEL } : {}),
+    logger,
+    registry,
+  });
+  const headers = { 'user-agent': DEFAULT_USER_AGENT, ...config.SENTINEL_HEADERS };
+  const runner = new ProbeRunner({
+    online: ragClientWithHeaders(config.SENTINEL_ONLINE_RAG_URL, headers, config.SENTINEL_CALL_TIMEOUT_MS),
+    baseline: ragClientWithHeaders(config.SENTINEL_BASELINE_RAG_URL, headers, config.SENTINEL_CALL_TIMEOUT_MS),
+    fcs,
+    tracer: telemetry.tracer,
+    thresholds: { fcsDrop: config.SENTINEL_FCS_DROP, icDrop: config.SENTINEL_IC_DROP, kfLagDays: config.SENTINEL_KF_LAG_DAYS },
+    sourceTrust: config.SENTINEL_SOURCE_TRUST,
+    callTimeoutMs: config.SENTINEL_CALL_TIMEOUT_MS,
+    callAttempts: config.SENTINEL_CALL_ATTEMPTS,
+    version: SENTINEL_VERSION,
+    ...(config.SENTINEL_DEBUG === '1' ? { debug: new DebugCapture(config.SENTINEL_DEBUG_DIR, headers) } : {}),
+  });
+  const sentinel = new Sentinel(
+    probes,
+    runner,
+    { publish: (result) => publisher.publish('probes', result) },
+    metrics,
+    { intervalMs: config.SENTINEL_INTERVAL_SECONDS * 1000, jitter: config.SENTINEL_JITTER, maxConcurrent: config.SENTINEL_MAX_CONCURRENT },
+    logger,
+  );
+  const server = sentinelHttpApp(sentinel, registry).listen(config.SENTINEL_PORT, config.SENTINEL_HOST, () =>
+    logger.info({ port: config.SENTINEL_PORT, probes: probes.length, debug: config.SENTINEL_DEBUG === '1' }, 'sentinel listening'),
+  );
+  sentinel.start();
+  onTerminationSignal(async () => {
+    await sentinel.stop();
+    server.close();
+    await bus.stop();
+    await telemetry.shutdown();
+  }, logger);
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof SentinelConfigError || error instanceof InvalidConfigError || error instanceof InvalidProbeFileError) {
+    logger.fatal({ issues: (error as { issues: unknown }).issues }, error.message);
+    process.exit(78);
+  }
+  logger.fatal({ err: error }, 'sentinel failed to start');
+  process.exit(1);
+});

@@ -1,0 +1,27 @@
+import type { QueryRequest, QueryResponse } from '@rag-immune/rag-contract';
+
+/**
+ * What the sentinel needs from its collaborators. The composition root (main.ts) plugs in the real
+ * RagClient and FactConsistencyScorer; tests plug in the same real ones against real servers.
+ */
+export interface RagPort {
+  query(request: QueryRequest, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<QueryResponse>;
+}
+
+export interface EvidenceSnippet {
+  passage_id: string;
+  text: string;
+  stance: 'supports' | 'contradicts';
+  probability: number;
+}
+
+export interface FcsVerdict {
+  status: 'scored' | 'no_evidence';
+  score: number | null;
+  truncated: boolean;
+  evidence_snippets: EvidenceSnippet[];
+}
+
+export interface FactConsistencyPort {
+  score(input: { question: string; evidence: { id: string; text: string }[]; answer: string }): Promise<FcsVerdict>;
+}

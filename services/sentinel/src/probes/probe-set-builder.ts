@@ -1,0 +1,213 @@
+import type { FactConsistencyPort, RagPort } from '../ports.ts';
+import type { GoldenProbe } from './golden-probe.ts';
+import { distanceToCentroid, kMeans } from './kmeans.ts';
+import type { QueryLogEntry } from './query-log.ts';
+
+/**
+ * Builds a golden probe set the way the design document does (section 3.1):
+ * 1. head: the most frequent high-value queries (count × business value);
+ * 2. long tail: k-means over the embeddings of the remaining queries, one representative per
+ *    cluster (the member nearest its centroid, then the next nearest if it is rejected);
+ * 3. every candidate must be fragile — its FCS varies across N runs (the standard deviation is
+ *    above a threshold) — and attributable — its answer rests on one knowledge source (that
+ *    source's share of the retrieval weight is above a threshold).
+ * A deterministic RAG gives the same answer on every repeat, so the N runs also vary the query's
+ * surface (case, punctuation, a polite prefix) the way users do; a query whose FCS moves under
+ * such noise is one whose answer is on a knife's edge, which is what a probe should watch.
+ */
+export interface ProbeSetOptions {
+  size: number;
+  headShare: number;
+  runs: number;
+  fragilityThreshold: number;
+  attributionShare: number;
+  seed: number;
+  now: Date;
+}
+
+export const defaultProbeSetOptions: ProbeSetOptions = {
+  size: 20,
+  headShare: 0.5,
+  runs: 5,
+  fragilityThreshold: 0.02,
+  attributionShare: 0.6,
+  seed: 42,
+  now: new Date(),
+};
+
+export interface CandidateVerdict {
+  query: string;
+  cluster: string;
+  count: number;
+  fcs_mean: number | null;
+  fcs_std: number | null;
+  source: string | null;
+  source_share: number | null;
+  accepted: boolean;
+  reason: string;
+}
+
+export interface ProbeSetReport {
+  probes: GoldenProbe[];
+  verdicts: CandidateVerdict[];
+}
+
+export interface ProbeSetPorts {
+  embed(texts: string[]): Promise<Float32Array[]>;
+  rag: RagPort;
+  fcs: FactConsistencyPort;
+}
+
+/** Surface variants of a query: what different users type for the same question. */
+export function queryVariants(query: string, runs: number): string[] {
+  const trimmed = query.trim();
+  const bare = trimmed.replace(/[?.!]+$/, '');
+  const variants = [
+    trimmed,
+    bare.toLowerCase(),
+    `${bare}?`,
+    `Please tell me: ${bare}`,
+    `${bare.charAt(0).toLowerCase()}${bare.slice(1)} ?`,
+    bare.toUpperCase(),
+  ];
+  return Array.from({ length: runs }, (_, i) => variants[i % variants.length] as string);
+}
+
+function slug(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60);
+}
+
+function stdDev(values: number[]): number {
+  const mean = values.reduce((a, b) => a + b, 0) / values.length;
+  return Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / values.length);
+}
+
+export class ProbeSetBuilder {
+  constructor(
+    private readonly ports: ProbeSetPorts,
+    private readonly options: ProbeSetOptions = defaultProbeSetOptions,
+  ) {}
+
+  async build(log: readonly QueryLogEntry[]): Promise<ProbeSetReport> {
+    const { size, headShare, seed } = this.options;
+    const worth = (e: QueryLogEntry) => e.count * (e.business_value ?? 1);
+    const ranked = [...log].sort((a, b) => worth(b) - worth(a) || a.query.localeCompare(b.query));
+    const headTarget = Math.round(size * headShare);
+    const verdicts: CandidateVerdict[] = [];
+    const probes: GoldenProbe[] = [];
+    const accept = (verdict: CandidateVerdict, entry: QueryLogEntry) => {
+      verdicts.push(verdict);
+      if (!verdict.accepted || verdict.source === null) return false;
+      probes.push(this.toProbe(entry, verdict.cluster, verdict.source, probes.length));
+      return true;
+    };
+
+    // Head: walk down the ranking until enough frequent queries pass.
+    const headSeen = new Set<string>();
+    for (const entry of ranked) {
+      if (probes.length >= headTarget) break;
+      headSeen.add(entry.query);
+      await accept(await this.examine(entry, 'head'), entry);
+    }
+
+    // Long tail: the rest, clustered; one accepted representative per cluster.
+    const tail = ranked.filter((entry) => !headSeen.has(entry.query));
+    const tailTarget = size - probes.length;
+    if (tail.length > 0 && tailTarget > 0) {
+      const embeddings = await this.ports.embed(tail.map((e) => e.query));
+      const { assignments, centroids } = kMeans(embeddings, tailTarget, seed);
+      for (let cluster = 0; cluster < centroids.length && probes.length < size; cluster += 1) {
+        const members = tail
+          .map((entry, index) => ({
+            entry,
+            distance:
+              assignments[index] === cluster
+                ? distanceToCentroid(embeddings[index] as Float32Array, centroids[cluster] as Float32Array)
+                : Infinity,
+          }))
+          .filter((m) => Number.isFinite(m.distance))
+          .sort((a, b) => a.distance - b.distance)
+          .slice(0, 3);
+        for (const { entry } of members) if (await accept(await this.examine(entry, `tail-${cluster}`), entry)) break;
+      }
+    }
+    return { probes, verdicts };
+  }
+
+  private async examine(entry: QueryLogEntry, cluster: string): Promise<CandidateVerdict> {
+    const base = { query: entry.query, cluster, count: entry.count };
+    const scores: number[] = [];
+    let source: string | null = null;
+    let share: number | null = null;
+    for (const [index, variant] of queryVariants(entry.query, this.options.runs).entries()) {
+      let response;
+      try {
+        response = await this.ports.rag.query({ query: variant });
+      } catch (error) {
+        return {
+          ...base,
+          fcs_mean: null,
+          fcs_std: null,
+          source,
+          source_share: share,
+          accepted: false,
+          reason: `RAG call failed: ${(error as Error).message}`,
+        };
+      }
+      if (index === 0) {
+        const weights = new Map<string, number>();
+        for (const chunk of response.chunks)
+          weights.set(chunk.knowledge_id, (weights.get(chunk.knowledge_id) ?? 0) + Math.max(0, chunk.retrieval_score));
+        const total = [...weights.values()].reduce((a, b) => a + b, 0);
+        const top = response.chunks[0]?.knowledge_id ?? null;
+        source = top;
+        share = top === null || total === 0 ? null : (weights.get(top) ?? 0) / total;
+      }
+      const verdict = await this.ports.fcs.score({
+        question: entry.query,
+        evidence: response.chunks.map((c) => ({ id: c.chunk_id, text: c.text })),
+        answer: response.answer,
+      });
+      if (verdict.score !== null) scores.push(verdict.score);
+    }
+    if (scores.length < 2)
+      return {
+        ...base,
+        fcs_mean: null,
+        fcs_std: null,
+        source,
+        source_share: share,
+        accepted: false,
+        reason: 'no FCS: the RAG returned no evidence',
+      };
+    const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
+    const std = stdDev(scores);
+    const verdict = { ...base, fcs_mean: mean, fcs_std: std, source, source_share: share };
+    if (share === null || share < this.options.attributionShare)
+      return {
+        ...verdict,
+        accepted: false,
+        reason: `not attributable: top source holds ${((share ?? 0) * 100).toFixed(0)}% of retrieval weight`,
+      };
+    if (std <= this.options.fragilityThreshold)
+      return { ...verdict, accepted: false, reason: `not fragile: FCS std ${std.toFixed(3)} <= ${this.options.fragilityThreshold}` };
+    return { ...verdict, accepted: true, reason: `fragile (FCS std ${std.toFixed(3)}) and attributable to ${source}` };
+  }
+
+  private toProbe(entry: QueryLogEntry, cluster: string, source: string, index: number): GoldenProbe {
+    return {
+      id: `${slug(entry.query) || 'probe'}-${index + 1}`.replace(/^-/, ''),
+      version: 1,
+      query: entry.query,
+      expected_sources: [source],
+      business_value: entry.business_value ?? 1,
+      cluster,
+      created_at: this.options.now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      retired_at: null,
+    };
+  }
+}

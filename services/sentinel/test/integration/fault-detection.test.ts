@@ -1,0 +1,280 @@
+/**
+ * The sentinel against the real reference RAG (online + frozen baseline, vectors in qdrant-local),
+ * the real FCS model, and the real Kafka and registry for every published ProbeResult:
+ * clean rounds raise no anomaly; each fault the reference RAG can inject raises an anomaly on the
+ * probes it touches within one interval, with the signal that fault should move; undo clears it.
+ */
+import { test, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { pino } from 'pino';
+import { trace } from '@opentelemetry/api';
+import { EventBus, busDefaults, parseBusConfig } from '@rag-immune/bus';
+import { FactConsistencyScorer } from '@rag-immune/fcs';
+import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import type { ProbeResult } from '@rag-immune/contracts';
+import {
+  CachingEmbedder,
+  createReferenceRag,
+  loadDebianKnowledge,
+  loadQuestions,
+  loadSentenceEmbedder,
+  ragConfigFromEnv,
+  touchedByTokenizerAnomaly,
+  type ReferenceRag,
+} from '@rag-immune/reference-rag';
+import { ProbeRunner, Sentinel, SentinelMetrics, defaultThresholds, ragClientWithHeaders, type GoldenProbe } from '../../src/index.ts';
+
+const PACKAGES = 30;
+/** stale_as_of of the knowledge-source failure: the online source falls back to this date. */
+const STALE_AS_OF = '2024-06-01T00:00:00.000Z';
+const INTERVAL_MS = 4000;
+const JITTER = 0.1;
+const run = randomUUID().slice(0, 8);
+const endpoints = stackEndpoints(loadStackConfig());
+const logger = pino({ level: 'warn' });
+
+let online: ReferenceRag;
+let baseline: ReferenceRag;
+let onlineUrl: string;
+let sentinel: Sentinel;
+let bus: EventBus;
+let probes: GoldenProbe[];
+/** Probes whose answer changed after STALE_AS_OF: the stale source must move their KF. */
+let changedSinceStale: Set<string>;
+const results: { at: number; result: ProbeResult }[] = [];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function faultApi(
+  method: 'POST' | 'DELETE',
+  kind: string,
+  body: unknown = {},
+): Promise<{ fault?: { affected_knowledge_ids: string[] | null } }> {
+  const response = await fetch(`${onlineUrl}/admin/faults/${kind}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    ...(method === 'POST' ? { body: JSON.stringify(body) } : {}),
+  });
+  assert.equal(response.status, 200, await response.clone().text());
+  return (await response.json()) as { fault?: { affected_knowledge_ids: string[] | null } };
+}
+
+/**
+ * Waits until every probe has `runs` results finished after `since` and returns the last of each.
+ * With runs = 2 the returned run certainly started after `since` (the first may have been in flight).
+ */
+async function nextRound(since: number, runs = 1, timeoutMs = INTERVAL_MS * (runs + 2) + 20_000): Promise<ProbeResult[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const seen = new Map<string, ProbeResult[]>();
+    for (const { at, result } of results) if (at > since) seen.set(result.probe_id, [...(seen.get(result.probe_id) ?? []), result]);
+    const latest = [...seen.values()].filter((list) => list.length >= runs).map((list) => list.at(-1) as ProbeResult);
+    if (latest.length === probes.length) return latest;
+    if (Date.now() > deadline)
+      throw new Error(`round after ${new Date(since).toISOString()} incomplete: ${latest.length}/${probes.length} probes`);
+    await sleep(100);
+  }
+}
+
+function selectProbes(knowledgeIds: Set<string>): GoldenProbe[] {
+  // questions.jsonl holds each answer now and as of 2024-06-01 (= STALE_AS_OF).
+  const questions = loadQuestions().filter((q) => knowledgeIds.has(q.knowledge_id));
+  const changed = questions.filter((q) => q.kind === 'latest_version' && q.expected !== q.expected_baseline).slice(0, 4);
+  const others = questions
+    .filter((q) => !changed.includes(q))
+    .filter((_, i) => i % 7 === 0)
+    .slice(0, 12 - changed.length);
+  const selected = [...changed, ...others].map((q, index) => ({
+    id: `it-${index}-${q.id.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`.slice(0, 120),
+    version: 1,
+    query: q.question,
+    expected_sources: [q.knowledge_id],
+    business_value: 1,
+    cluster: q.kind,
+    created_at: '2026-11-01T00:00:00Z',
+    retired_at: null,
+  }));
+  changedSinceStale = new Set(selected.slice(0, changed.length).map((p) => p.id));
+  return selected;
+}
+
+before(async () => {
+  const now = new Date().toISOString();
+  const { sources } = loadDebianKnowledge({ packages: PACKAGES });
+  const ids = new Set(sources.flatMap((source) => source.recordsPublishedBy(new Date()).map((record) => record.knowledgeId)));
+  probes = selectProbes(ids);
+  const embedder = new CachingEmbedder(await loadSentenceEmbedder());
+  const env = { QDRANT_URL: endpoints.qdrantUrl, PORT: '0', LOG_LEVEL: 'warn' };
+  // The baseline is the known-good snapshot of today's knowledge; the online RAG starts identical.
+  online = createReferenceRag(ragConfigFromEnv({ ...env, INSTANCE: 'online', QDRANT_COLLECTION: `it-sentinel-online-${run}` }), {
+    embedder,
+    sources,
+    logger,
+  });
+  baseline = createReferenceRag(
+    ragConfigFromEnv({ ...env, INSTANCE: 'baseline', PINNED_AS_OF: now, QDRANT_COLLECTION: `it-sentinel-baseline-${run}` }),
+    {
+      embedder,
+      sources: loadDebianKnowledge({ packages: PACKAGES }).sources,
+      logger,
+    },
+  );
+  await Promise.all([online.ingest(), baseline.ingest()]);
+  onlineUrl = (await online.listen()).url;
+  const baselineUrl = (await baseline.listen()).url;
+
+  bus = new EventBus(
+    parseBusConfig({
+      ...busDefaults('development'),
+      clientId: `sentinel-e2e-${run}`,
+      brokers: endpoints.kafkaBrokers,
+      schemaRegistryUrl: endpoints.schemaRegistryUrl,
+    }),
+  );
+  await bus.start(['probes']);
+  const publisher = await bus.publisher();
+  const fcs = await FactConsistencyScorer.load({ intraOpNumThreads: 1 });
+  const runner = new ProbeRunner({
+    online: ragClientWithHeaders(onlineUrl, { 'user-agent': 'rag-immune-sentinel/test' }, 30_000),
+    baseline: ragClientWithHeaders(baselineUrl, { 'user-agent': 'rag-immune-sentinel/test' }, 30_000),
+    fcs,
+    tracer: trace.getTracer('sentinel-e2e'),
+    thresholds: defaultThresholds,
+    sourceTrust: {},
+    callTimeoutMs: 30_000,
+    callAttempts: 2,
+    version: 'test',
+  });
+  sentinel = new Sentinel(
+    probes,
+    runner,
+    {
+      publish: async (result) => {
+        await publisher.publish('probes', result);
+        results.push({ at: Date.now(), result });
+      },
+    },
+    new SentinelMetrics(),
+    { intervalMs: INTERVAL_MS, jitter: JITTER, maxConcurrent: 4 },
+    logger,
+  );
+  sentinel.start();
+});
+
+after(async () => {
+  await sentinel?.stop();
+  await bus?.stop();
+  await online?.close();
+  await baseline?.close();
+  await online?.index.drop();
+  await baseline?.index.drop();
+});
+
+test('three clean rounds raise no anomaly', async () => {
+  assert.ok(probes.length >= 8, `probes selected: ${probes.length}`);
+  let since = Date.now() - INTERVAL_MS * 2;
+  const anomalies: ProbeResult[] = [];
+  for (let round = 0; round < 3; round += 1) {
+    const roundResults = await nextRound(since);
+    anomalies.push(...roundResults.filter((r) => r.anomaly));
+    since = Math.max(...roundResults.map((r) => r.occurred_at));
+  }
+  assert.deepEqual(
+    anomalies.map((r) => `${r.probe_id}: ${r.anomaly_signals.join(',')} ${JSON.stringify(r.comparison)}`),
+    [],
+  );
+  const scored = results.filter(({ result }) => result.online.signals?.fcs_status === 'scored').length;
+  assert.ok(scored > 0, 'FCS scored the online answers');
+});
+
+interface FaultCase {
+  kind: string;
+  body: (probeIds: string[]) => Record<string, unknown>;
+  touches: (probe: GoldenProbe, affected: Set<string> | null) => boolean;
+  /** Signals this fault must move on at least one touched probe (any of them). */
+  expect: string[];
+}
+
+const firstHalf = (ids: string[]) => ids.slice(0, Math.ceil(ids.length / 2));
+const scopedTo = (probe: GoldenProbe, affected: Set<string> | null) => affected?.has(probe.expected_sources[0] ?? '') ?? true;
+const FAULTS: FaultCase[] = [
+  {
+    kind: 'generator-inconsistency',
+    body: (ids) => ({ scope: { knowledge_ids: firstHalf(ids) } }),
+    touches: scopedTo,
+    expect: ['fcs_drop'],
+  },
+  {
+    kind: 'knowledge-source-failure',
+    body: (ids) => ({ mode: 'stale', stale_as_of: STALE_AS_OF, scope: { knowledge_ids: ids } }),
+    touches: (probe, affected) => scopedTo(probe, affected) && changedSinceStale.has(probe.id),
+    expect: ['kf_stale'],
+  },
+  {
+    kind: 'vector-index-corruption',
+    body: (ids) => ({ mode: 'zero', scope: { knowledge_ids: firstHalf(ids) } }),
+    touches: scopedTo,
+    expect: ['fcs_drop', 'ic_drop'],
+  },
+  { kind: 'reranker-drift', body: () => ({}), touches: () => true, expect: ['fcs_drop', 'ic_drop'] },
+  {
+    kind: 'parser-bug',
+    body: (ids) => ({ mode: 'merge-sections', scope: { knowledge_ids: firstHalf(ids) } }),
+    touches: scopedTo,
+    expect: ['fcs_drop', 'ic_drop'],
+  },
+  {
+    kind: 'tokenizer-anomaly',
+    body: () => ({}),
+    touches: (probe) => touchedByTokenizerAnomaly(probe.query),
+    expect: ['fcs_drop', 'ic_drop'],
+  },
+];
+
+for (const fault of FAULTS) {
+  test(`${fault.kind}: an anomaly on the probes it touches within one interval, with ${fault.expect.join(' or ')}; undo clears it`, async () => {
+    const ids = [...new Set(probes.map((p) => p.expected_sources[0] as string))];
+    const injected = await faultApi('POST', fault.kind, fault.body(ids));
+    const injectedAt = Date.now();
+    let detectedAt: number | undefined;
+    try {
+      const affected = injected.fault?.affected_knowledge_ids ? new Set(injected.fault.affected_knowledge_ids) : null;
+      const touched = new Set(probes.filter((p) => fault.touches(p, affected)).map((p) => p.id));
+      assert.ok(touched.size > 0, 'the fault touches some probes');
+      const deadline = injectedAt + INTERVAL_MS * (1 + JITTER) + 15_000;
+      let hits: ProbeResult[] = [];
+      while (Date.now() < deadline) {
+        hits = results
+          .filter(({ at, result }) => at > injectedAt && result.occurred_at > injectedAt && result.anomaly && touched.has(result.probe_id))
+          .map(({ result }) => result)
+          .filter((r) => r.anomaly_signals.some((s) => fault.expect.includes(s)));
+        if (hits.length > 0) break;
+        await sleep(100);
+      }
+      assert.ok(hits.length > 0, `no ${fault.expect.join('/')} anomaly on ${[...touched].join(', ')}`);
+      detectedAt = Math.min(...results.filter(({ result }) => hits.includes(result)).map(({ at }) => at));
+      const detection = detectedAt - injectedAt;
+      // One whole round under the fault: how many touched (and untouched) probes it shows on.
+      const round = await nextRound(injectedAt, 2);
+      const touchedAnomalies = round.filter((r) => touched.has(r.probe_id) && r.anomaly);
+      const untouchedAnomalies = round.filter((r) => !touched.has(r.probe_id) && r.anomaly);
+      const moved = [...new Set(touchedAnomalies.flatMap((r) => r.anomaly_signals))].join(',');
+      console.log(
+        `${fault.kind}: first detected in ${detection} ms; a full round later ${touchedAnomalies.length}/${touched.size} touched probes anomalous ` +
+          `(signals ${moved}), ${untouchedAnomalies.length}/${probes.length - touched.size} untouched`,
+      );
+      // Within one interval (plus the run that was already in flight when the fault landed).
+      assert.ok(detection <= INTERVAL_MS * (1 + JITTER) + 15_000, `detection took ${detection} ms`);
+    } finally {
+      await faultApi('DELETE', fault.kind);
+    }
+    // After the undo, a whole round is clean again.
+    const undoneAt = Date.now();
+    const after = await nextRound(undoneAt, 2);
+    assert.deepEqual(
+      after.filter((r) => r.anomaly).map((r) => `${r.probe_id}: ${r.anomaly_signals.join(',')}`),
+      [],
+    );
+  });
+}
