@@ -24,7 +24,8 @@ import { ProbeRunner, Sentinel, SentinelMetrics, defaultThresholds, ragClientWit
 
 const PACKAGES = 25;
 const INTERVAL_MS = 5000;
-const FAULT = process.env.DEMO_FAULT ?? 'generator-inconsistency';
+const FAULT = process.env.DEMO_FAULT ?? 'vector-index-corruption';
+const FAULT_MODE = process.env.DEMO_FAULT_MODE ?? (FAULT === 'vector-index-corruption' ? 'zero' : undefined);
 const logger = pino({ level: 'warn' });
 const endpoints = stackEndpoints(loadStackConfig());
 const say = (text: string) => console.log(`\n== ${text}`);
@@ -116,7 +117,7 @@ const sentinel = new Sentinel(
 sentinel.start();
 await sleep(INTERVAL_MS * 2);
 
-say(`Injecting ${FAULT} into the online RAG (half of the probed knowledge); /healthz stays 200`);
+say(`Injecting ${FAULT}${FAULT_MODE ? ` (${FAULT_MODE})` : ''} into the online RAG (half of the probed knowledge); /healthz stays 200`);
 const scope = { knowledge_ids: [...new Set(probes.map((p) => p.expected_sources[0]))].slice(0, 4) };
 const injected = await fetch(`${onlineUrl}/admin/faults/${FAULT}`, {
   method: 'POST',
