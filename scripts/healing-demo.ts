@@ -12,15 +12,16 @@ import { trace } from '@opentelemetry/api';
 import { EventBus, busConfigFromEnv } from '@rag-immune/bus';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
 import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import { loadQuestions, startReferenceRagPair } from '@rag-immune/reference-rag';
 import {
-  CachingEmbedder,
-  createReferenceRag,
-  loadDebianKnowledge,
-  loadQuestions,
-  loadSentenceEmbedder,
-  ragConfigFromEnv,
-} from '@rag-immune/reference-rag';
-import { ProbeRunner, Sentinel, SentinelMetrics, defaultThresholds, ragClientWithHeaders, type GoldenProbe } from '@rag-immune/sentinel';
+  ProbeRunner,
+  Sentinel,
+  SentinelMetrics,
+  defaultThresholds,
+  probesFromQuestions,
+  ragClientWithHeaders,
+  type GoldenProbe,
+} from '@rag-immune/sentinel';
 
 const PACKAGES = 25;
 const INTERVAL_MS = 5000;
@@ -31,45 +32,18 @@ const endpoints = stackEndpoints(loadStackConfig());
 const say = (text: string) => console.log(`\n== ${text}`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const { sources } = loadDebianKnowledge({ packages: PACKAGES });
-const ids = new Set(sources.flatMap((s) => s.recordsPublishedBy(new Date()).map((r) => r.knowledgeId)));
-const probes: GoldenProbe[] = loadQuestions()
-  .filter((q) => ids.has(q.knowledge_id))
-  .filter((_, i) => i % 6 === 0)
-  .slice(0, 8)
-  .map((q, i) => ({
-    id: `demo-${i}`,
-    version: 1,
-    query: q.question,
-    expected_sources: [q.knowledge_id],
-    business_value: 1,
-    cluster: q.kind,
-    created_at: '2026-11-01T00:00:00Z',
-    retired_at: null,
-  }));
-
 say(`Reference RAG: ${PACKAGES} Debian packages' versioned changelog and apt knowledge, online + baseline (frozen now)`);
-const run = randomUUID().slice(0, 8);
-const embedder = new CachingEmbedder(await loadSentenceEmbedder());
-const env = { QDRANT_URL: endpoints.qdrantUrl, PORT: '0', LOG_LEVEL: 'warn' };
-const online = createReferenceRag(ragConfigFromEnv({ ...env, INSTANCE: 'online', QDRANT_COLLECTION: `demo-online-${run}` }), {
-  embedder,
-  sources,
-  logger,
-});
-const baseline = createReferenceRag(
-  ragConfigFromEnv({ ...env, INSTANCE: 'baseline', PINNED_AS_OF: new Date().toISOString(), QDRANT_COLLECTION: `demo-baseline-${run}` }),
-  {
-    embedder,
-    sources: loadDebianKnowledge({ packages: PACKAGES }).sources,
-    logger,
-  },
-);
-const [onlineIngest, baselineIngest] = await Promise.all([online.ingest(), baseline.ingest()]);
-console.log(`   ingested ${JSON.stringify(onlineIngest)} / ${JSON.stringify(baselineIngest)}`);
-const onlineUrl = (await online.listen()).url;
-const baselineUrl = (await baseline.listen()).url;
+const rags = await startReferenceRagPair({ qdrantUrl: endpoints.qdrantUrl, packages: PACKAGES, label: 'demo', logger });
+const { onlineUrl, baselineUrl } = rags;
 console.log(`   online ${onlineUrl}   baseline ${baselineUrl}`);
+const probes: GoldenProbe[] = probesFromQuestions(
+  loadQuestions()
+    .filter((q) => rags.knowledgeIds.has(q.knowledge_id))
+    .filter((_, i) => i % 6 === 0)
+    .slice(0, 8),
+  'demo',
+);
+const run = randomUUID().slice(0, 8);
 
 const bus = new EventBus(
   busConfigFromEnv(
@@ -133,9 +107,6 @@ await sleep(INTERVAL_MS * 2);
 
 await sentinel.stop();
 await bus.stop();
-await online.close();
-await baseline.close();
-await online.index.drop();
-await baseline.index.drop();
+await rags.close();
 say(`${shown} ProbeResults read back from Kafka. Also try: npx immune events tail probes --from-beginning --max 5`);
 process.exit(0);

@@ -5,7 +5,6 @@
  * comparison, and the ProbeResult published through the real Kafka and registry.
  * Usage: npm run stack -- up && npm run bench:sentinel [-- --packages 60 --probes 40 --seconds 60 --concurrency 4]
  */
-import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -16,15 +15,15 @@ import { trace } from '@opentelemetry/api';
 import { EventBus, busDefaults, parseBusConfig } from '@rag-immune/bus';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
 import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import { loadQuestions, startReferenceRagPair } from '@rag-immune/reference-rag';
 import {
-  CachingEmbedder,
-  createReferenceRag,
-  loadDebianKnowledge,
-  loadQuestions,
-  loadSentenceEmbedder,
-  ragConfigFromEnv,
-} from '@rag-immune/reference-rag';
-import { ProbeRunner, defaultThresholds, ragClientWithHeaders, type FactConsistencyPort, type GoldenProbe } from '@rag-immune/sentinel';
+  ProbeRunner,
+  defaultThresholds,
+  probesFromQuestions,
+  ragClientWithHeaders,
+  type FactConsistencyPort,
+  type GoldenProbe,
+} from '@rag-immune/sentinel';
 
 const { values } = parseArgs({
   options: {
@@ -38,48 +37,22 @@ const seconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
 const endpoints = stackEndpoints(loadStackConfig());
 const logger = pino({ level: 'warn' });
-const run = randomUUID().slice(0, 8);
 
-const { sources } = loadDebianKnowledge({ packages: Number(values.packages) });
-const ids = new Set(sources.flatMap((s) => s.recordsPublishedBy(new Date()).map((r) => r.knowledgeId)));
-const probes: GoldenProbe[] = loadQuestions()
-  .filter((q) => ids.has(q.knowledge_id))
-  .filter((_, i) => i % 3 === 0)
-  .slice(0, Number(values.probes))
-  .map((q, i) => ({
-    id: `bench-${i}`,
-    version: 1,
-    query: q.question,
-    expected_sources: [q.knowledge_id],
-    business_value: 1,
-    cluster: q.kind,
-    created_at: '2026-11-01T00:00:00Z',
-    retired_at: null,
-  }));
-
-const embedder = new CachingEmbedder(await loadSentenceEmbedder());
-const env = { QDRANT_URL: endpoints.qdrantUrl, PORT: '0', LOG_LEVEL: 'warn' };
-const online = createReferenceRag(ragConfigFromEnv({ ...env, INSTANCE: 'online', QDRANT_COLLECTION: `bench-sentinel-online-${run}` }), {
-  embedder,
-  sources,
+console.error(`ingesting ${values.packages} packages into two instances...`);
+const rags = await startReferenceRagPair({
+  qdrantUrl: endpoints.qdrantUrl,
+  packages: Number(values.packages),
+  label: 'bench-sentinel',
   logger,
 });
-const baseline = createReferenceRag(
-  ragConfigFromEnv({
-    ...env,
-    INSTANCE: 'baseline',
-    PINNED_AS_OF: new Date().toISOString(),
-    QDRANT_COLLECTION: `bench-sentinel-baseline-${run}`,
-  }),
-  {
-    embedder,
-    sources: loadDebianKnowledge({ packages: Number(values.packages) }).sources,
-    logger,
-  },
+const probes: GoldenProbe[] = probesFromQuestions(
+  loadQuestions()
+    .filter((q) => rags.knowledgeIds.has(q.knowledge_id))
+    .filter((_, i) => i % 3 === 0)
+    .slice(0, Number(values.probes)),
+  'bench',
 );
-console.error(`ingesting ${values.packages} packages into two instances...`);
-await Promise.all([online.ingest(), baseline.ingest()]);
-const [onlineUrl, baselineUrl] = [(await online.listen()).url, (await baseline.listen()).url];
+const [onlineUrl, baselineUrl] = [rags.onlineUrl, rags.baselineUrl];
 
 const bus = new EventBus(
   parseBusConfig({
@@ -172,8 +145,5 @@ const outDir = join(dirname(fileURLToPath(import.meta.url)), 'results');
 mkdirSync(outDir, { recursive: true });
 writeFileSync(join(outDir, 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
 await bus.stop();
-await online.close();
-await baseline.close();
-await online.index.drop();
-await baseline.index.drop();
+await rags.close();
 process.exit(0);

@@ -10,3 +10,4 @@ export { loadSentenceEmbedder } from './embedding/sentence-embedder.ts';
 export { CachingEmbedder } from './embedding/embedder.ts';
 export { loadQuestions, grade, accuracy, percentile, QUESTIONS_PATH, type Graded } from './questions/evaluate.ts';
 export { touchedByTokenizerAnomaly } from './text/query-normalizer.ts';
+export { startReferenceRagPair, type ReferenceRagPair, type ReferenceRagPairOptions } from './reference-rag-pair.ts';

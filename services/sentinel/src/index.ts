@@ -30,3 +30,4 @@ export { knowledgeFreshness, type KnowledgeFreshness } from './signals/knowledge
 export { compareWithBaseline, defaultThresholds, type AnomalyThresholds, type BaselineVerdict } from './signals/baseline-comparison.ts';
 export { ragClientWithHeaders } from './rag-connection.ts';
 export { readOnlineFcsHistory } from './probes/probe-history.ts';
+export { probesFromQuestions, type LabelledQuestionLike } from './probes/labelled-question-probes.ts';

@@ -13,17 +13,16 @@ import { EventBus, busDefaults, parseBusConfig } from '@rag-immune/bus';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
 import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
 import type { ProbeResult } from '@rag-immune/contracts';
+import { loadQuestions, startReferenceRagPair, touchedByTokenizerAnomaly, type ReferenceRagPair } from '@rag-immune/reference-rag';
 import {
-  CachingEmbedder,
-  createReferenceRag,
-  loadDebianKnowledge,
-  loadQuestions,
-  loadSentenceEmbedder,
-  ragConfigFromEnv,
-  touchedByTokenizerAnomaly,
-  type ReferenceRag,
-} from '@rag-immune/reference-rag';
-import { ProbeRunner, Sentinel, SentinelMetrics, defaultThresholds, ragClientWithHeaders, type GoldenProbe } from '../../src/index.ts';
+  ProbeRunner,
+  Sentinel,
+  SentinelMetrics,
+  defaultThresholds,
+  probesFromQuestions,
+  ragClientWithHeaders,
+  type GoldenProbe,
+} from '../../src/index.ts';
 
 const PACKAGES = 30;
 /** stale_as_of of the knowledge-source failure: the online source falls back to this date. */
@@ -34,8 +33,7 @@ const run = randomUUID().slice(0, 8);
 const endpoints = stackEndpoints(loadStackConfig());
 const logger = pino({ level: 'warn' });
 
-let online: ReferenceRag;
-let baseline: ReferenceRag;
+let rags: ReferenceRagPair;
 let onlineUrl: string;
 let sentinel: Sentinel;
 let bus: EventBus;
@@ -85,44 +83,17 @@ function selectProbes(knowledgeIds: Set<string>): GoldenProbe[] {
     .filter((q) => !changed.includes(q))
     .filter((_, i) => i % 7 === 0)
     .slice(0, 12 - changed.length);
-  const selected = [...changed, ...others].map((q, index) => ({
-    id: `it-${index}-${q.id.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`.slice(0, 120),
-    version: 1,
-    query: q.question,
-    expected_sources: [q.knowledge_id],
-    business_value: 1,
-    cluster: q.kind,
-    created_at: '2026-11-01T00:00:00Z',
-    retired_at: null,
-  }));
+  const selected = probesFromQuestions([...changed, ...others], 'it');
   changedSinceStale = new Set(selected.slice(0, changed.length).map((p) => p.id));
   return selected;
 }
 
 before(async () => {
-  const now = new Date().toISOString();
-  const { sources } = loadDebianKnowledge({ packages: PACKAGES });
-  const ids = new Set(sources.flatMap((source) => source.recordsPublishedBy(new Date()).map((record) => record.knowledgeId)));
-  probes = selectProbes(ids);
-  const embedder = new CachingEmbedder(await loadSentenceEmbedder());
-  const env = { QDRANT_URL: endpoints.qdrantUrl, PORT: '0', LOG_LEVEL: 'warn' };
   // The baseline is the known-good snapshot of today's knowledge; the online RAG starts identical.
-  online = createReferenceRag(ragConfigFromEnv({ ...env, INSTANCE: 'online', QDRANT_COLLECTION: `it-sentinel-online-${run}` }), {
-    embedder,
-    sources,
-    logger,
-  });
-  baseline = createReferenceRag(
-    ragConfigFromEnv({ ...env, INSTANCE: 'baseline', PINNED_AS_OF: now, QDRANT_COLLECTION: `it-sentinel-baseline-${run}` }),
-    {
-      embedder,
-      sources: loadDebianKnowledge({ packages: PACKAGES }).sources,
-      logger,
-    },
-  );
-  await Promise.all([online.ingest(), baseline.ingest()]);
-  onlineUrl = (await online.listen()).url;
-  const baselineUrl = (await baseline.listen()).url;
+  rags = await startReferenceRagPair({ qdrantUrl: endpoints.qdrantUrl, packages: PACKAGES, label: 'it-sentinel', logger });
+  onlineUrl = rags.onlineUrl;
+  const baselineUrl = rags.baselineUrl;
+  probes = selectProbes(rags.knowledgeIds);
 
   bus = new EventBus(
     parseBusConfig({
@@ -165,10 +136,7 @@ before(async () => {
 after(async () => {
   await sentinel?.stop();
   await bus?.stop();
-  await online?.close();
-  await baseline?.close();
-  await online?.index.drop();
-  await baseline?.index.drop();
+  await rags?.close();
 });
 
 test('three clean rounds raise no anomaly', async () => {

@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { CachingEmbedder } from './embedding/embedder.ts';
+import { loadSentenceEmbedder } from './embedding/sentence-embedder.ts';
+import { ragConfigFromEnv } from './config.ts';
+import { loadDebianKnowledge } from './knowledge/debian-knowledge.ts';
+import { createReferenceRag, type ReferenceRag } from './reference-rag.ts';
+
+export interface ReferenceRagPairOptions {
+  qdrantUrl: string;
+  /** Knowledge subset size: packages whose changelogs and apt entries are ingested. */
+  packages: number;
+  /** Collection name prefix; a random suffix keeps runs apart. */
+  label: string;
+  logger: Logger;
+  /** The baseline's pinned time; default now, i.e. a known-good snapshot of today's knowledge. */
+  baselinePinnedAt?: Date;
+}
+
+/** An online reference RAG and its frozen baseline, ingested and listening on loopback. */
+export interface ReferenceRagPair {
+  online: ReferenceRag;
+  baseline: ReferenceRag;
+  onlineUrl: string;
+  baselineUrl: string;
+  /** Knowledge ids of the ingested subset. */
+  knowledgeIds: Set<string>;
+  /** Stops both servers and drops their collections. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the online/baseline pair the sentinel watches, the way the demo, the sentinel's end-to-end
+ * tests and its benchmark all need it: one embedder shared by both, separate collections.
+ */
+export async function startReferenceRagPair(options: ReferenceRagPairOptions): Promise<ReferenceRagPair> {
+  const run = randomUUID().slice(0, 8);
+  const { sources } = loadDebianKnowledge({ packages: options.packages });
+  const knowledgeIds = new Set(sources.flatMap((source) => source.recordsPublishedBy(new Date()).map((record) => record.knowledgeId)));
+  const embedder = new CachingEmbedder(await loadSentenceEmbedder());
+  const env = { QDRANT_URL: options.qdrantUrl, PORT: '0', LOG_LEVEL: 'warn' };
+  const online = createReferenceRag(ragConfigFromEnv({ ...env, INSTANCE: 'online', QDRANT_COLLECTION: `${options.label}-online-${run}` }), {
+    embedder,
+    sources,
+    logger: options.logger,
+  });
+  const baseline = createReferenceRag(
+    ragConfigFromEnv({
+      ...env,
+      INSTANCE: 'baseline',
+      PINNED_AS_OF: (options.baselinePinnedAt ?? new Date()).toISOString(),
+      QDRANT_COLLECTION: `${options.label}-baseline-${run}`,
+    }),
+    // Its own source objects: faults injected into the online sources must not reach the baseline.
+    { embedder, sources: loadDebianKnowledge({ packages: options.packages }).sources, logger: options.logger },
+  );
+  await Promise.all([online.ingest(), baseline.ingest()]);
+  const onlineUrl = (await online.listen()).url;
+  const baselineUrl = (await baseline.listen()).url;
+  return {
+    online,
+    baseline,
+    onlineUrl,
+    baselineUrl,
+    knowledgeIds,
+    async close() {
+      await Promise.all([online.close(), baseline.close()]);
+      await Promise.all([online.index.drop(), baseline.index.drop()]);
+    },
+  };
+}
