@@ -2,15 +2,9 @@ import { Command, InvalidArgumentError } from 'commander';
 import { emit } from '../output.ts';
 import { CliError, ExitCode } from '../exit-codes.ts';
 
-/** The fault kinds the reference RAG's admin API serves (services/reference-rag, /admin/faults). */
-export const RAG_FAULT_KINDS = [
-  'vector-index-corruption',
-  'reranker-drift',
-  'knowledge-source-failure',
-  'parser-bug',
-  'generator-inconsistency',
-  'tokenizer-anomaly',
-] as const;
+import { FAULT_KINDS as RAG_FAULT_KINDS } from '@rag-immune/reference-rag/fault-kinds';
+
+export { RAG_FAULT_KINDS };
 
 const DEFAULT_URL = process.env.REFERENCE_RAG_URL ?? 'http://127.0.0.1:18400';
 

@@ -9,14 +9,9 @@ import type { QueryNormalizer } from '../text/query-normalizer.ts';
 import type { FaultJournal, JournalEntry } from './fault-journal.ts';
 import { RequestRefusedError } from '../errors.ts';
 
-export const FAULT_KINDS = [
-  'vector-index-corruption',
-  'reranker-drift',
-  'knowledge-source-failure',
-  'parser-bug',
-  'generator-inconsistency',
-  'tokenizer-anomaly',
-] as const;
+import { FAULT_KINDS } from './fault-kinds.ts';
+
+export { FAULT_KINDS };
 export const FaultKind = z.enum(FAULT_KINDS);
 export type FaultKind = z.infer<typeof FaultKind>;
 
