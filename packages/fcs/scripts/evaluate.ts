@@ -29,6 +29,13 @@ const { values } = parseArgs({
       type: 'string',
       default: join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'models', 'fcs', 'data', 'test.jsonl'),
     },
+    // A smaller variant (e.g. models/fcs/variants/l4-s128) needs its own token budget.
+    tokenizer: {
+      type: 'string',
+      default: join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'models', 'fcs', 'tokenizer.json'),
+    },
+    'max-tokens': { type: 'string', default: '256' },
+    threads: { type: 'string', default: '1' },
     model: { type: 'string', default: DEFAULT_MODEL_PATH },
     threshold: { type: 'string', default: '0.5' },
     limit: { type: 'string' },
@@ -43,7 +50,15 @@ const rows = readFileSync(values.data, 'utf8')
   .map((line) => JSON.parse(line) as Row)
   .slice(0, values.limit === undefined ? undefined : Number(values.limit));
 
-const scorer = await FactConsistencyScorer.load({ modelPath: values.model, threshold, cache: false });
+const maxTokens = Number(values['max-tokens']);
+const scorer = await FactConsistencyScorer.load({
+  modelPath: values.model,
+  tokenizerPath: values.tokenizer,
+  maxTokens,
+  intraOpNumThreads: Number(values.threads),
+  threshold,
+  cache: false,
+});
 const batchSize = Number(values['batch-size']);
 const combined: number[] = [];
 const modelOnly: number[] = [];
@@ -130,6 +145,7 @@ const report = {
   model: values.model,
   execution_provider: scorer.executionProvider,
   threshold,
+  max_tokens: maxTokens,
   triples: rows.length,
   seconds: Math.round(seconds * 10) / 10,
   overall: Object.fromEntries(names.map((name) => [name, metrics(systems[name], threshold)])) as Record<
@@ -144,7 +160,7 @@ const report = {
 
 const pct = (x: number): string => (Number.isNaN(x) ? '  n/a' : (100 * x).toFixed(1).padStart(5));
 console.log(`FCS evaluation: ${rows.length} triples from ${values.data}`);
-console.log(`model ${values.model} on ${scorer.executionProvider}, threshold ${threshold}, ${report.seconds} s\n`);
+console.log(`model ${values.model} on ${scorer.executionProvider}, max tokens ${maxTokens}, threshold ${threshold}, ${report.seconds} s\n`);
 console.log('system      accuracy  P(incons)  R(incons)  F1(incons)  F1(cons)  macro-F1  ROC-AUC');
 for (const [name, m] of Object.entries(report.overall)) {
   console.log(

@@ -11,6 +11,7 @@ export { GoldenProbeSchema, isActive, type GoldenProbe } from './probes/golden-p
 export { ProbeCatalog, parseProbeFile, formatProbeFile, InvalidProbeFileError, type ProbeFileIssue } from './probes/probe-catalog.ts';
 export {
   ProbeSetBuilder,
+  attribution,
   defaultProbeSetOptions,
   queryVariants,
   type ProbeSetOptions,

@@ -1,3 +1,4 @@
+import type { QueryResponse } from '@rag-immune/rag-contract';
 import type { FactConsistencyPort, RagPort } from '../ports.ts';
 import type { GoldenProbe } from './golden-probe.ts';
 import { distanceToCentroid, kMeans } from './kmeans.ts';
@@ -10,7 +11,8 @@ import type { QueryLogEntry } from './query-log.ts';
  *    cluster (the member nearest its centroid, then the next nearest if it is rejected);
  * 3. every candidate must be fragile — its FCS varies across N runs (the standard deviation is
  *    above a threshold) — and attributable — its answer rests on one knowledge source (that
- *    source's share of the retrieval weight is above a threshold).
+ *    source's share of the answer's citations, or of the retrieval weight when the RAG cites
+ *    nothing, is above a threshold).
  * A deterministic RAG gives the same answer on every repeat, so the N runs also vary the query's
  * surface (case, punctuation, a polite prefix) the way users do; a query whose FCS moves under
  * such noise is one whose answer is on a knife's edge, which is what a probe should watch.
@@ -71,6 +73,23 @@ export function queryVariants(query: string, runs: number): string[] {
     bare.toUpperCase(),
   ];
   return Array.from({ length: runs }, (_, i) => variants[i % variants.length] as string);
+}
+
+/**
+ * Which knowledge source the answer rests on, and how exclusively: the answer's citations when the
+ * RAG gives them (the sources it says it used), else the retrieval weight of the retrieved chunks.
+ */
+export function attribution(response: Pick<QueryResponse, 'citations' | 'chunks'>): { source: string | null; share: number | null } {
+  const weights = new Map<string, number>();
+  if (response.citations.length > 0)
+    for (const c of response.citations) weights.set(c.knowledge_id, (weights.get(c.knowledge_id) ?? 0) + 1);
+  else
+    for (const chunk of response.chunks)
+      weights.set(chunk.knowledge_id, (weights.get(chunk.knowledge_id) ?? 0) + Math.max(0, chunk.retrieval_score));
+  const total = [...weights.values()].reduce((a, b) => a + b, 0);
+  const [top] = [...weights].sort((a, b) => b[1] - a[1]);
+  if (top === undefined || total === 0) return { source: null, share: null };
+  return { source: top[0], share: top[1] / total };
 }
 
 function slug(text: string): string {
@@ -158,15 +177,7 @@ export class ProbeSetBuilder {
           reason: `RAG call failed: ${(error as Error).message}`,
         };
       }
-      if (index === 0) {
-        const weights = new Map<string, number>();
-        for (const chunk of response.chunks)
-          weights.set(chunk.knowledge_id, (weights.get(chunk.knowledge_id) ?? 0) + Math.max(0, chunk.retrieval_score));
-        const total = [...weights.values()].reduce((a, b) => a + b, 0);
-        const top = response.chunks[0]?.knowledge_id ?? null;
-        source = top;
-        share = top === null || total === 0 ? null : (weights.get(top) ?? 0) / total;
-      }
+      if (index === 0) ({ source, share } = attribution(response));
       const verdict = await this.ports.fcs.score({
         question: entry.query,
         evidence: response.chunks.map((c) => ({ id: c.chunk_id, text: c.text })),

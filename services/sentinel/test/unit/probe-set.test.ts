@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { kMeans, seededRandom } from '../../src/probes/kmeans.ts';
 import { parseQueryLog } from '../../src/probes/query-log.ts';
 import { applyRotation, planRotation } from '../../src/probes/probe-rotation.ts';
-import { queryVariants } from '../../src/probes/probe-set-builder.ts';
+import { attribution, queryVariants } from '../../src/probes/probe-set-builder.ts';
 import type { GoldenProbe } from '../../src/probes/golden-probe.ts';
 
 const unit = (...values: number[]) => {
@@ -89,4 +89,17 @@ test('rotation retires the always-healthy and the always-broken, keeps the infor
   assert.match(next.find((p) => p.id === 'dead')?.retired_reason ?? '', /always broken/);
   assert.equal(next.find((p) => p.id === 'useful')?.retired_at, null);
   assert.equal(next.at(-1)?.id, 'replacement');
+});
+
+test('attribution follows the citations when the RAG gives them, else the retrieval weight', () => {
+  const chunk = (knowledge_id: string, retrieval_score: number) => ({ knowledge_id, retrieval_score }) as never;
+  const cited = attribution({
+    citations: [{ chunk_id: 'c', doc_id: 'd', knowledge_id: 'apt/xz-utils', version: '1' }],
+    chunks: [chunk('apt/other', 0.9), chunk('apt/xz-utils', 0.5)],
+  });
+  assert.deepEqual(cited, { source: 'apt/xz-utils', share: 1 });
+  const uncited = attribution({ citations: [], chunks: [chunk('a', 0.6), chunk('b', 0.2), chunk('a', 0.2)] });
+  assert.equal(uncited.source, 'a');
+  assert.ok(Math.abs((uncited.share ?? 0) - 0.8) < 1e-9);
+  assert.deepEqual(attribution({ citations: [], chunks: [] }), { source: null, share: null });
 });
