@@ -12,7 +12,7 @@ import { trace } from '@opentelemetry/api';
 import { EventBus, busConfigFromEnv } from '@rag-immune/bus';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
 import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
-import { loadQuestions, startReferenceRagPair } from '@rag-immune/reference-rag';
+import { callFaultAdmin, loadQuestions, startReferenceRagPair } from '@rag-immune/reference-rag';
 import {
   ProbeRunner,
   Sentinel,
@@ -93,16 +93,14 @@ await sleep(INTERVAL_MS * 2);
 
 say(`Injecting ${FAULT}${FAULT_MODE ? ` (${FAULT_MODE})` : ''} into the online RAG (half of the probed knowledge); /healthz stays 200`);
 const scope = { knowledge_ids: [...new Set(probes.map((p) => p.expected_sources[0]))].slice(0, 4) };
-const injected = await fetch(`${onlineUrl}/admin/faults/${FAULT}`, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ scope }),
-});
-console.log(`   inject -> ${injected.status}; healthz -> ${(await fetch(`${onlineUrl}/healthz`)).status}`);
+const injected = await callFaultAdmin(onlineUrl, 'POST', FAULT, { scope, ...(FAULT_MODE ? { mode: FAULT_MODE } : {}) });
+console.log(
+  `   injected; affects ${injected.fault?.affected_knowledge_ids?.join(', ') ?? 'every query'}; healthz -> ${(await fetch(`${onlineUrl}/healthz`)).status}`,
+);
 await sleep(INTERVAL_MS * 2);
 
 say(`Undoing ${FAULT}: the anomalies clear on the next round`);
-await fetch(`${onlineUrl}/admin/faults/${FAULT}`, { method: 'DELETE' });
+await callFaultAdmin(onlineUrl, 'DELETE', FAULT);
 await sleep(INTERVAL_MS * 2);
 
 await sentinel.stop();

@@ -11,3 +11,4 @@ export { CachingEmbedder } from './embedding/embedder.ts';
 export { loadQuestions, grade, accuracy, percentile, QUESTIONS_PATH, type Graded } from './questions/evaluate.ts';
 export { touchedByTokenizerAnomaly } from './text/query-normalizer.ts';
 export { startReferenceRagPair, type ReferenceRagPair, type ReferenceRagPairOptions } from './reference-rag-pair.ts';
+export { callFaultAdmin, type FaultAdminResponse } from './faults/fault-admin-client.ts';

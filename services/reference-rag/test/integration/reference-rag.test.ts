@@ -11,6 +11,7 @@ import { loadDebianKnowledge } from '../../src/knowledge/debian-knowledge.ts';
 import { accuracy, grade, loadQuestions, percentile, type Graded } from '../../src/questions/evaluate.ts';
 import type { LabelledQuestion } from '../../src/questions/question-set.ts';
 import { createReferenceRag, type ReferenceRag } from '../../src/reference-rag.ts';
+import { callFaultAdmin } from '../../src/faults/fault-admin-client.ts';
 import { touchedByTokenizerAnomaly } from '../../src/text/query-normalizer.ts';
 
 // A knowledge subset keeps the suite within its time budget on two shared cores.
@@ -28,19 +29,7 @@ let onlineUrl: string;
 let questions: LabelledQuestion[];
 let clean: Graded[];
 
-async function faultApi(
-  method: 'POST' | 'DELETE',
-  kind: string,
-  body: unknown = {},
-): Promise<{ fault?: { affected_knowledge_ids: string[] | null } }> {
-  const response = await fetch(`${onlineUrl}/admin/faults/${kind}`, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    ...(method === 'POST' ? { body: JSON.stringify(body) } : {}),
-  });
-  assert.equal(response.status, 200, await response.clone().text());
-  return (await response.json()) as { fault?: { affected_knowledge_ids: string[] | null } };
-}
+const faultApi = (method: 'POST' | 'DELETE', kind: string, body: unknown = {}) => callFaultAdmin(onlineUrl, method, kind, body);
 
 before(async () => {
   const { sources } = loadDebianKnowledge({ packages: PACKAGES });

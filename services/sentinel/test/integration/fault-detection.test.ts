@@ -13,7 +13,13 @@ import { EventBus, busDefaults, parseBusConfig } from '@rag-immune/bus';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
 import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
 import type { ProbeResult } from '@rag-immune/contracts';
-import { loadQuestions, startReferenceRagPair, touchedByTokenizerAnomaly, type ReferenceRagPair } from '@rag-immune/reference-rag';
+import {
+  callFaultAdmin,
+  loadQuestions,
+  startReferenceRagPair,
+  touchedByTokenizerAnomaly,
+  type ReferenceRagPair,
+} from '@rag-immune/reference-rag';
 import {
   ProbeRunner,
   Sentinel,
@@ -44,19 +50,7 @@ const results: { at: number; result: ProbeResult }[] = [];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function faultApi(
-  method: 'POST' | 'DELETE',
-  kind: string,
-  body: unknown = {},
-): Promise<{ fault?: { affected_knowledge_ids: string[] | null } }> {
-  const response = await fetch(`${onlineUrl}/admin/faults/${kind}`, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    ...(method === 'POST' ? { body: JSON.stringify(body) } : {}),
-  });
-  assert.equal(response.status, 200, await response.clone().text());
-  return (await response.json()) as { fault?: { affected_knowledge_ids: string[] | null } };
-}
+const faultApi = (method: 'POST' | 'DELETE', kind: string, body: unknown = {}) => callFaultAdmin(onlineUrl, method, kind, body);
 
 /**
  * Waits until every probe has `runs` results finished after `since` and returns the last of each.
