@@ -162,20 +162,22 @@ export class ProbeSetBuilder {
     const scores: number[] = [];
     let source: string | null = null;
     let share: number | null = null;
+    // A candidate dropped before its FCS spread could be measured.
+    const rejected = (reason: string): CandidateVerdict => ({
+      ...base,
+      fcs_mean: null,
+      fcs_std: null,
+      source,
+      source_share: share,
+      accepted: false,
+      reason,
+    });
     for (const [index, variant] of queryVariants(entry.query, this.options.runs).entries()) {
       let response;
       try {
         response = await this.ports.rag.query({ query: variant });
       } catch (error) {
-        return {
-          ...base,
-          fcs_mean: null,
-          fcs_std: null,
-          source,
-          source_share: share,
-          accepted: false,
-          reason: `RAG call failed: ${(error as Error).message}`,
-        };
+        return rejected(`RAG call failed: ${(error as Error).message}`);
       }
       if (index === 0) ({ source, share } = attribution(response));
       const verdict = await this.ports.fcs.score({
@@ -185,16 +187,7 @@ export class ProbeSetBuilder {
       });
       if (verdict.score !== null) scores.push(verdict.score);
     }
-    if (scores.length < 2)
-      return {
-        ...base,
-        fcs_mean: null,
-        fcs_std: null,
-        source,
-        source_share: share,
-        accepted: false,
-        reason: 'no FCS: the RAG returned no evidence',
-      };
+    if (scores.length < 2) return rejected('no FCS: the RAG returned no evidence');
     const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
     const std = stdDev(scores);
     const verdict = { ...base, fcs_mean: mean, fcs_std: std, source, source_share: share };
