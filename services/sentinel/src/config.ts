@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defaultThresholds } from './signals/baseline-comparison.ts';
+import { defaultThresholds } from '@rag-immune/probing';
 
 const jsonObject = <T extends z.ZodTypeAny>(values: T) =>
   z.string().transform((text, ctx) => {

@@ -1,13 +1,12 @@
+// Probing and scoring live in @rag-immune/probing (the effector verifies repairs with the same code);
+// re-exported here so the sentinel's users keep one import.
+export * from '@rag-immune/probing';
 export { Sentinel, type ProbeResultSink, type ProbeStatus } from './sentinel.ts';
-export { ProbeRunner, type ProbeRunnerOptions } from './probe-runner.ts';
 export { ProbeScheduler } from './probe-scheduler.ts';
 export { SentinelMetrics } from './sentinel-metrics.ts';
 export { sentinelHttpApp } from './http-server.ts';
-export { DebugCapture } from './debug-capture.ts';
 export { startTelemetry, TELEMETRY_SERVICE_NAME } from './telemetry.ts';
 export { sentinelConfigFromEnv, SentinelConfigError, SENTINEL_VERSION, DEFAULT_USER_AGENT, type SentinelEnv } from './config.ts';
-export type { RagPort, FactConsistencyPort, FcsVerdict, EvidenceSnippet } from './ports.ts';
-export { GoldenProbeSchema, isActive, type GoldenProbe } from './probes/golden-probe.ts';
 export { ProbeCatalog, parseProbeFile, formatProbeFile, InvalidProbeFileError, type ProbeFileIssue } from './probes/probe-catalog.ts';
 export {
   ProbeSetBuilder,
@@ -26,9 +25,5 @@ export {
   type RotationOptions,
 } from './probes/probe-rotation.ts';
 export { parseQueryLog, type QueryLogEntry } from './probes/query-log.ts';
-export { intentCoverage, detectIntents, extractSlots, type IntentCoverage, type IntentKind } from './signals/intent-coverage.ts';
-export { knowledgeFreshness, type KnowledgeFreshness } from './signals/knowledge-freshness.ts';
-export { compareWithBaseline, defaultThresholds, type AnomalyThresholds, type BaselineVerdict } from './signals/baseline-comparison.ts';
-export { ragClientWithHeaders } from './rag-connection.ts';
 export { readOnlineFcsHistory } from './probes/probe-history.ts';
 export { probesFromQuestions, type LabelledQuestionLike } from './probes/labelled-question-probes.ts';

@@ -9,13 +9,11 @@ import { EventBus, BusMetrics, busConfigFromEnv, onTerminationSignal, InvalidCon
 import { FactConsistencyScorer } from '@rag-immune/fcs';
 import { DEFAULT_USER_AGENT, SENTINEL_VERSION, SentinelConfigError, sentinelConfigFromEnv } from './config.ts';
 import { ProbeCatalog, InvalidProbeFileError } from './probes/probe-catalog.ts';
-import { ProbeRunner } from './probe-runner.ts';
+import { ProbeRunner, DebugCapture, ragClientWithHeaders } from '@rag-immune/probing';
 import { Sentinel } from './sentinel.ts';
 import { SentinelMetrics } from './sentinel-metrics.ts';
 import { sentinelHttpApp } from './http-server.ts';
 import { startTelemetry } from './telemetry.ts';
-import { DebugCapture } from './debug-capture.ts';
-import { ragClientWithHeaders } from './rag-connection.ts';
 
 const logger = pino({ name: 'sentinel', base: { service: 'sentinel', version: SENTINEL_VERSION } });
 

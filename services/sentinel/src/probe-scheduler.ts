@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { GoldenProbe } from './probes/golden-probe.ts';
+import type { GoldenProbe } from '@rag-immune/probing';
 
 export interface ProbeSchedulerOptions {
   intervalMs: number;

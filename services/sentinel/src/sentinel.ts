@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { ProbeResult } from '@rag-immune/contracts';
-import type { GoldenProbe } from './probes/golden-probe.ts';
-import type { ProbeRunner } from './probe-runner.ts';
+import type { GoldenProbe, ProbeRunner } from '@rag-immune/probing';
 import { ProbeScheduler } from './probe-scheduler.ts';
 import type { SentinelMetrics } from './sentinel-metrics.ts';
 

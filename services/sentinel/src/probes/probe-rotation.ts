@@ -1,4 +1,4 @@
-import type { GoldenProbe } from './golden-probe.ts';
+import type { GoldenProbe } from '@rag-immune/probing';
 
 export interface RotationOptions {
   /** A probe whose online FCS stayed above this has lost its warning value. */

@@ -1,6 +1,5 @@
 import type { QueryResponse } from '@rag-immune/rag-contract';
-import type { FactConsistencyPort, RagPort } from '../ports.ts';
-import type { GoldenProbe } from './golden-probe.ts';
+import type { FactConsistencyPort, RagPort, GoldenProbe } from '@rag-immune/probing';
 import { distanceToCentroid, kMeans } from './kmeans.ts';
 import type { QueryLogEntry } from './query-log.ts';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ProbeScheduler } from '../../src/probe-scheduler.ts';
-import type { GoldenProbe } from '../../src/probes/golden-probe.ts';
+import type { GoldenProbe } from '@rag-immune/probing';
 
 const probe = (id: string): GoldenProbe => ({
   id,

@@ -4,7 +4,7 @@ import { kMeans, seededRandom } from '../../src/probes/kmeans.ts';
 import { parseQueryLog } from '../../src/probes/query-log.ts';
 import { applyRotation, planRotation } from '../../src/probes/probe-rotation.ts';
 import { attribution, queryVariants } from '../../src/probes/probe-set-builder.ts';
-import type { GoldenProbe } from '../../src/probes/golden-probe.ts';
+import type { GoldenProbe } from '@rag-immune/probing';
 
 const unit = (...values: number[]) => {
   const v = Float32Array.from(values);

@@ -3,7 +3,7 @@ import { SpanStatusCode, type Tracer } from '@opentelemetry/api';
 import { ExponentialBackoff, handleWhen, retry } from 'cockatiel';
 import { ContractViolationError, RagHttpError, RagUnreachableError, type QueryResponse } from '@rag-immune/rag-contract';
 import { eventEnvelope, type ProbeObservation, type ProbeResult, type RagCallStatus } from '@rag-immune/contracts';
-import type { GoldenProbe } from './probes/golden-probe.ts';
+import type { GoldenProbe } from './golden-probe.ts';
 import type { FactConsistencyPort, FcsVerdict, RagPort } from './ports.ts';
 import { intentCoverage } from './signals/intent-coverage.ts';
 import { knowledgeFreshness } from './signals/knowledge-freshness.ts';

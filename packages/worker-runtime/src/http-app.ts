@@ -1,0 +1,105 @@
+import { randomUUID, timingSafeEqual, createHash } from 'node:crypto';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { ZodError } from 'zod';
+
+/** A 4xx the caller can act on: the message is returned as is. */
+export class HttpRequestError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly issues?: { path: string; message: string }[],
+  ) {
+    super(message);
+    this.name = 'HttpRequestError';
+  }
+}
+
+/** Constant-time comparison of a presented bearer token with the configured one. */
+export function tokenMatches(presented: string, expected: string): boolean {
+  // Hash both so the comparison length never depends on the secret's length.
+  const a = createHash('sha256').update(presented).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+/** Requires `Authorization: Bearer <token>`; 401 without it. The token is never logged. */
+export function requireBearerToken(token: string): RequestHandler {
+  return (req, res, next) => {
+    const header = req.headers.authorization ?? '';
+    const presented = header.startsWith('Bearer ') ? header.slice('Bearer '.length) : '';
+    if (presented === '' || !tokenMatches(presented, token)) {
+      res.status(401).set('www-authenticate', 'Bearer').json({ error: 'unauthorized: a valid bearer token is required' });
+      return;
+    }
+    next();
+  };
+}
+
+/** True for addresses only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  return host === '127.0.0.1' || host === '::1' || host === 'localhost' || host.startsWith('127.');
+}
+
+/** Refuses to expose a worker beyond loopback without an API token. */
+export function assertSafeBinding(worker: string, host: string, token: string | undefined): void {
+  if (!isLoopback(host) && (token === undefined || token === '')) {
+    throw new Error(`${worker}: refusing to bind ${host} without an API token (set the worker's *_API_TOKEN or bind 127.0.0.1)`);
+  }
+}
+
+export interface WorkerHttpOptions {
+  worker: string;
+  registry: Registry;
+  logger: Logger;
+  /** 200 with the returned body when ready, 503 otherwise. */
+  health: () => { ready: boolean; detail?: Record<string, unknown> };
+  /** Routes under the worker's API; mounted after /healthz and /metrics, behind the token if given. */
+  routes: (app: Express) => void;
+  /** When set, every route except /healthz and /metrics requires this bearer token. */
+  apiToken?: string;
+}
+
+/**
+ * The HTTP skeleton every worker serves: /healthz for the orchestrator, /metrics for Prometheus,
+ * the worker's own routes behind a bearer token, JSON 404s, 4xx with a message for bad requests,
+ * and 500s that return only an error id (the detail is in the log under that id).
+ */
+export function workerHttpApp(options: WorkerHttpOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(express.json({ limit: '1mb' }));
+  app.get('/healthz', (_req, res) => {
+    const health = options.health();
+    res.status(health.ready ? 200 : 503).json({ status: health.ready ? 'ok' : 'starting', ...health.detail });
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.set('content-type', options.registry.contentType);
+    res.send(await options.registry.metrics());
+  });
+  if (options.apiToken !== undefined && options.apiToken !== '') app.use(requireBearerToken(options.apiToken));
+  options.routes(app);
+  app.use((req, res) => {
+    res.status(404).json({ error: `not found: ${req.method} ${req.path}` });
+  });
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (error instanceof HttpRequestError) {
+      res.status(error.status).json({ error: error.message, ...(error.issues ? { issues: error.issues } : {}) });
+      return;
+    }
+    if (error instanceof ZodError) {
+      const issues = error.issues.map((issue) => ({ path: issue.path.join('.') || '(body)', message: issue.message }));
+      res.status(400).json({ error: `invalid request: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues });
+      return;
+    }
+    if (typeof error === 'object' && error !== null && (error as { type?: string }).type === 'entity.parse.failed') {
+      res.status(400).json({ error: 'invalid request: body is not valid JSON' });
+      return;
+    }
+    const errorId = randomUUID();
+    options.logger.error({ err: error, error_id: errorId, method: req.method, path: req.path }, `${options.worker}: request failed`);
+    res.status(500).json({ error: 'internal error', error_id: errorId });
+  });
+  return app;
+}
