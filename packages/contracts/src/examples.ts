@@ -79,6 +79,8 @@ export function exampleRootCauseReport(incidentId = `inc-${randomUUID()}`, at = 
       },
     ],
     open_questions: [],
+    affected_probes: [{ probe_id: 'q-openssl-version', probe_version: 1, query: 'What is the latest version of openssl?' }],
+    affected_knowledge_ids: [],
     recommended_intents: ['rollback_reranker'],
   };
 }
