@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { topicIds, type TopicId } from '@rag-immune/contracts';
+import { Topics, topicIds, type TopicId } from '@rag-immune/contracts';
 
 const TopicSettingsSchema = z
   .object({
@@ -26,6 +26,15 @@ export const BusConfigSchema = z
     schemaRegistryUrl: z.string().url(),
     /** 'development' allows single-replica topics; 'production' insists on RF 3 and min ISR 2. */
     profile: z.enum(['development', 'production']),
+    /**
+     * Prepended to every topic name (the three event topics and the dead-letter topic): lets
+     * several immune systems, or test runs, share one cluster without reading each other's events.
+     * Schema subjects stay the contract's.
+     */
+    topicPrefix: z
+      .string()
+      .regex(/^[a-zA-Z0-9._-]*$/, 'only letters, digits, ".", "_" and "-"')
+      .max(100),
     topics: z
       .object({
         probes: TopicSettingsSchema,
@@ -66,11 +75,17 @@ export type BusTopic = TopicId | 'deadLetter';
 /** The dead-letter topic's name; one for the whole system, origin topic in its headers. */
 export const DEAD_LETTER_TOPIC = 'rag-immune-dead-letter';
 
+/** The Kafka topic name of a contract topic (or the dead-letter topic) under the configured prefix. */
+export function topicNameOf(config: Pick<BusConfig, 'topicPrefix'>, topic: BusTopic): string {
+  return `${config.topicPrefix}${topic === 'deadLetter' ? DEAD_LETTER_TOPIC : Topics[topic].name}`;
+}
+
 export function busDefaults(profile: BusConfig['profile']): Omit<BusConfig, 'clientId' | 'brokers' | 'schemaRegistryUrl'> {
   const replication =
     profile === 'production' ? { replicationFactor: 3, minInsyncReplicas: 2 } : { replicationFactor: 1, minInsyncReplicas: 1 };
   return {
     profile,
+    topicPrefix: '',
     topics: {
       probes: { partitions: 16, retentionMs: SEVEN_DAYS, ...replication },
       reports: { partitions: 6, retentionMs: 4 * SEVEN_DAYS, ...replication },
@@ -139,11 +154,13 @@ export function busConfigFromEnv(env: NodeJS.ProcessEnv, clientId: string): BusC
     brokers: 'KAFKA_BROKERS',
     schemaRegistryUrl: 'SCHEMA_REGISTRY_URL',
     clientId: 'KAFKA_CLIENT_ID',
+    topicPrefix: 'BUS_TOPIC_PREFIX',
   };
   try {
     return parseBusConfig({
       ...defaults,
       topics,
+      topicPrefix: env.BUS_TOPIC_PREFIX ?? '',
       clientId: env.KAFKA_CLIENT_ID ?? clientId,
       brokers: (env.KAFKA_BROKERS ?? '')
         .split(',')

@@ -1,5 +1,4 @@
 import type { Producer, IHeaders } from 'kafkajs';
-import { DEAD_LETTER_TOPIC } from './config.ts';
 import type { PoisonReason } from './errors.ts';
 
 /** Headers a dead-lettered message carries, so an operator can find and replay it. */
@@ -26,9 +25,9 @@ export interface DeadLetter {
 }
 
 /** Copies the original bytes unchanged to the dead-letter topic with why and where they came from. */
-export async function sendToDeadLetter(producer: Producer, letter: DeadLetter): Promise<void> {
+export async function sendToDeadLetter(producer: Producer, deadLetterTopic: string, letter: DeadLetter): Promise<void> {
   await producer.send({
-    topic: DEAD_LETTER_TOPIC,
+    topic: deadLetterTopic,
     acks: -1,
     messages: [
       {

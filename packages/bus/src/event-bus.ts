@@ -45,7 +45,7 @@ export class EventBus {
 
   async publisher(): Promise<EventPublisher> {
     if (this.publisherInstance === undefined) {
-      this.publisherInstance = new EventPublisher(this.kafka, this.catalog, this.metrics, this.logger);
+      this.publisherInstance = new EventPublisher(this.kafka, this.catalog, this.metrics, this.logger, this.config.topicPrefix);
       await this.publisherInstance.connect();
     }
     return this.publisherInstance;

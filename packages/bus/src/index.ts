@@ -15,6 +15,7 @@ export {
   parseBusConfig,
   InvalidConfigError,
   DEAD_LETTER_TOPIC,
+  topicNameOf,
   type BusConfig,
   type TopicSettings,
 } from './config.ts';

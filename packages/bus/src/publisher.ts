@@ -37,6 +37,8 @@ export class EventPublisher {
     private readonly catalog: SchemaCatalog,
     private readonly metrics?: BusMetrics,
     private readonly logger?: Logger,
+    /** BusConfig.topicPrefix: the default topic names are the contract's under this prefix. */
+    private readonly topicPrefix = '',
   ) {
     this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
   }
@@ -61,7 +63,7 @@ export class EventPublisher {
   async publishMany<T extends TopicId>(
     topic: T,
     events: readonly TopicEvents[T][],
-    topicName: string = Topics[topic].name,
+    topicName: string = `${this.topicPrefix}${Topics[topic].name}`,
     headers: (event: TopicEvents[T]) => Record<string, string> = () => ({}),
   ): Promise<void> {
     if (events.length === 0) return;

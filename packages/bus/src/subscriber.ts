@@ -1,8 +1,8 @@
 import type { Admin, Consumer, EachMessagePayload, IHeaders, Kafka, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { ExponentialBackoff, handleWhen, retry, type RetryPolicy } from 'cockatiel';
-import { Topics, type TopicEvents, type TopicId } from '@rag-immune/contracts';
-import type { BusConfig } from './config.ts';
+import type { TopicEvents, TopicId } from '@rag-immune/contracts';
+import { topicNameOf, type BusConfig } from './config.ts';
 import type { SchemaCatalog } from './schema-catalog.ts';
 import type { BusMetrics } from './metrics.ts';
 import { InMemoryProcessedEventStore, type ProcessedEventStore } from './processed-events.ts';
@@ -69,7 +69,7 @@ export class EventSubscriber<T extends TopicId> {
     private readonly metrics?: BusMetrics,
     private readonly logger?: Logger,
   ) {
-    this.topicName = options.topicName ?? Topics[options.topic].name;
+    this.topicName = options.topicName ?? topicNameOf(config, options.topic);
     this.consumer = kafka.consumer({
       groupId: options.groupId,
       sessionTimeout: config.consumer.sessionTimeoutMs,
@@ -161,7 +161,7 @@ export class EventSubscriber<T extends TopicId> {
         return;
       }
       if (error instanceof PoisonMessageError) {
-        await sendToDeadLetter(this.deadLetterProducer, {
+        await sendToDeadLetter(this.deadLetterProducer, topicNameOf(this.config, 'deadLetter'), {
           reason: error.reason,
           detail: error.message,
           topic,

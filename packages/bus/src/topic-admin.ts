@@ -1,7 +1,7 @@
 import type { Admin, ITopicConfig } from 'kafkajs';
 import type { Logger } from 'pino';
-import { Topics, topicIds } from '@rag-immune/contracts';
-import { DEAD_LETTER_TOPIC, type BusConfig, type TopicSettings } from './config.ts';
+import { topicIds } from '@rag-immune/contracts';
+import { topicNameOf, type BusConfig, type TopicSettings } from './config.ts';
 
 function topicConfig(name: string, settings: TopicSettings): ITopicConfig {
   return {
@@ -18,8 +18,8 @@ function topicConfig(name: string, settings: TopicSettings): ITopicConfig {
 /** The three event topics and the dead-letter topic with their configured layout. */
 export function plannedTopics(config: BusConfig): ITopicConfig[] {
   return [
-    ...topicIds.map((id) => topicConfig(Topics[id].name, config.topics[id])),
-    topicConfig(DEAD_LETTER_TOPIC, config.topics.deadLetter),
+    ...topicIds.map((id) => topicConfig(topicNameOf(config, id), config.topics[id])),
+    topicConfig(topicNameOf(config, 'deadLetter'), config.topics.deadLetter),
   ];
 }
 

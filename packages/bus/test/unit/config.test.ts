@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { busConfigFromEnv, busDefaults, parseBusConfig, InvalidConfigError } from '../../src/index.ts';
+import { busConfigFromEnv, busDefaults, parseBusConfig, plannedTopics, topicNameOf, InvalidConfigError } from '../../src/index.ts';
 
 const env = { KAFKA_BROKERS: '127.0.0.1:19092', SCHEMA_REGISTRY_URL: 'http://127.0.0.1:18081/apis/ccompat/v7' };
 
@@ -37,4 +37,16 @@ test('min ISR above the replication factor is refused', () => {
   const base = { ...busDefaults('development'), clientId: 'x', brokers: ['h:1'], schemaRegistryUrl: 'http://h' };
   const broken = { ...base, topics: { ...base.topics, actions: { ...base.topics.actions, minInsyncReplicas: 2 } } };
   assert.throws(() => parseBusConfig(broken), /topics\.actions\.minInsyncReplicas: minInsyncReplicas must not exceed/);
+});
+
+test('BUS_TOPIC_PREFIX namespaces every topic, the dead-letter topic included; a bad prefix is named', () => {
+  const config = busConfigFromEnv({ ...env, BUS_TOPIC_PREFIX: 'run-7.' }, 'x');
+  assert.equal(topicNameOf(config, 'probes'), 'run-7.rag-sentinel-probes');
+  assert.equal(topicNameOf(config, 'deadLetter'), 'run-7.rag-immune-dead-letter');
+  assert.deepEqual(
+    plannedTopics(config).map((t) => t.topic),
+    ['run-7.rag-sentinel-probes', 'run-7.rag-identifiers-reports', 'run-7.rag-effectors-actions', 'run-7.rag-immune-dead-letter'],
+  );
+  assert.equal(topicNameOf(busConfigFromEnv(env, 'x'), 'reports'), 'rag-identifiers-reports');
+  assert.throws(() => busConfigFromEnv({ ...env, BUS_TOPIC_PREFIX: 'a b' }, 'x'), /BUS_TOPIC_PREFIX: only letters/);
 });

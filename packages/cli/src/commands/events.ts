@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { EventBus, DEAD_LETTER_TOPIC, DeadLetterHeaders } from '@rag-immune/bus';
+import { EventBus, DEAD_LETTER_TOPIC, DeadLetterHeaders, topicNameOf } from '@rag-immune/bus';
 import { Topics, topicIds, type TopicId } from '@rag-immune/contracts';
 import { randomUUID } from 'node:crypto';
 import { cliBusConfig } from '../connection.ts';
@@ -95,7 +95,7 @@ export function eventsCommand(): Command {
       await consumer.connect().catch((error: unknown) => {
         throw new CliError(`cannot reach Kafka: ${String(error)}`, ExitCode.unavailable);
       });
-      await consumer.subscribe({ topic: DEAD_LETTER_TOPIC, fromBeginning: true });
+      await consumer.subscribe({ topic: topicNameOf(config, 'deadLetter'), fromBeginning: true });
       const progress = untilDone(options.max, options.idleTimeout);
       await consumer.run({
         eachMessage: async ({ partition, message }) => {
