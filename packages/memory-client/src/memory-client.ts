@@ -4,7 +4,7 @@ import { Recommendation, RecommendRequest } from './recommendation.ts';
 export class MemoryUnavailableError extends Error {
   constructor(
     message: string,
-    readonly cause?: unknown,
+    override readonly cause?: unknown,
   ) {
     super(message);
     this.name = 'MemoryUnavailableError';
