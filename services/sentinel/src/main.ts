@@ -14,6 +14,7 @@ import { Sentinel } from './sentinel.ts';
 import { SentinelMetrics } from './sentinel-metrics.ts';
 import { sentinelHttpApp } from './http-server.ts';
 import { startTelemetry } from './telemetry.ts';
+import { traceHeaders } from '@rag-immune/worker-runtime';
 
 const logger = pino({ name: 'sentinel', base: { service: 'sentinel', version: SENTINEL_VERSION } });
 
@@ -52,7 +53,13 @@ async function main(): Promise<void> {
   const sentinel = new Sentinel(
     probes,
     runner,
-    { publish: (result) => publisher.publish('probes', result) },
+    {
+      // The publish runs in its own span so its W3C context travels in the Kafka headers to the identifier.
+      publish: (result) =>
+        telemetry.tracer.startActiveSpan('sentinel.publish', { attributes: { probe_id: result.probe_id } }, (span) =>
+          publisher.publishMany('probes', [result], undefined, () => traceHeaders()).finally(() => span.end()),
+        ),
+    },
     metrics,
     { intervalMs: config.SENTINEL_INTERVAL_SECONDS * 1000, jitter: config.SENTINEL_JITTER, maxConcurrent: config.SENTINEL_MAX_CONCURRENT },
     logger,
