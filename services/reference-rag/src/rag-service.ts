@@ -20,6 +20,9 @@ export interface RagServiceOptions {
 
 /** The query path: normalise → embed → retrieve valid-at-T chunks → rerank → generate → trace. */
 export class RagService {
+  /** Fault hook (evaluation fault embedding-model-swap): alters the query vector after the model ran. */
+  queryVectorDefect: ((vector: Float32Array) => Float32Array) | undefined;
+
   constructor(
     private readonly options: RagServiceOptions,
     private readonly embedder: Embedder,
@@ -53,7 +56,8 @@ export class RagService {
     if (rewritten === '') throw new RequestRefusedError('invalid request: query: is blank after normalisation', 400);
 
     const t0 = performance.now();
-    const [vector] = await this.embedder.embed([rewritten]);
+    const [embedded] = await this.embedder.embed([rewritten]);
+    const vector = this.queryVectorDefect === undefined ? embedded : this.queryVectorDefect(embedded!);
     const t1 = performance.now();
     const retrieved = await this.index.search(vector!, asOf, Math.max(this.options.candidates, topK));
     const t2 = performance.now();

@@ -88,6 +88,7 @@ export function createReferenceRag(config: RagConfig, deps: ReferenceRagDeps): R
       reranker,
       generator,
       normalizer,
+      queryEncoder: service,
       knowledgeClock: knowledge.clock,
       pinnedRerankerVersion: () => config.RERANKER_VERSION,
     },

@@ -9,10 +9,10 @@ import type { QueryNormalizer } from '../text/query-normalizer.ts';
 import type { FaultJournal, JournalEntry } from './fault-journal.ts';
 import { RequestRefusedError } from '../errors.ts';
 
-import { FAULT_KINDS } from './fault-kinds.ts';
+import { EVALUATION_FAULT_KINDS, FAULT_KINDS } from './fault-kinds.ts';
 
-export { FAULT_KINDS };
-export const FaultKind = z.enum(FAULT_KINDS);
+export { FAULT_KINDS, EVALUATION_FAULT_KINDS };
+export const FaultKind = z.enum([...FAULT_KINDS, ...EVALUATION_FAULT_KINDS]);
 export type FaultKind = z.infer<typeof FaultKind>;
 
 const MODES: Record<FaultKind, [string, ...string[]]> = {
@@ -22,6 +22,7 @@ const MODES: Record<FaultKind, [string, ...string[]]> = {
   'parser-bug': ['merge-sections', 'boilerplate'],
   'generator-inconsistency': ['swap'],
   'tokenizer-anomaly': ['lookalike-unicode'],
+  'embedding-model-swap': ['permute-dimensions'],
 };
 
 /** Body of POST /admin/faults/{kind}. */
@@ -63,6 +64,8 @@ export interface FaultTargets {
   reranker: Reranker;
   generator: ExtractiveGenerator;
   normalizer: QueryNormalizer;
+  /** Where the query embedding can be altered after the model ran (embedding-model-swap). */
+  queryEncoder: { queryVectorDefect: ((vector: Float32Array) => Float32Array) | undefined };
   /** The knowledge time the online instance syncs to (now). */
   knowledgeClock: () => Date;
   pinnedRerankerVersion: () => string;
@@ -146,6 +149,24 @@ export class FaultInjector {
         const previous = reranker.version;
         reranker.use(mode);
         return { affected: null, params: { from: previous, to: mode }, undo: async () => reranker.use(previous) };
+      }
+      case 'embedding-model-swap': {
+        // Queries are embedded by "another model": the same vector with its dimensions shuffled
+        // (seeded), so they no longer live in the space the documents were indexed in. The version
+        // string the RAG reports does not change: a silent swap.
+        const seed = request.scope?.seed ?? 'rag-immune';
+        const { queryEncoder } = this.targets;
+        const rank = (i: number) => createHash('sha1').update(`${seed}:${i}`).digest().readUInt32BE(0);
+        let order: number[] = [];
+        queryEncoder.queryVectorDefect = (vector) => {
+          if (order.length !== vector.length) order = [...vector.keys()].sort((a, b) => rank(a) - rank(b));
+          return Float32Array.from(order, (i) => vector[i]!);
+        };
+        return {
+          affected: null,
+          params: { touches: 'every query', seed },
+          undo: async () => void (queryEncoder.queryVectorDefect = undefined),
+        };
       }
       case 'tokenizer-anomaly': {
         normalizer.tokenizerDefect = true;

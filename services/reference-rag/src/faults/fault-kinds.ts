@@ -10,3 +10,9 @@ export const FAULT_KINDS = [
   'generator-inconsistency',
   'tokenizer-anomaly',
 ] as const;
+
+/**
+ * Faults injected only to evaluate the identifier: no detector was designed for them, so the right
+ * answer is `unknown` (or the right component), never one of the six causes. Not offered by the CLI.
+ */
+export const EVALUATION_FAULT_KINDS = ['embedding-model-swap'] as const;
