@@ -33,6 +33,7 @@ const rag = createReferenceRag(
     QDRANT_URL: stackEndpoints(loadStackConfig()).qdrantUrl,
     PORT: '0',
     LOG_LEVEL: 'warn',
+    RAG_FAULT_INJECTION: 'enabled',
     QDRANT_COLLECTION: `bench-rag-${randomUUID().slice(0, 8)}`,
   }),
   { embedder, sources, logger: pino({ level: 'warn' }) },

@@ -49,6 +49,52 @@ export function assertSafeBinding(worker: string, host: string, token: string | 
   }
 }
 
+export interface BearerAuthOptions {
+  /** Service name for messages and logs. */
+  worker: string;
+  /** The address the server binds. */
+  host: string;
+  /** The configured token; undefined or '' means none. */
+  token: string | undefined;
+  /** The environment variable holding the token, named in errors and warnings. */
+  tokenEnv: string;
+  logger: Pick<Logger, 'warn'>;
+}
+
+/**
+ * The one authentication policy of every service: with a token, the guarded routes need
+ * `Authorization: Bearer <token>`; without one, a loopback-bound service stays open (development)
+ * and says so once in its log; a non-loopback binding without a token refuses to start (throws).
+ */
+export function bearerAuth(options: BearerAuthOptions): RequestHandler {
+  if (options.token !== undefined && options.token !== '') return requireBearerToken(options.token);
+  if (!isLoopback(options.host)) {
+    throw new Error(`${options.worker}: refusing to bind ${options.host} without an API token (set ${options.tokenEnv} or bind 127.0.0.1)`);
+  }
+  options.logger.warn(
+    { host: options.host, token_env: options.tokenEnv },
+    `${options.worker}: no ${options.tokenEnv} set; protected routes are open on loopback only (development mode)`,
+  );
+  return (_req, _res, next) => next();
+}
+
+/**
+ * Answers an unexpected failure with 500 and a fresh error id only; the message and stack go to
+ * the log under that id, never to the caller (they may reveal internals).
+ */
+export function sendInternalError(
+  logger: Pick<Logger, 'error'>,
+  worker: string,
+  error: unknown,
+  req: Pick<Request, 'method' | 'path'>,
+  res: Response,
+): string {
+  const errorId = randomUUID();
+  logger.error({ err: error, error_id: errorId, method: req.method, path: req.path }, `${worker}: request failed`);
+  if (!res.headersSent) res.status(500).json({ error: 'internal error', error_id: errorId });
+  return errorId;
+}
+
 export interface WorkerHttpOptions {
   worker: string;
   registry: Registry;
@@ -59,6 +105,8 @@ export interface WorkerHttpOptions {
   routes: (app: Express) => void;
   /** When set, every route except /healthz and /metrics requires this bearer token. */
   apiToken?: string;
+  /** Guards the worker's routes instead of `apiToken`, e.g. `bearerAuth(...)` (open on loopback without a token). */
+  auth?: RequestHandler;
 }
 
 /**
@@ -78,7 +126,8 @@ export function workerHttpApp(options: WorkerHttpOptions): Express {
     res.set('content-type', options.registry.contentType);
     res.send(await options.registry.metrics());
   });
-  if (options.apiToken !== undefined && options.apiToken !== '') app.use(requireBearerToken(options.apiToken));
+  if (options.auth !== undefined) app.use(options.auth);
+  else if (options.apiToken !== undefined && options.apiToken !== '') app.use(requireBearerToken(options.apiToken));
   options.routes(app);
   app.use((req, res) => {
     res.status(404).json({ error: `not found: ${req.method} ${req.path}` });
@@ -97,9 +146,7 @@ export function workerHttpApp(options: WorkerHttpOptions): Express {
       res.status(400).json({ error: 'invalid request: body is not valid JSON' });
       return;
     }
-    const errorId = randomUUID();
-    options.logger.error({ err: error, error_id: errorId, method: req.method, path: req.path }, `${options.worker}: request failed`);
-    res.status(500).json({ error: 'internal error', error_id: errorId });
+    sendInternalError(options.logger, options.worker, error, req, res);
   });
   return app;
 }

@@ -7,6 +7,9 @@ export {
   tokenMatches,
   isLoopback,
   assertSafeBinding,
+  bearerAuth,
+  sendInternalError,
   HttpRequestError,
+  type BearerAuthOptions,
   type WorkerHttpOptions,
 } from './http-app.ts';

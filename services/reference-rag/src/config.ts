@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isLoopback } from '@rag-immune/worker-runtime';
 
 const isoUtc = z.string().datetime({ message: 'must be an RFC 3339 UTC timestamp like 2024-06-01T00:00:00Z' });
 
@@ -44,10 +45,24 @@ const ConfigSchema = z
       .default('true')
       .transform((value) => value === 'true'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /**
+     * Bearer token for the mutating and revealing routes (/repair/*, /traces/*, /admin/*). Without it the
+     * service stays open on loopback only (development) and refuses a non-loopback HOST.
+     */
+    RAG_API_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    /** The fault admin API (POST /admin/faults/*) works only when explicitly enabled: drills, tests, the demo. */
+    RAG_FAULT_INJECTION: z.enum(['enabled', 'disabled']).default('disabled'),
   })
   .superRefine((config, ctx) => {
     if (config.INSTANCE === 'baseline' && config.PINNED_AS_OF === undefined) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['PINNED_AS_OF'], message: 'is required when INSTANCE=baseline' });
+    }
+    if (config.RAG_API_TOKEN === undefined && !isLoopback(config.HOST)) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['RAG_API_TOKEN'],
+        message: `is required to bind HOST=${config.HOST} (beyond loopback)`,
+      });
     }
     if (config.INSTANCE === 'online' && config.PINNED_AS_OF !== undefined) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['PINNED_AS_OF'], message: 'is only for INSTANCE=baseline' });

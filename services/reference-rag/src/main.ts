@@ -3,7 +3,7 @@
  * Baseline: `INSTANCE=baseline PINNED_AS_OF=2024-06-01T00:00:00Z PORT=18401 …`.
  */
 import { loadSentenceEmbedder } from './embedding/sentence-embedder.ts';
-import pino from 'pino';
+import { workerLogger } from '@rag-immune/worker-runtime';
 import { InvalidConfigError, ragConfigFromEnv } from './config.ts';
 import { loadDebianKnowledge } from './knowledge/debian-knowledge.ts';
 import { createReferenceRag } from './reference-rag.ts';
@@ -18,7 +18,8 @@ try {
   }
   throw error;
 }
-const logger = pino({ level: config.LOG_LEVEL, base: { service: 'reference-rag', instance: config.INSTANCE } });
+// Redacting logger: bearer tokens must never reach the log.
+const logger = workerLogger('reference-rag', '0.1.0', config.LOG_LEVEL).child({ instance: config.INSTANCE });
 const { sources } = loadDebianKnowledge({
   ...(config.KNOWLEDGE_PACKAGES ? { packages: config.KNOWLEDGE_PACKAGES } : {}),
   ...(config.SOURCE_TRUST ? { trust: config.SOURCE_TRUST } : {}),

@@ -15,6 +15,8 @@ export interface ReferenceRagPairOptions {
   logger: Logger;
   /** The baseline's pinned time; default now, i.e. a known-good snapshot of today's knowledge. */
   baselinePinnedAt?: Date;
+  /** RAG_API_TOKEN of both instances; callers then pass it to callFaultAdmin and repair clients. Default: none (loopback dev mode). */
+  apiToken?: string;
 }
 
 /** An online reference RAG and its frozen baseline, ingested and listening on loopback. */
@@ -38,7 +40,14 @@ export async function startReferenceRagPair(options: ReferenceRagPairOptions): P
   const { sources } = loadDebianKnowledge({ packages: options.packages });
   const knowledgeIds = new Set(sources.flatMap((source) => source.recordsPublishedBy(new Date()).map((record) => record.knowledgeId)));
   const embedder = new CachingEmbedder(await loadSentenceEmbedder());
-  const env = { QDRANT_URL: options.qdrantUrl, PORT: '0', LOG_LEVEL: 'warn' };
+  // Fault injection on: the pair exists for drills, tests, the demo and benchmarks.
+  const env = {
+    QDRANT_URL: options.qdrantUrl,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    RAG_FAULT_INJECTION: 'enabled',
+    ...(options.apiToken === undefined ? {} : { RAG_API_TOKEN: options.apiToken }),
+  };
   const online = createReferenceRag(ragConfigFromEnv({ ...env, INSTANCE: 'online', QDRANT_COLLECTION: `${options.label}-online-${run}` }), {
     embedder,
     sources,

@@ -104,6 +104,9 @@ export function createReferenceRag(config: RagConfig, deps: ReferenceRagDeps): R
     logger,
     knowledgeSources: sources.map((source) => source.name),
     faultsAllowed: config.INSTANCE === 'online',
+    faultInjectionEnabled: config.RAG_FAULT_INJECTION === 'enabled',
+    apiToken: config.RAG_API_TOKEN,
+    host: config.HOST,
   });
   let server: Server | undefined;
   const flushTimer = setInterval(() => queryLog.flush(), 5000);

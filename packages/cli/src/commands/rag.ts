@@ -29,7 +29,12 @@ async function admin(baseUrl: string, method: string, path: string, body?: unkno
     response = await fetch(url, {
       method,
       signal: AbortSignal.timeout(60_000),
-      ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+      headers: {
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        // The admin API needs the instance's token unless it runs token-less on loopback.
+        ...(process.env.RAG_API_TOKEN ? { authorization: `Bearer ${process.env.RAG_API_TOKEN}` } : {}),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   } catch (error) {
     throw new CliError(

@@ -12,10 +12,12 @@ export async function callFaultAdmin(
   method: 'POST' | 'DELETE',
   kind: string,
   body: unknown = {},
+  /** The instance's RAG_API_TOKEN, when it has one. */
+  token?: string,
 ): Promise<FaultAdminResponse> {
   const response = await fetch(`${baseUrl}/admin/faults/${kind}`, {
     method,
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
     ...(method === 'POST' ? { body: JSON.stringify(body) } : {}),
   });
   if (response.status !== 200) throw new Error(`${method} /admin/faults/${kind}: HTTP ${response.status}: ${await response.text()}`);

@@ -16,6 +16,7 @@ import {
   contractIssues,
   describeIssues,
 } from '@rag-immune/rag-contract';
+import { bearerAuth, sendInternalError } from '@rag-immune/worker-runtime';
 import { RequestRefusedError } from '../errors.ts';
 import { FaultKind, InjectRequest, type FaultInjector } from '../faults/fault-injector.ts';
 import type { FaultJournal } from '../faults/fault-journal.ts';
@@ -33,6 +34,12 @@ export interface AppDeps {
   knowledgeSources: string[];
   /** Baselines refuse fault injection: they are the reference the online answers are judged against. */
   faultsAllowed: boolean;
+  /** RAG_FAULT_INJECTION=enabled: without it POST /admin/faults/* answers 403 (production instances). */
+  faultInjectionEnabled: boolean;
+  /** RAG_API_TOKEN: guards /repair, /traces and /admin; none means open on loopback only. */
+  apiToken: string | undefined;
+  /** The bound address, to refuse an unguarded non-loopback binding. */
+  host: string;
 }
 
 class BadRequest extends Error {
@@ -63,6 +70,12 @@ export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.use(express.json({ limit: '1mb' }));
+  // Repairs and faults mutate the service; traces reveal queries and retrieved knowledge. /query,
+  // /capabilities, /healthz and /metrics stay open: they are the RAG's public face and its probes.
+  app.use(
+    ['/repair', '/traces', '/admin'],
+    bearerAuth({ worker: `reference-rag (${service.instance})`, host: deps.host, token: deps.apiToken, tokenEnv: 'RAG_API_TOKEN', logger }),
+  );
 
   app.post('/query', async (req, res) => {
     const stop = metrics.queryDuration.startTimer();
@@ -127,6 +140,8 @@ export function createApp(deps: AppDeps): express.Express {
     res.json({ entries: journal.list() });
   });
   app.post('/admin/faults/:kind', async (req, res) => {
+    if (!deps.faultInjectionEnabled)
+      throw new RequestRefusedError('fault injection is disabled on this instance (start it with RAG_FAULT_INJECTION=enabled)', 403);
     if (!deps.faultsAllowed) throw new RequestRefusedError('this baseline instance refuses fault injection', 409);
     const kind = parseBody(FaultKind, req.params.kind);
     const result = await faults.inject(kind, parseBody(InjectRequest, req.body));
@@ -150,7 +165,7 @@ export function createApp(deps: AppDeps): express.Express {
   });
 
   // Express 5 forwards rejected promises here.
-  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (error instanceof BadRequest) {
       res.status(400).json({ error: error.message, issues: error.issues });
       return;
@@ -164,8 +179,7 @@ export function createApp(deps: AppDeps): express.Express {
       res.status(status).json({ error: `invalid request body: ${(error as Error).message}` });
       return;
     }
-    logger.error({ err: error }, 'request failed');
-    res.status(500).json({ error: error instanceof Error ? error.message : String(error) });
+    sendInternalError(logger, 'reference-rag', error, req, res);
   });
   return app;
 }

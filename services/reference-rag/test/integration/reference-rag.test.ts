@@ -37,7 +37,7 @@ before(async () => {
   // Every question of the subset's changelog knowledge, and a deterministic third of the apt ones.
   questions = loadQuestions().filter((q) => ids.has(q.knowledge_id) && (q.knowledge_id.startsWith('changelog/') || q.id.length % 3 === 0));
   const embedder = new CachingEmbedder(await loadSentenceEmbedder());
-  const env = { QDRANT_URL: qdrantUrl, PORT: '0', LOG_LEVEL: 'warn' };
+  const env = { QDRANT_URL: qdrantUrl, PORT: '0', LOG_LEVEL: 'warn', RAG_FAULT_INJECTION: 'enabled' };
   // The online instance starts with the knowledge as published at the pin; a refresh later moves it to now.
   online = createReferenceRag(
     ragConfigFromEnv({ ...env, INSTANCE: 'online', KNOWLEDGE_PUBLISHED_BY: PINNED, QDRANT_COLLECTION: `it-rag-online-${run}` }),
