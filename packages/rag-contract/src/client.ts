@@ -4,8 +4,10 @@ import {
   AnswerValidationRequest,
   Capabilities,
   ErrorBody,
+  GeneratorPinRequest,
   Health,
   KnowledgeSourceRequest,
+  ParserRepairRequest,
   QueryRequest,
   QueryResponse,
   QueryRewriteRules,
@@ -79,6 +81,18 @@ export class RagClient {
 
   setQueryRewriteRules(request: QueryRewriteRules, options?: CallOptions): Promise<RepairResult> {
     return this.call('setQueryRewriteRules', 'PUT', '/repair/query-rewrite-rules', QueryRewriteRules, request, RepairResult, options);
+  }
+
+  getQueryRewriteRules(options?: CallOptions): Promise<QueryRewriteRules> {
+    return this.call('getQueryRewriteRules', 'GET', '/repair/query-rewrite-rules', undefined, undefined, QueryRewriteRules, options);
+  }
+
+  repairParser(request: ParserRepairRequest, options?: CallOptions): Promise<RepairResult> {
+    return this.call('repairParser', 'POST', '/repair/parser', ParserRepairRequest, request, RepairResult, options);
+  }
+
+  pinGenerator(request: GeneratorPinRequest, options?: CallOptions): Promise<RepairResult> {
+    return this.call('pinGenerator', 'POST', '/repair/generator/pin', GeneratorPinRequest, request, RepairResult, options);
   }
 
   private async call<Req, Res>(

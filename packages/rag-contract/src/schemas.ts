@@ -107,7 +107,15 @@ export type Trace = z.infer<typeof Trace>;
 export const Health = z.object({ status: z.literal('ok'), instance: z.string().optional() }).passthrough();
 export type Health = z.infer<typeof Health>;
 
-export const RepairHook = z.enum(['reindex', 'reranker_pin', 'knowledge_source', 'answer_validation', 'query_rewrite_rules']);
+export const RepairHook = z.enum([
+  'reindex',
+  'reranker_pin',
+  'knowledge_source',
+  'answer_validation',
+  'query_rewrite_rules',
+  'parser',
+  'generator_pin',
+]);
 export type RepairHook = z.infer<typeof RepairHook>;
 
 export const Capabilities = z
@@ -117,6 +125,11 @@ export const Capabilities = z
     repair_hooks: z.array(RepairHook),
     reranker_versions: z.array(z.string()).optional(),
     knowledge_sources: z.array(z.string()).optional(),
+    parser_versions: z.array(z.string()).optional(),
+    generator_versions: z.array(z.string()).optional(),
+    /** The component versions in force now, so a repair can record what it replaces. */
+    active_versions: z.object({ reranker: z.string().optional(), generator: z.string().optional(), parser: z.string().optional() }).strict().optional(),
+    answer_validation: z.boolean().optional(),
   })
   .strict();
 export type Capabilities = z.infer<typeof Capabilities>;
@@ -133,6 +146,14 @@ export const KnowledgeSourceRequest = z
   .object({ action: z.enum(['refresh', 'switch_to_backup', 'switch_to_primary']), source: z.string().min(1) })
   .strict();
 export type KnowledgeSourceRequest = z.infer<typeof KnowledgeSourceRequest>;
+
+export const ParserRepairRequest = z
+  .object({ version: z.string().min(1), knowledge_ids: z.array(z.string().min(1)).max(10000).optional() })
+  .strict();
+export type ParserRepairRequest = z.infer<typeof ParserRepairRequest>;
+
+export const GeneratorPinRequest = z.object({ version: z.string().min(1) }).strict();
+export type GeneratorPinRequest = z.infer<typeof GeneratorPinRequest>;
 
 export const AnswerValidationRequest = z.object({ enabled: z.boolean() }).strict();
 export type AnswerValidationRequest = z.infer<typeof AnswerValidationRequest>;
@@ -167,6 +188,8 @@ export const CONTRACT_SCHEMAS = {
   KnowledgeSourceRequest,
   AnswerValidationRequest,
   QueryRewriteRules,
+  ParserRepairRequest,
+  GeneratorPinRequest,
   RepairResult,
   Error: ErrorBody,
 } as const;

@@ -1,4 +1,12 @@
-import type { KnowledgeSourceRequest, QueryRewriteRules, ReindexRequest, RepairResult, RerankerPinRequest } from '@rag-immune/rag-contract';
+import type {
+  GeneratorPinRequest,
+  KnowledgeSourceRequest,
+  ParserRepairRequest,
+  QueryRewriteRules,
+  ReindexRequest,
+  RepairResult,
+  RerankerPinRequest,
+} from '@rag-immune/rag-contract';
 import { RequestRefusedError } from './errors.ts';
 import type { KnowledgeIndexer } from './ingest/knowledge-indexer.ts';
 import type { RagService } from './rag-service.ts';
@@ -45,6 +53,29 @@ export class RepairHooks {
     if (request.action === 'switch_to_primary') source.use('primary');
     const result = await this.indexer.sync(this.knowledge.advanceToNow());
     return done('knowledge_source', result.upserted + result.deleted, { ...result, source: source.name, provider: source.activeProvider });
+  }
+
+  /** Pins the parser build and re-parses (re-chunks, re-embeds) the named knowledge with it. */
+  async parser(request: ParserRepairRequest): Promise<RepairResult> {
+    if (!this.indexer.parserVersions.includes(request.version)) {
+      throw new RequestRefusedError(`unknown parser version ${request.version} (have ${this.indexer.parserVersions.join(', ')})`, 400);
+    }
+    const from = this.indexer.parserVersion;
+    this.indexer.useParser(request.version);
+    const ids = request.knowledge_ids === undefined ? undefined : new Set(request.knowledge_ids);
+    const result = ids === undefined ? undefined : await this.indexer.sync(this.knowledge.clock(), { knowledgeIds: ids });
+    const changed = (from === request.version ? 0 : 1) + (result ? result.upserted + result.deleted : 0);
+    return done('parser', changed, { from, to: request.version, ...(result ? { ...result } : {}) });
+  }
+
+  pinGenerator(request: GeneratorPinRequest): RepairResult {
+    const generator = this.service.generator;
+    if (!generator.availableVersions.includes(request.version)) {
+      throw new RequestRefusedError(`unknown generator version ${request.version} (have ${generator.availableVersions.join(', ')})`, 400);
+    }
+    const from = generator.version;
+    generator.use(request.version);
+    return done('generator_pin', from === request.version ? 0 : 1, { from, to: request.version });
   }
 
   answerValidation(enabled: boolean): RepairResult {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { ExtractiveGenerator } from '../generation/extractive-generator.ts';
-import type { KnowledgeIndexer } from '../ingest/knowledge-indexer.ts';
+import { GENERATOR_VERSION, type ExtractiveGenerator } from '../generation/extractive-generator.ts';
+import { PARSER_VERSION, type KnowledgeIndexer } from '../ingest/knowledge-indexer.ts';
 import type { ChunkPayload, VectorIndex } from '../index/vector-index.ts';
 import { HistoryProvider } from '../knowledge/knowledge-source.ts';
 import type { Reranker } from '../rerank/reranker.ts';
@@ -179,19 +179,21 @@ export class FaultInjector {
       case 'generator-inconsistency': {
         const affected = this.scopeIds(request);
         const set = new Set(affected);
-        generator.defect = { affects: (id) => set.has(id) };
-        return { affected, params: {}, undo: async () => void (generator.defect = undefined) };
+        const previous = generator.version;
+        generator.install(`${GENERATOR_VERSION}+${mode}`, { affects: (id) => set.has(id) });
+        return { affected, params: { from: previous, to: generator.version }, undo: async () => generator.use(previous) };
       }
       case 'parser-bug': {
         const affected = this.scopeIds(request);
         const set = new Set(affected);
-        indexer.parserDefect = { mode: mode as 'merge-sections' | 'boilerplate', affects: (id) => set.has(id) };
+        const previous = indexer.parserVersion;
+        indexer.installParser(`${PARSER_VERSION}+${mode}`, { mode: mode as 'merge-sections' | 'boilerplate', affects: (id) => set.has(id) });
         const result = await indexer.sync(this.targets.knowledgeClock(), { knowledgeIds: set });
         return {
           affected,
-          params: { rewritten_chunks: result.upserted },
+          params: { rewritten_chunks: result.upserted, from: previous, to: indexer.parserVersion },
           undo: async () => {
-            indexer.parserDefect = undefined;
+            indexer.useParser(previous);
             await indexer.sync(this.targets.knowledgeClock(), { knowledgeIds: set });
           },
         };

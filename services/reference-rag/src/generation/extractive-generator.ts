@@ -85,7 +85,25 @@ export class ExtractiveGenerator {
   /** The answer-validation fallback (a repair hook): withhold answers whose facts are not in the cited chunk. */
   validateAnswers = false;
 
-  readonly version = GENERATOR_VERSION;
+  /** The build in force; a generator fault is modelled as a new build, so answers' `models` show it. */
+  version = GENERATOR_VERSION;
+  private readonly builds = new Map<string, GeneratorDefect | undefined>([[GENERATOR_VERSION, undefined]]);
+
+  get availableVersions(): string[] {
+    return [...this.builds.keys()];
+  }
+
+  /** Registers a build (the fault injector's defective one) and switches to it. */
+  install(version: string, defect: GeneratorDefect | undefined): void {
+    this.builds.set(version, defect);
+    this.use(version);
+  }
+
+  use(version: string): void {
+    if (!this.builds.has(version)) throw new Error(`unknown generator version ${version} (have ${this.availableVersions.join(', ')})`);
+    this.version = version;
+    this.defect = this.builds.get(version);
+  }
 
   generate(query: string, context: ChunkPayload[]): GeneratedAnswer {
     const intent = INTENTS.find((candidate) => candidate.pattern.test(query));

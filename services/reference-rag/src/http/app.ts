@@ -5,7 +5,9 @@ import {
   AnswerValidationRequest,
   Capabilities,
   CONTRACT_VERSION,
+  GeneratorPinRequest,
   KnowledgeSourceRequest,
+  ParserRepairRequest,
   QueryRequest,
   QueryResponse,
   QueryRewriteRules,
@@ -32,6 +34,8 @@ export interface AppDeps {
   metrics: RagMetrics;
   logger: Logger;
   knowledgeSources: string[];
+  /** The parser builds (a parser-bug fault is a defective build) for capabilities. */
+  parser: { parserVersion: string; parserVersions: string[] };
   /** Baselines refuse fault injection: they are the reference the online answers are judged against. */
   faultsAllowed: boolean;
   /** RAG_FAULT_INJECTION=enabled: without it POST /admin/faults/* answers 403 (production instances). */
@@ -107,9 +111,13 @@ export function createApp(deps: AppDeps): express.Express {
     sendChecked(res, Capabilities, {
       contract_version: CONTRACT_VERSION,
       instance: service.instance,
-      repair_hooks: ['reindex', 'reranker_pin', 'knowledge_source', 'answer_validation', 'query_rewrite_rules'],
+      repair_hooks: ['reindex', 'reranker_pin', 'knowledge_source', 'answer_validation', 'query_rewrite_rules', 'parser', 'generator_pin'],
       reranker_versions: service.reranker.availableVersions,
       knowledge_sources: deps.knowledgeSources,
+      parser_versions: deps.parser.parserVersions,
+      generator_versions: service.generator.availableVersions,
+      active_versions: { reranker: service.reranker.version, generator: service.generator.version, parser: deps.parser.parserVersion },
+      answer_validation: service.generator.validateAnswers,
     });
   });
 
@@ -127,6 +135,12 @@ export function createApp(deps: AppDeps): express.Express {
   );
   app.put('/repair/query-rewrite-rules', (req, res) =>
     sendChecked(res, RepairResult, repair.queryRewriteRules(parseBody(QueryRewriteRules, req.body))),
+  );
+  app.post('/repair/parser', async (req, res) =>
+    sendChecked(res, RepairResult, await repair.parser(parseBody(ParserRepairRequest, req.body))),
+  );
+  app.post('/repair/generator/pin', (req, res) =>
+    sendChecked(res, RepairResult, repair.pinGenerator(parseBody(GeneratorPinRequest, req.body))),
   );
   app.get('/repair/query-rewrite-rules', (_req, res) => {
     res.json({ rules: service.normalizer.currentRules });

@@ -28,8 +28,31 @@ export interface SyncResult {
  * embeds what changed, upserts it and deletes chunks that no longer exist (a superseded version is
  * rewritten with its new valid_until, not deleted: the as-of filter needs history).
  */
+/** The parser build that chunks correctly; a parser-bug fault installs a defective build beside it. */
+export const PARSER_VERSION = 'deb822-chunker-1.0';
+
 export class KnowledgeIndexer {
   parserDefect: ParserDefect | undefined;
+  /** The parser build in force; a fault is modelled as a new build, so capabilities show the change. */
+  parserVersion = PARSER_VERSION;
+  private readonly parserBuilds = new Map<string, ParserDefect | undefined>([[PARSER_VERSION, undefined]]);
+
+  get parserVersions(): string[] {
+    return [...this.parserBuilds.keys()];
+  }
+
+  /** Registers a parser build (the fault injector's defective one) and switches to it. */
+  installParser(version: string, defect: ParserDefect | undefined): void {
+    this.parserBuilds.set(version, defect);
+    this.useParser(version);
+  }
+
+  /** Switches to a registered parser build; chunks already indexed change only when re-synced. */
+  useParser(version: string): void {
+    if (!this.parserBuilds.has(version)) throw new Error(`unknown parser version ${version} (have ${this.parserVersions.join(', ')})`);
+    this.parserVersion = version;
+    this.parserDefect = this.parserBuilds.get(version);
+  }
 
   constructor(
     private readonly index: VectorIndex,
