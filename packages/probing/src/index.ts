@@ -4,5 +4,22 @@ export type { RagPort, FactConsistencyPort, FcsVerdict, EvidenceSnippet } from '
 export { GoldenProbeSchema, isActive, type GoldenProbe } from './golden-probe.ts';
 export { intentCoverage, detectIntents, extractSlots, type IntentCoverage, type IntentKind } from './signals/intent-coverage.ts';
 export { knowledgeFreshness, type KnowledgeFreshness } from './signals/knowledge-freshness.ts';
-export { compareWithBaseline, defaultThresholds, type AnomalyThresholds, type BaselineVerdict } from './signals/baseline-comparison.ts';
+export {
+  compareWithBaseline,
+  defaultThresholds,
+  answerAndLatencyDefaults,
+  type AnomalyThresholds,
+  type BaselineVerdict,
+  type ComparisonInputs,
+} from './signals/baseline-comparison.ts';
+export {
+  answerAgreement,
+  keyFacts,
+  alteredChunks,
+  onlineKnowledgeIsNewer,
+  type AnswerComparison,
+  type AnswerSide,
+} from './signals/answer-agreement.ts';
+export { CallHealthWindow, percentile, type CallHealthComparison, type CallOutcome } from './signals/call-health.ts';
+export { detectability, BROKEN_FCS_FLOOR, type Detectability, type CleanStateSignals } from './signals/detectability.ts';
 export { ragClientWithHeaders } from './rag-connection.ts';

@@ -1,13 +1,31 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { SpanStatusCode, type Tracer } from '@opentelemetry/api';
-import { ExponentialBackoff, handleWhen, retry } from 'cockatiel';
+import {
+  BrokenCircuitError,
+  ConsecutiveBreaker,
+  ExponentialBackoff,
+  IsolatedCircuitError,
+  circuitBreaker,
+  handleWhen,
+  retry,
+  wrap,
+  type IPolicy,
+} from 'cockatiel';
 import { ContractViolationError, RagHttpError, RagUnreachableError, type QueryResponse } from '@rag-immune/rag-contract';
-import { eventEnvelope, type ProbeObservation, type ProbeResult, type RagCallStatus } from '@rag-immune/contracts';
+import { eventEnvelope, type FcsStatus, type ProbeObservation, type ProbeResult, type RagCallStatus } from '@rag-immune/contracts';
 import type { GoldenProbe } from './golden-probe.ts';
 import type { FactConsistencyPort, FcsVerdict, RagPort } from './ports.ts';
 import { intentCoverage } from './signals/intent-coverage.ts';
 import { knowledgeFreshness } from './signals/knowledge-freshness.ts';
-import { compareWithBaseline, type AnomalyThresholds } from './signals/baseline-comparison.ts';
+import { answerAndLatencyDefaults, compareWithBaseline, type AnomalyThresholds } from './signals/baseline-comparison.ts';
+import {
+  alteredChunks,
+  answerAgreement,
+  onlineKnowledgeIsNewer,
+  type AnswerComparison,
+  type AnswerSide,
+} from './signals/answer-agreement.ts';
+import { CallHealthWindow, type CallHealthComparison } from './signals/call-health.ts';
 import type { DebugCapture } from './debug-capture.ts';
 
 export interface ProbeRunnerOptions {
@@ -22,12 +40,34 @@ export interface ProbeRunnerOptions {
   callAttempts: number;
   version: string;
   debug?: DebugCapture;
+  /**
+   * Most time one side of a probe may take, retries included (default: every attempt's timeout
+   * plus backoff, as before). A hung RAG then costs each probe at most this, not attempts x timeout.
+   */
+  probeDeadlineMs?: number;
+  /**
+   * After this many timeouts in a row on one side, its calls fail at once as `circuit_open` for
+   * `halfOpenAfterMs` (default: the call timeout), then one call tries again (default 2). Without
+   * it a hung RAG holds every concurrency slot for a whole timeout per probe and starves the round.
+   */
+  breakerTimeouts?: number;
+  halfOpenAfterMs?: number;
+  /** Recent calls per side behind the latency p95 and timeout-rate signals (default 50). */
+  callWindow?: number;
+}
+
+/** The FCS of one answer, or why it has none: never a thrown run, never a fake score. */
+interface FcsOutcome {
+  status: FcsStatus;
+  score: number | null;
+  truncated: boolean;
 }
 
 /** What one side's call produced, before it is turned into a ProbeObservation. */
 interface SideOutcome {
   observation: ProbeObservation;
-  fcs?: FcsVerdict;
+  fcs?: FcsOutcome;
+  response?: QueryResponse;
 }
 
 function retryable(error: unknown): boolean {
@@ -35,10 +75,19 @@ function retryable(error: unknown): boolean {
   return error instanceof RagHttpError && error.status >= 500;
 }
 
-function failedObservation(error: unknown, latencyMs: number): ProbeObservation {
+const isTimeout = (error: unknown) => error instanceof RagUnreachableError && error.reason === 'timeout';
+
+function failedObservation(error: unknown, latencyMs: number, deadlinePassed = false): ProbeObservation {
   let status: RagCallStatus = 'unknown';
   let httpStatus: number | null = null;
-  if (error instanceof RagUnreachableError) status = error.reason === 'timeout' ? 'timeout' : 'connection_error';
+  let message = error instanceof Error ? error.message : String(error);
+  if (error instanceof BrokenCircuitError || error instanceof IsolatedCircuitError) {
+    status = 'circuit_open';
+    message = 'not called: this RAG timed out repeatedly just before; its circuit is open';
+  } else if (deadlinePassed) {
+    status = 'timeout';
+    message = `probe deadline passed after ${Math.round(latencyMs)} ms (${message})`;
+  } else if (error instanceof RagUnreachableError) status = error.reason === 'timeout' ? 'timeout' : 'connection_error';
   else if (error instanceof RagHttpError) {
     status = 'http_error';
     httpStatus = error.status;
@@ -46,7 +95,7 @@ function failedObservation(error: unknown, latencyMs: number): ProbeObservation 
   return {
     call_status: status,
     http_status: httpStatus,
-    error_message: error instanceof Error ? error.message : String(error),
+    error_message: message,
     trace_id: null,
     latency_ms: latencyMs,
     signals: null,
@@ -61,7 +110,29 @@ function failedObservation(error: unknown, latencyMs: number): ProbeObservation 
  * error-typed observation with no signals: never a fake score.
  */
 export class ProbeRunner {
-  constructor(private readonly options: ProbeRunnerOptions) {}
+  private readonly policies: Record<'online' | 'baseline', IPolicy>;
+  private readonly windows: Record<'online' | 'baseline', CallHealthWindow>;
+
+  constructor(private readonly options: ProbeRunnerOptions) {
+    const policy = () =>
+      wrap(
+        retry(handleWhen(retryable), {
+          maxAttempts: options.callAttempts - 1,
+          backoff: new ExponentialBackoff({ initialDelay: 200, maxDelay: 2000 }),
+        }),
+        circuitBreaker(handleWhen(isTimeout), {
+          halfOpenAfter: options.halfOpenAfterMs ?? options.callTimeoutMs,
+          breaker: new ConsecutiveBreaker(options.breakerTimeouts ?? 2),
+        }),
+      );
+    this.policies = { online: policy(), baseline: policy() };
+    this.windows = { online: new CallHealthWindow(options.callWindow), baseline: new CallHealthWindow(options.callWindow) };
+  }
+
+  private get deadlineMs(): number {
+    const { callTimeoutMs, callAttempts } = this.options;
+    return this.options.probeDeadlineMs ?? callTimeoutMs * callAttempts + 2000 * (callAttempts - 1);
+  }
 
   async run(probe: GoldenProbe): Promise<ProbeResult> {
     const correlationId = randomUUID();
@@ -75,7 +146,12 @@ export class ProbeRunner {
             this.observe('online', this.options.online, probe, correlationId),
             this.observe('baseline', this.options.baseline, probe, correlationId),
           ]);
-          const verdict = compareWithBaseline(online.observation, baseline.observation, this.options.thresholds);
+          const answers = await this.compareAnswers(probe, online, baseline);
+          const calls = this.callHealth(online.observation, baseline.observation);
+          const verdict = compareWithBaseline(online.observation, baseline.observation, this.options.thresholds, {
+            ...(answers ? { answers } : {}),
+            calls,
+          });
           span.setAttributes({ anomaly: verdict.anomaly, severity: verdict.severity, anomaly_signals: verdict.signals.join(',') });
           return {
             ...eventEnvelope('sentinel', this.options.version),
@@ -104,15 +180,19 @@ export class ProbeRunner {
 
   private async observe(side: 'online' | 'baseline', rag: RagPort, probe: GoldenProbe, correlationId: string): Promise<SideOutcome> {
     const started = performance.now();
-    const policy = retry(handleWhen(retryable), {
-      maxAttempts: this.options.callAttempts - 1,
-      backoff: new ExponentialBackoff({ initialDelay: 200, maxDelay: 2000 }),
-    });
+    const deadline = AbortSignal.timeout(this.deadlineMs);
     let response: QueryResponse;
     try {
-      response = await policy.execute(() => rag.query({ query: probe.query }, { timeoutMs: this.options.callTimeoutMs }));
+      response = await this.policies[side].execute(
+        ({ signal }) =>
+          rag.query(
+            { query: probe.query },
+            { signal, timeoutMs: Math.max(1, Math.min(this.options.callTimeoutMs, this.deadlineMs - (performance.now() - started))) },
+          ),
+        deadline,
+      );
     } catch (error) {
-      const observation = failedObservation(error, performance.now() - started);
+      const observation = failedObservation(error, performance.now() - started, deadline.aborted);
       await this.options.debug?.record({
         side,
         probe_id: probe.id,
@@ -148,7 +228,7 @@ export class ProbeRunner {
       trace_id: response.trace_id,
       latency_ms: latencyMs,
       signals: {
-        fcs: fcs.status === 'scored' ? fcs.score : null,
+        fcs: fcs.score,
         fcs_status: fcs.status,
         fcs_truncated: fcs.truncated,
         ic: coverage.ic,
@@ -169,13 +249,89 @@ export class ProbeRunner {
       })),
       component_versions: { embedder: response.models.embedder, reranker: response.models.reranker, generator: response.models.generator },
     };
-    return { observation, fcs };
+    return { observation, fcs, response };
   }
 
-  private scoreFcs(side: 'online' | 'baseline', probe: GoldenProbe, response: QueryResponse): Promise<FcsVerdict> {
+  /** Latency p95s and the online timeout rate over the recent window, this run included. */
+  private callHealth(online: ProbeObservation, baseline: ProbeObservation): CallHealthComparison {
+    const timedOut = (o: ProbeObservation) => o.call_status === 'timeout' || o.call_status === 'circuit_open';
+    for (const [side, observation] of [
+      ['online', online],
+      ['baseline', baseline],
+    ] as const)
+      this.windows[side].record({
+        latencyMs: observation.latency_ms,
+        timedOut: timedOut(observation),
+        ok: observation.call_status === 'ok',
+      });
+    return {
+      online_latency_p95_ms: this.windows.online.latencyP95(),
+      baseline_latency_p95_ms: this.windows.baseline.latencyP95(),
+      online_timeout_rate: this.windows.online.timeoutRate(),
+      online_latency_ms: online.latency_ms,
+      online_timed_out: timedOut(online),
+    };
+  }
+
+  /**
+   * Compares the two answers when both sides answered. Cross-FCS (each answer against the other
+   * side's evidence) costs two scorer calls, so it runs only when the key facts differ: never on a
+   * clean round where both sides say the same thing.
+   */
+  private async compareAnswers(probe: GoldenProbe, online: SideOutcome, baseline: SideOutcome): Promise<AnswerComparison | undefined> {
+    const a = online.response;
+    const b = baseline.response;
+    if (a === undefined || b === undefined) return undefined;
+    const sideOf = (r: QueryResponse): AnswerSide => ({
+      answer: r.answer,
+      abstained: r.abstained ?? false,
+      asOf: Date.parse(r.as_of),
+      chunks: r.chunks.map((c) => ({ ...c, updated_at: Date.parse(c.updated_at), valid_from: Date.parse(c.valid_from) })),
+    });
+    const onlineSide = sideOf(a);
+    const baselineSide = sideOf(b);
+    const agreement = answerAgreement(a.answer, b.answer);
+    const comparison: AnswerComparison = {
+      answer_agreement: agreement,
+      online_answer_vs_baseline_fcs: null,
+      baseline_answer_vs_online_fcs: null,
+      knowledge_update: onlineKnowledgeIsNewer(onlineSide, baselineSide),
+      altered_chunks: alteredChunks(onlineSide, baselineSide),
+      online_answer_empty: a.answer.trim() === '' && b.answer.trim() !== '',
+    };
+    const agreementMin = this.options.thresholds.answerAgreementMin ?? answerAndLatencyDefaults.answerAgreementMin;
+    if (agreement !== null && agreement < agreementMin) {
+      comparison.online_answer_vs_baseline_fcs = await this.crossScore(probe, a.answer, [
+        ...b.chunks.map((chunk) => ({ id: `baseline:${chunk.chunk_id}`, text: chunk.text })),
+        { id: 'baseline:answer', text: b.answer },
+      ]);
+      comparison.baseline_answer_vs_online_fcs = await this.crossScore(
+        probe,
+        b.answer,
+        a.chunks.map((chunk) => ({ id: `online:${chunk.chunk_id}`, text: chunk.text })),
+      );
+    }
+    return comparison;
+  }
+
+  private async crossScore(probe: GoldenProbe, answer: string, evidence: { id: string; text: string }[]): Promise<number | null> {
+    if (evidence.every((e) => e.text.trim() === '')) return null;
+    try {
+      return (await this.options.fcs.score({ question: probe.query, evidence, answer })).score;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * FCS of one answer against its own evidence. An empty or whitespace answer (the contract allows
+   * it) and a scorer that throws are results with a typed status, never a lost probe run.
+   */
+  private scoreFcs(side: 'online' | 'baseline', probe: GoldenProbe, response: QueryResponse): Promise<FcsOutcome> {
+    if (response.answer.trim() === '') return Promise.resolve({ status: 'empty_answer', score: null, truncated: false });
     return this.options.tracer.startActiveSpan('fcs.score', { attributes: { probe_id: probe.id, side } }, async (span) => {
       try {
-        const verdict = await this.options.fcs.score({
+        const verdict: FcsVerdict = await this.options.fcs.score({
           question: probe.query,
           evidence: response.chunks.map((chunk) => ({ id: chunk.chunk_id, text: chunk.text })),
           answer: response.answer,
@@ -187,7 +343,14 @@ export class ProbeRunner {
           evidence_snippets: JSON.stringify(verdict.evidence_snippets),
           ...(verdict.score === null ? {} : { score: verdict.score }),
         });
-        return verdict;
+        const scored = verdict.status === 'scored' && verdict.score !== null && Number.isFinite(verdict.score);
+        // A "scored" verdict without a finite score is a scorer fault, reported as such.
+        const status: FcsStatus = scored ? 'scored' : verdict.status === 'scored' ? 'scorer_error' : verdict.status;
+        return { status, score: scored ? verdict.score : null, truncated: verdict.truncated };
+      } catch (error) {
+        span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: 'FCS scorer failed' });
+        return { status: 'scorer_error' as const, score: null, truncated: false };
       } finally {
         span.end();
       }

@@ -1,4 +1,6 @@
-import type { AnomalySeverity, AnomalySignal, ProbeObservation } from '@rag-immune/contracts';
+import type { AnomalySeverity, AnomalySignal, BaselineComparison, ProbeObservation } from '@rag-immune/contracts';
+import type { AnswerComparison } from './answer-agreement.ts';
+import type { CallHealthComparison } from './call-health.ts';
 
 export interface AnomalyThresholds {
   /** Online FCS this much below the baseline's is an anomaly (design default 0.15). */
@@ -10,12 +12,37 @@ export interface AnomalyThresholds {
    * should ever serve; ages would differ by however long ago each package last changed.
    */
   kfLagDays: number;
+  /** Answers whose key-fact agreement is below this differ (default 1: any differing fact). */
+  answerAgreementMin?: number;
+  /** A differing online answer this unsupported by the baseline's evidence (or the reverse) disagrees (default 0.5). */
+  crossFcsMin?: number;
+  /** Online p95 latency this many times the baseline's is a regression (default 3)... */
+  latencyP95Ratio?: number;
+  /** ...and at least this many ms more, so jitter on fast calls is not one (default 1000). */
+  latencyMinExtraMs?: number;
+  /** Share of recent online calls timing out above which a timed-out run is flagged (default 0.2). */
+  timeoutRate?: number;
 }
 
 export const defaultThresholds: AnomalyThresholds = { fcsDrop: 0.15, icDrop: 0.2, kfLagDays: 30 };
 
+/** The optional thresholds' defaults, applied wherever a caller left them out. */
+export const answerAndLatencyDefaults: Required<Omit<AnomalyThresholds, 'fcsDrop' | 'icDrop' | 'kfLagDays'>> = {
+  answerAgreementMin: 1,
+  crossFcsMin: 0.5,
+  latencyP95Ratio: 3,
+  latencyMinExtraMs: 1000,
+  timeoutRate: 0.2,
+};
+
+/** What the ProbeRunner measured beyond each side's own signals (all optional: older callers pass none). */
+export interface ComparisonInputs {
+  answers?: AnswerComparison;
+  calls?: CallHealthComparison;
+}
+
 export interface BaselineVerdict {
-  comparison: { fcs_drop: number | null; ic_drop: number | null; kf_lag_days: number | null };
+  comparison: BaselineComparison;
   anomaly: boolean;
   severity: AnomalySeverity;
   signals: AnomalySignal[];
@@ -33,11 +60,26 @@ const DAY_MS = 86_400_000;
  * users are failing now. A failing baseline alone is low: nothing to compare against, but the
  * online side may be fine.
  */
-export function compareWithBaseline(online: ProbeObservation, baseline: ProbeObservation, thresholds: AnomalyThresholds): BaselineVerdict {
-  const comparison = {
+export function compareWithBaseline(
+  online: ProbeObservation,
+  baseline: ProbeObservation,
+  thresholds: AnomalyThresholds,
+  inputs: ComparisonInputs = {},
+): BaselineVerdict {
+  const limits = { ...answerAndLatencyDefaults, ...definedOnly(thresholds) };
+  const { answers, calls } = inputs;
+  const comparison: BaselineComparison = {
     fcs_drop: difference(baseline.signals?.fcs, online.signals?.fcs),
     ic_drop: difference(baseline.signals?.ic, online.signals?.ic),
     kf_lag_days: ((lag) => (lag === null ? null : lag / DAY_MS))(difference(baseline.signals?.kf_as_of, online.signals?.kf_as_of)),
+    answer_agreement: answers?.answer_agreement ?? null,
+    online_answer_vs_baseline_fcs: answers?.online_answer_vs_baseline_fcs ?? null,
+    baseline_answer_vs_online_fcs: answers?.baseline_answer_vs_online_fcs ?? null,
+    knowledge_update: answers?.knowledge_update ?? false,
+    altered_chunks: answers?.altered_chunks ?? [],
+    online_latency_p95_ms: calls?.online_latency_p95_ms ?? null,
+    baseline_latency_p95_ms: calls?.baseline_latency_p95_ms ?? null,
+    online_timeout_rate: calls?.online_timeout_rate ?? null,
   };
   const signals: AnomalySignal[] = [];
   let worstRatio = 0;
@@ -52,6 +94,16 @@ export function compareWithBaseline(online: ProbeObservation, baseline: ProbeObs
 
   let severity: AnomalySeverity =
     worstRatio === 0 ? 'none' : worstRatio <= 1.5 ? 'low' : worstRatio <= 2.5 ? 'medium' : worstRatio <= 4 ? 'high' : 'critical';
+  const raise = (signal: AnomalySignal, at: AnomalySeverity) => {
+    signals.push(signal);
+    if (SEVERITY_ORDER.indexOf(at) > SEVERITY_ORDER.indexOf(severity)) severity = at;
+  };
+  if (answers !== undefined && online.call_status === 'ok' && baseline.call_status === 'ok') {
+    if (answers.online_answer_empty) raise('empty_answer', 'high');
+    else if (disagrees(answers, limits)) raise('answer_disagreement', answers.altered_chunks.length > 0 ? 'high' : 'medium');
+  }
+  if (calls !== undefined && online.call_status === 'ok' && slowerThanBaseline(calls, limits)) raise('latency_regression', 'medium');
+  if (calls?.online_timed_out && (calls.online_timeout_rate ?? 0) > limits.timeoutRate) raise('timeout_rate', 'high');
   if (online.call_status !== 'ok') {
     signals.push('online_error');
     if (severity !== 'critical') severity = 'high';
@@ -61,4 +113,31 @@ export function compareWithBaseline(online: ProbeObservation, baseline: ProbeObs
     if (severity === 'none') severity = 'low';
   }
   return { comparison, anomaly: signals.length > 0, severity, signals };
+}
+
+const SEVERITY_ORDER: AnomalySeverity[] = ['none', 'low', 'medium', 'high', 'critical'];
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * The answers state different facts, the online side has no newer knowledge to explain it, and
+ * either a chunk changed content without a new version or one side's answer is not supported by
+ * the other side's evidence.
+ */
+function disagrees(answers: AnswerComparison, limits: typeof answerAndLatencyDefaults): boolean {
+  if (answers.answer_agreement === null || answers.answer_agreement >= limits.answerAgreementMin) return false;
+  if (answers.knowledge_update) return false;
+  if (answers.altered_chunks.length > 0) return true;
+  const unsupported = (fcs: number | null) => fcs !== null && fcs < limits.crossFcsMin;
+  return unsupported(answers.online_answer_vs_baseline_fcs) || unsupported(answers.baseline_answer_vs_online_fcs);
+}
+
+/** The online p95 is far above the baseline's, and this run's own online call was that slow too. */
+function slowerThanBaseline(calls: CallHealthComparison, limits: typeof answerAndLatencyDefaults): boolean {
+  const { online_latency_p95_ms: onlineP95, baseline_latency_p95_ms: baselineP95 } = calls;
+  if (onlineP95 === null || baselineP95 === null) return false;
+  const slowAt = Math.max(baselineP95 * limits.latencyP95Ratio, baselineP95 + limits.latencyMinExtraMs);
+  return onlineP95 > slowAt && calls.online_latency_ms > slowAt;
 }

@@ -37,7 +37,24 @@ function observation(
 
 test('equal sides raise nothing', () => {
   const verdict = compareWithBaseline(observation(0.9, 1, 10), observation(0.9, 1, 10), defaultThresholds);
-  assert.deepEqual(verdict, { comparison: { fcs_drop: 0, ic_drop: 0, kf_lag_days: 0 }, anomaly: false, severity: 'none', signals: [] });
+  assert.deepEqual(verdict, {
+    comparison: {
+      fcs_drop: 0,
+      ic_drop: 0,
+      kf_lag_days: 0,
+      answer_agreement: null,
+      online_answer_vs_baseline_fcs: null,
+      baseline_answer_vs_online_fcs: null,
+      knowledge_update: false,
+      altered_chunks: [],
+      online_latency_p95_ms: null,
+      baseline_latency_p95_ms: null,
+      online_timeout_rate: null,
+    },
+    anomaly: false,
+    severity: 'none',
+    signals: [],
+  });
 });
 
 test('each signal trips on its own threshold, and only past it', () => {
@@ -63,7 +80,8 @@ test('a failing online RAG is high even when nothing else can be compared; a fai
   const onlineDown = compareWithBaseline(observation(null, null, null, 'timeout'), observation(0.9, 1, 0), defaultThresholds);
   assert.equal(onlineDown.severity, 'high');
   assert.deepEqual(onlineDown.signals, ['online_error']);
-  assert.deepEqual(onlineDown.comparison, { fcs_drop: null, ic_drop: null, kf_lag_days: null });
+  const { fcs_drop, ic_drop, kf_lag_days } = onlineDown.comparison;
+  assert.deepEqual({ fcs_drop, ic_drop, kf_lag_days }, { fcs_drop: null, ic_drop: null, kf_lag_days: null });
   const baselineDown = compareWithBaseline(observation(0.9, 1, 0), observation(null, null, null, 'http_error'), defaultThresholds);
   assert.equal(baselineDown.severity, 'low');
   assert.deepEqual(baselineDown.signals, ['baseline_error']);

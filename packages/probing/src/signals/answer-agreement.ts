@@ -1,0 +1,128 @@
+/**
+ * Answer-level comparison of the online and the baseline RAG (issue 15, item 1). FCS judges an
+ * answer only against its own retrieved chunks, so a corrupted chunk yields a wrong answer that is
+ * perfectly "consistent" with its evidence. Comparing the two sides' answers catches that; the
+ * knowledge versions and times of both sides' evidence tell a legitimate update (the online side
+ * knows something newer than the pinned baseline) from corruption (same knowledge version, other
+ * content).
+ */
+
+/** What one side answered, with the evidence it answered from. */
+export interface AnswerSide {
+  answer: string;
+  abstained: boolean;
+  /** The RAG's as-of time (the baseline's pinned time), ms since epoch. */
+  asOf: number;
+  chunks: readonly {
+    chunk_id: string;
+    knowledge_id: string;
+    version: string;
+    text: string;
+    updated_at: number;
+    valid_from: number;
+  }[];
+}
+
+const VERSION = /\b\d+:[0-9][0-9A-Za-z.+~-]*|\b\d+(?:\.\d+)+(?:[-~+][0-9A-Za-z.+~-]+)?/g;
+const NUMBER_OR_DATE_TOKEN = /[\p{L}\p{N}._:+~@-]*\d[\p{L}\p{N}._:+~@-]*/gu;
+const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g;
+/** Capitalised words after the first word of a sentence: names of people, projects, months. */
+const CAPITALISED = /(?<=[^.!?]\s)[A-Z][\p{L}'-]+/gu;
+
+const trimPunctuation = (token: string) => token.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+
+/**
+ * The key facts an answer states: versions, numbers and dates (any token with a digit), e-mail
+ * addresses and capitalised names. Lower-cased, trailing punctuation removed.
+ */
+export function keyFacts(answer: string): Set<string> {
+  const facts = new Set<string>();
+  for (const pattern of [VERSION, EMAIL, NUMBER_OR_DATE_TOKEN, CAPITALISED])
+    for (const match of answer.matchAll(pattern)) {
+      const token = trimPunctuation(match[0]).toLowerCase();
+      if (token.length > 0) facts.add(token);
+    }
+  // A fact that is part of a longer fact (the "2" of "2.3.1-3") adds nothing.
+  const all = [...facts];
+  return new Set(all.filter((fact) => !all.some((other) => other !== fact && other.includes(fact) && /\d/.test(fact))));
+}
+
+function contentWords(answer: string): Set<string> {
+  return new Set(
+    answer
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}.+~:-]+/u)
+      .map(trimPunctuation)
+      .filter((w) => w.length > 3),
+  );
+}
+
+/**
+ * Agreement of two answers in [0,1]: the Jaccard overlap of their key facts, or of their content
+ * words when neither states a key fact. Null when either side has no usable answer.
+ */
+export function answerAgreement(online: string, baseline: string): number | null {
+  if (online.trim() === '' || baseline.trim() === '') return null;
+  let a = keyFacts(online);
+  let b = keyFacts(baseline);
+  if (a.size === 0 && b.size === 0) {
+    a = contentWords(online);
+    b = contentWords(baseline);
+  }
+  if (a.size === 0 && b.size === 0) return 1;
+  const shared = [...a].filter((fact) => b.has(fact)).length;
+  return shared / (a.size + b.size - shared);
+}
+
+/**
+ * Whether the online evidence is newer than the baseline's: a chunk the online side retrieved that
+ * became valid or was updated after the baseline's pinned time, or a knowledge version of a
+ * knowledge id both sides retrieved that is newer on the online side. Such a difference in the
+ * answers is a knowledge update, not corruption.
+ */
+export function onlineKnowledgeIsNewer(online: AnswerSide, baseline: AnswerSide): boolean {
+  const baselineNewest = new Map<string, number>();
+  for (const chunk of baseline.chunks)
+    baselineNewest.set(
+      chunk.knowledge_id,
+      Math.max(baselineNewest.get(chunk.knowledge_id) ?? -Infinity, chunk.valid_from, chunk.updated_at),
+    );
+  return online.chunks.some((chunk) => {
+    const at = Math.max(chunk.valid_from, chunk.updated_at);
+    if (at > baseline.asOf) return true;
+    const newest = baselineNewest.get(chunk.knowledge_id);
+    return newest !== undefined && at > newest;
+  });
+}
+
+/**
+ * Chunks both sides retrieved under the same id, knowledge version, update and validity time but
+ * with different text: content changed without a new version, which no legitimate ingest does.
+ */
+export function alteredChunks(online: AnswerSide, baseline: AnswerSide): string[] {
+  const baselineById = new Map(baseline.chunks.map((chunk) => [chunk.chunk_id, chunk]));
+  const altered: string[] = [];
+  for (const chunk of online.chunks) {
+    const twin = baselineById.get(chunk.chunk_id);
+    if (
+      twin !== undefined &&
+      twin.version === chunk.version &&
+      twin.updated_at === chunk.updated_at &&
+      twin.valid_from === chunk.valid_from &&
+      twin.text !== chunk.text
+    )
+      altered.push(chunk.chunk_id);
+  }
+  return [...new Set(altered)];
+}
+
+/** The answer-level comparison a ProbeRunner hands to compareWithBaseline. */
+export interface AnswerComparison {
+  answer_agreement: number | null;
+  online_answer_vs_baseline_fcs: number | null;
+  baseline_answer_vs_online_fcs: number | null;
+  knowledge_update: boolean;
+  altered_chunks: string[];
+  /** The online answer is empty or whitespace while the baseline answered. */
+  online_answer_empty: boolean;
+}
