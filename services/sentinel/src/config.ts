@@ -1,12 +1,18 @@
 import { z } from 'zod';
 import { defaultThresholds } from '@rag-immune/probing';
+import { isLoopback } from '@rag-immune/worker-runtime';
 
-const jsonObject = <T extends z.ZodTypeAny>(values: T) =>
+/**
+ * A JSON object in one variable. For a variable that may hold secrets (`secret`), the error
+ * never quotes the parser's message: JSON.parse and zod echo parts of the input.
+ */
+const jsonObject = <T extends z.ZodTypeAny>(values: T, secret = false) =>
   z.string().transform((text, ctx) => {
     try {
       return z.record(values).parse(JSON.parse(text));
     } catch (error) {
-      ctx.addIssue({ code: 'custom', message: `must be a JSON object (${(error as Error).message.split('\n')[0]})` });
+      const detail = secret ? 'value not shown: it may hold credentials' : (error as Error).message.split('\n')[0];
+      ctx.addIssue({ code: 'custom', message: `must be a JSON object (${detail})` });
       return z.NEVER;
     }
   });
@@ -24,7 +30,7 @@ export const SentinelEnvSchema = z.object({
   SENTINEL_CALL_TIMEOUT_MS: number(z.number().int().min(100).max(300_000)).default(10_000),
   SENTINEL_CALL_ATTEMPTS: number(z.number().int().min(1).max(5)).default(2),
   /** Extra headers on every RAG call, e.g. a User-Agent a WAF accepts. */
-  SENTINEL_HEADERS: jsonObject(z.string()).default('{}'),
+  SENTINEL_HEADERS: jsonObject(z.string(), true).default('{}'),
   SENTINEL_SOURCE_TRUST: jsonObject(z.number().min(0).max(1)).default('{}'),
   SENTINEL_FCS_DROP: number(z.number().min(0).max(1)).default(defaultThresholds.fcsDrop),
   SENTINEL_IC_DROP: number(z.number().min(0).max(1)).default(defaultThresholds.icDrop),
@@ -32,7 +38,10 @@ export const SentinelEnvSchema = z.object({
   SENTINEL_DEBUG: z.enum(['0', '1']).default('0'),
   SENTINEL_DEBUG_DIR: z.string().default('/tmp/rag-immune-sentinel-debug'),
   SENTINEL_FCS_MODEL: z.string().optional(),
-  SENTINEL_HOST: z.string().default('0.0.0.0'),
+  /** Loopback by default; binding elsewhere needs SENTINEL_API_TOKEN. */
+  SENTINEL_HOST: z.string().default('127.0.0.1'),
+  /** Bearer token for /probes (it reveals the probe set and the last results); /healthz and /metrics stay open. */
+  SENTINEL_API_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   SENTINEL_PORT: number(z.number().int().min(0).max(65535)).default(9464),
 });
 
@@ -47,7 +56,13 @@ export class SentinelConfigError extends Error {
 
 export function sentinelConfigFromEnv(env: NodeJS.ProcessEnv): SentinelEnv {
   const parsed = SentinelEnvSchema.safeParse(env);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    if (parsed.data.SENTINEL_API_TOKEN === undefined && !isLoopback(parsed.data.SENTINEL_HOST))
+      throw new SentinelConfigError([
+        { key: 'SENTINEL_API_TOKEN', message: `is required to bind SENTINEL_HOST=${parsed.data.SENTINEL_HOST} (beyond loopback)` },
+      ]);
+    return parsed.data;
+  }
   throw new SentinelConfigError(parsed.error.issues.map((issue) => ({ key: String(issue.path[0] ?? '(env)'), message: issue.message })));
 }
 

@@ -1,36 +1,48 @@
-import express, { type Express } from 'express';
+import type { Express } from 'express';
+import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { bearerAuth, workerHttpApp } from '@rag-immune/worker-runtime';
 import type { Sentinel } from './sentinel.ts';
 
-/** /healthz for the orchestrator, /metrics for Prometheus, /probes for the on-call engineer. */
-export function sentinelHttpApp(sentinel: Sentinel, registry: Registry): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.get('/healthz', (_req, res) => {
-    if (!sentinel.isStarted) {
-      res.status(503).json({ status: 'starting' });
-      return;
-    }
-    res.json({ status: 'ok', probes: sentinel.probeStatus().length });
+export interface SentinelHttpOptions {
+  registry: Registry;
+  logger: Logger;
+  /** The bound address: without a token only loopback is allowed. */
+  host: string;
+  /** SENTINEL_API_TOKEN: guards /probes. */
+  apiToken: string | undefined;
+}
+
+/**
+ * /healthz for the orchestrator, /metrics for Prometheus, /probes for the on-call engineer (behind
+ * the bearer token: it reveals the probe set and the last results); 500s answer with an error id only.
+ */
+export function sentinelHttpApp(sentinel: Sentinel, options: SentinelHttpOptions): Express {
+  return workerHttpApp({
+    worker: 'sentinel',
+    registry: options.registry,
+    logger: options.logger,
+    health: () => ({ ready: sentinel.isStarted, ...(sentinel.isStarted ? { detail: { probes: sentinel.probeStatus().length } } : {}) }),
+    auth: bearerAuth({
+      worker: 'sentinel',
+      host: options.host,
+      token: options.apiToken,
+      tokenEnv: 'SENTINEL_API_TOKEN',
+      logger: options.logger,
+    }),
+    routes: (app) => {
+      app.get('/probes', (_req, res) => {
+        res.json(
+          sentinel.probeStatus().map((s) => ({
+            id: s.probe.id,
+            version: s.probe.version,
+            query: s.probe.query,
+            running: s.running,
+            last_result: s.lastResult ?? null,
+            last_error: s.lastError ?? null,
+          })),
+        );
+      });
+    },
   });
-  app.get('/metrics', async (_req, res) => {
-    res.set('content-type', registry.contentType);
-    res.send(await registry.metrics());
-  });
-  app.get('/probes', (_req, res) => {
-    res.json(
-      sentinel.probeStatus().map((s) => ({
-        id: s.probe.id,
-        version: s.probe.version,
-        query: s.probe.query,
-        running: s.running,
-        last_result: s.lastResult ?? null,
-        last_error: s.lastError ?? null,
-      })),
-    );
-  });
-  app.use((_req, res) => {
-    res.status(404).json({ error: 'not found: the sentinel serves /healthz, /metrics and /probes' });
-  });
-  return app;
 }

@@ -3,7 +3,7 @@
  * the process naming the variable), the probe file (a bad line stops it naming the line), the
  * bus, the FCS scorer, both RAG clients, the schedule, /healthz and /metrics, graceful shutdown.
  */
-import { pino } from 'pino';
+import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { EventBus, BusMetrics, busConfigFromEnv, onTerminationSignal, InvalidConfigError } from '@rag-immune/bus';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
@@ -14,9 +14,10 @@ import { Sentinel } from './sentinel.ts';
 import { SentinelMetrics } from './sentinel-metrics.ts';
 import { sentinelHttpApp } from './http-server.ts';
 import { startTelemetry } from './telemetry.ts';
-import { traceHeaders } from '@rag-immune/worker-runtime';
+import { traceHeaders, workerLogger } from '@rag-immune/worker-runtime';
 
-const logger = pino({ name: 'sentinel', base: { service: 'sentinel', version: SENTINEL_VERSION } });
+// The shared worker logger: its redaction paths blank tokens and API keys on every line.
+const logger = workerLogger('sentinel', SENTINEL_VERSION);
 
 async function main(): Promise<void> {
   const config = sentinelConfigFromEnv(process.env);
@@ -64,8 +65,21 @@ async function main(): Promise<void> {
     { intervalMs: config.SENTINEL_INTERVAL_SECONDS * 1000, jitter: config.SENTINEL_JITTER, maxConcurrent: config.SENTINEL_MAX_CONCURRENT },
     logger,
   );
-  const server = sentinelHttpApp(sentinel, registry).listen(config.SENTINEL_PORT, config.SENTINEL_HOST, () =>
-    logger.info({ port: config.SENTINEL_PORT, probes: probes.length, debug: config.SENTINEL_DEBUG === '1' }, 'sentinel listening'),
+  const server = sentinelHttpApp(sentinel, {
+    registry,
+    logger,
+    host: config.SENTINEL_HOST,
+    apiToken: config.SENTINEL_API_TOKEN,
+  }).listen(config.SENTINEL_PORT, config.SENTINEL_HOST, () =>
+    logger.info(
+      // The bound port: SENTINEL_PORT=0 picks a free one.
+      {
+        port: (server.address() as AddressInfo | null)?.port ?? config.SENTINEL_PORT,
+        probes: probes.length,
+        debug: config.SENTINEL_DEBUG === '1',
+      },
+      'sentinel listening',
+    ),
   );
   sentinel.start();
   onTerminationSignal(async () => {

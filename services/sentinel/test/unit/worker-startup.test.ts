@@ -41,3 +41,19 @@ test('a bad setting stops the worker at start (exit 78), naming the variable', (
   assert.equal(result.status, 78);
   assert.match(result.stdout + result.stderr, /SENTINEL_INTERVAL_SECONDS/);
 });
+
+test('a malformed SENTINEL_HEADERS stops the worker naming the variable, without printing any of its value', () => {
+  const secret = 'sk-live-0123456789abcdef';
+  const result = start({ SENTINEL_PROBES_FILE: join(dir, 'x.jsonl'), SENTINEL_HEADERS: `{"x-api-key": ${secret}}` });
+  assert.equal(result.status, 78);
+  const output = result.stdout + result.stderr;
+  assert.match(output, /SENTINEL_HEADERS/);
+  for (const fragment of ['sk-live', '0123456789', 'abcdef', 'x-api-key'])
+    assert.ok(!output.includes(fragment), `output shows "${fragment}"`);
+});
+
+test('binding beyond loopback without SENTINEL_API_TOKEN stops the worker, naming the variable', () => {
+  const result = start({ SENTINEL_PROBES_FILE: join(dir, 'x.jsonl'), SENTINEL_HOST: '0.0.0.0' });
+  assert.equal(result.status, 78);
+  assert.match(result.stdout + result.stderr, /SENTINEL_API_TOKEN/);
+});
