@@ -2,7 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ProbeObservation } from '@rag-immune/contracts';
 import { compareWithBaseline, defaultThresholds } from '../../src/signals/baseline-comparison.ts';
-import { alteredChunks, answerAgreement, keyFacts, onlineKnowledgeIsNewer, type AnswerSide } from '../../src/signals/answer-agreement.ts';
+import {
+  alteredChunks,
+  answerAgreement,
+  keyFacts,
+  onlineKnowledgeIsNewer,
+  type AnswerComparison,
+  type AnswerSide,
+} from '../../src/signals/answer-agreement.ts';
 import { CallHealthWindow } from '../../src/signals/call-health.ts';
 import { detectability } from '../../src/signals/detectability.ts';
 
@@ -24,7 +31,7 @@ const failed = (status: ProbeObservation['call_status'], latency: number): Probe
   signals: null,
 });
 
-const answers = (over: Partial<Parameters<typeof compareWithBaseline>[3] & object>['answers'] = {}) => ({
+const answers = (over: Partial<AnswerComparison> = {}): AnswerComparison => ({
   answer_agreement: 1,
   online_answer_vs_baseline_fcs: null,
   baseline_answer_vs_online_fcs: null,
