@@ -1,0 +1,81 @@
+import type { Logger } from 'pino';
+import { healingLog } from '@rag-immune/worker-runtime';
+import { applyEvent, caseIdOf, emptyCase, type CaseEvent, type HealingCase } from './healing-case.ts';
+import { CaseVersionConflictError, type CaseStore } from './case-store.ts';
+
+/** What turns a signature text into a vector (the shared sentence embedder in production). */
+export interface SignatureEmbedder {
+  embed(texts: readonly string[]): Promise<Float32Array[]>;
+}
+
+export interface RecordResult {
+  healingCase: HealingCase;
+  /** False when the event had been applied before (a redelivery): nothing changed. */
+  changed: boolean;
+}
+
+/**
+ * Folds report and action events into cases. Each event is a read-modify-write of the case under
+ * Elasticsearch's optimistic concurrency (a conflict re-reads and re-applies), then the case's point
+ * is upserted in Qdrant from the stored state, so a redelivery after a Qdrant failure repairs it.
+ * Any store error propagates: the bus retries and, failing that, leaves the event for redelivery.
+ */
+export class CaseRecorder {
+  constructor(
+    private readonly store: CaseStore,
+    private readonly embedder: SignatureEmbedder,
+    private readonly environment: string,
+    private readonly logger: Logger,
+    private readonly onChange?: (healingCase: HealingCase) => void,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  async record(input: CaseEvent): Promise<RecordResult> {
+    const caseId = caseIdOf(this.environment, input.event.incident_id);
+    for (let attempt = 1; ; attempt++) {
+      const stored = await this.store.get(caseId);
+      const base = stored?.healingCase ?? emptyCase(input.event.incident_id, this.environment, this.clock());
+      const next = applyEvent(base, input, this.clock());
+      if (next === null) {
+        // Already applied: make sure the vector exists too (the earlier attempt may have died after ES).
+        await this.upsertVector(base);
+        return { healingCase: base, changed: false };
+      }
+      try {
+        await this.store.write(next, stored);
+      } catch (error) {
+        if (error instanceof CaseVersionConflictError && attempt < 10) continue;
+        throw error;
+      }
+      await this.upsertVector(next);
+      this.log(input, next, stored === null);
+      this.onChange?.(next);
+      return { healingCase: next, changed: true };
+    }
+  }
+
+  private async upsertVector(healingCase: HealingCase): Promise<void> {
+    const [vector] = await this.embedder.embed([healingCase.signature_text]);
+    if (vector === undefined) throw new Error('embedder returned no vector');
+    await this.store.upsertVector(healingCase, vector);
+  }
+
+  private log(input: CaseEvent, healingCase: HealingCase, created: boolean): void {
+    const fields = {
+      incident_id: healingCase.incident_id,
+      case_id: healingCase.case_id,
+      event_id: input.event.event_id,
+      outcome: healingCase.outcome,
+      intents: healingCase.intents,
+    };
+    if (created && input.kind === 'action') {
+      healingLog(this.logger, fields, `case ${healingCase.case_id} opened by an action before its report`);
+    } else if (created) {
+      healingLog(this.logger, fields, `case ${healingCase.case_id} opened for ${healingCase.signature?.root_cause ?? 'unknown cause'}`);
+    } else if (healingCase.outcome !== 'open') {
+      healingLog(this.logger, fields, `case ${healingCase.case_id} ${healingCase.outcome}${healingCase.recovered_by ? ` by ${healingCase.recovered_by}` : ''}`);
+    } else {
+      healingLog(this.logger, fields, `case ${healingCase.case_id} updated by ${input.kind} ${input.event.event_id}`);
+    }
+  }
+}
