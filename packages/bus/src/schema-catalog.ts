@@ -32,12 +32,32 @@ export class SchemaCatalog {
   async registerAll(topics: readonly TopicId[]): Promise<Map<TopicId, number>> {
     for (const topic of topics) {
       const schema = loadTopicSchema(topic);
-      const { id } = await this.registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(schema) }, { subject: subjectOf(topic) });
+      const id = await this.registerSubject(subjectOf(topic), schema);
       this.ids.set(topic, id);
       this.readerTypes.set(topic, avro.Type.forSchema(schema as avro.Schema));
       this.logger?.info({ topic: Topics[topic].name, subject: subjectOf(topic), schemaId: id }, 'schema registered');
     }
     return new Map(this.ids);
+  }
+
+  /**
+   * Registers `schema` under `subject` and gives it the BACKWARD rule, tolerating a concurrent
+   * registrant: two workers starting together on a fresh registry both see no rule, both register
+   * and both create the rule, and the registry answers the second with 409 "rule already exists".
+   * That is success when the rule is the one wanted, so the call is repeated: the rule now exists,
+   * is compared (a different rule still throws) and the same schema id comes back.
+   */
+  async registerSubject(subject: string, schema: object): Promise<number> {
+    const attempts = 3;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const { id } = await this.registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(schema) }, { subject });
+        return id;
+      } catch (error) {
+        if ((error as { status?: number }).status !== 409 || attempt >= attempts) throw error;
+        this.logger?.info({ subject, attempt, err: describeError(error) }, 'concurrent schema registration; checking the rule again');
+      }
+    }
   }
 
   schemaId(topic: TopicId): number {
