@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { Topics, topicIds, type TopicId } from '@rag-immune/contracts';
 
@@ -17,6 +18,32 @@ const TopicSettingsSchema = z
 
 export type TopicSettings = z.infer<typeof TopicSettingsSchema>;
 
+/** TLS to the brokers: files are PEM; without a CA file the system's trust store is used. */
+const SslSchema = z
+  .object({
+    caFile: z.string().min(1).optional(),
+    certFile: z.string().min(1).optional(),
+    keyFile: z.string().min(1).optional(),
+    /** Only ever false against a test broker with a self-signed certificate. */
+    rejectUnauthorized: z.boolean(),
+  })
+  .strict()
+  .refine((ssl) => (ssl.certFile === undefined) === (ssl.keyFile === undefined), {
+    message: 'a client certificate needs both certFile and keyFile',
+    path: ['certFile'],
+  });
+
+/** SASL authentication, as managed Kafka services (Confluent Cloud, MSK, Aiven, Event Hubs) require. */
+const SaslSchema = z
+  .object({
+    mechanism: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']),
+    username: z.string().min(1),
+    password: z.string().min(1),
+  })
+  .strict();
+
+const BasicAuthSchema = z.object({ username: z.string().min(1), password: z.string().min(1) }).strict();
+
 const SEVEN_DAYS = 7 * 24 * 3600 * 1000;
 
 export const BusConfigSchema = z
@@ -24,6 +51,12 @@ export const BusConfigSchema = z
     clientId: z.string().min(1),
     brokers: z.array(z.string().regex(/^[^\s:]+:\d{1,5}$/, 'expected host:port')).min(1),
     schemaRegistryUrl: z.string().url(),
+    /** TLS to the brokers; absent = plaintext (the local stack). */
+    ssl: SslSchema.optional(),
+    /** SASL to the brokers; absent = none. */
+    sasl: SaslSchema.optional(),
+    /** HTTP basic auth to the schema registry (Confluent Cloud: API key and secret). */
+    schemaRegistryAuth: BasicAuthSchema.optional(),
     /** 'development' allows single-replica topics; 'production' insists on RF 3 and min ISR 2. */
     profile: z.enum(['development', 'production']),
     /**
@@ -60,6 +93,9 @@ export const BusConfigSchema = z
   })
   .strict()
   .superRefine((config, ctx) => {
+    // A password over plaintext is readable by anyone on the path: PLAIN needs TLS outside development.
+    if (config.sasl?.mechanism === 'plain' && config.ssl === undefined && config.profile === 'production')
+      ctx.addIssue({ code: 'custom', path: ['ssl'], message: 'SASL PLAIN sends the password in clear: production needs TLS' });
     if (config.profile !== 'production') return;
     for (const [name, topic] of Object.entries(config.topics)) {
       if (topic.replicationFactor < 3)
@@ -146,6 +182,7 @@ export function busConfigFromEnv(env: NodeJS.ProcessEnv, clientId: string): BusC
       minInsyncReplicas: intVar(`${prefix}_MIN_ISR`, topics[topic].minInsyncReplicas),
     };
   }
+  const security = securityFromEnv(env, issues);
   if (env.KAFKA_BROKERS === undefined) issues.push({ key: 'KAFKA_BROKERS', message: 'required (host:port[,host:port...])' });
   if (env.SCHEMA_REGISTRY_URL === undefined)
     issues.push({ key: 'SCHEMA_REGISTRY_URL', message: 'required (Confluent-compatible base URL)' });
@@ -155,6 +192,16 @@ export function busConfigFromEnv(env: NodeJS.ProcessEnv, clientId: string): BusC
     schemaRegistryUrl: 'SCHEMA_REGISTRY_URL',
     clientId: 'KAFKA_CLIENT_ID',
     topicPrefix: 'BUS_TOPIC_PREFIX',
+    ssl: 'KAFKA_SSL',
+    'ssl.caFile': 'KAFKA_SSL_CA_FILE',
+    'ssl.certFile': 'KAFKA_SSL_CERT_FILE',
+    'ssl.keyFile': 'KAFKA_SSL_KEY_FILE',
+    sasl: 'KAFKA_SASL_MECHANISM',
+    'sasl.mechanism': 'KAFKA_SASL_MECHANISM',
+    'sasl.username': 'KAFKA_SASL_USERNAME',
+    'sasl.password': 'KAFKA_SASL_PASSWORD',
+    'schemaRegistryAuth.username': 'SCHEMA_REGISTRY_USERNAME',
+    'schemaRegistryAuth.password': 'SCHEMA_REGISTRY_PASSWORD',
   };
   try {
     return parseBusConfig({
@@ -167,10 +214,75 @@ export function busConfigFromEnv(env: NodeJS.ProcessEnv, clientId: string): BusC
         .map((b) => b.trim())
         .filter(Boolean),
       schemaRegistryUrl: env.SCHEMA_REGISTRY_URL,
+      ...security,
     });
   } catch (error) {
     if (error instanceof InvalidConfigError)
-      throw new InvalidConfigError(error.issues.map((i) => ({ ...i, key: envKey[i.key.split('.')[0] ?? ''] ?? i.key })));
+      throw new InvalidConfigError(error.issues.map((i) => ({ ...i, key: envKey[i.key] ?? envKey[i.key.split('.')[0] ?? ''] ?? i.key })));
     throw error;
   }
+}
+
+const SASL_MECHANISMS = ['plain', 'scram-sha-256', 'scram-sha-512'] as const;
+
+/**
+ * TLS, SASL and registry credentials from the environment: KAFKA_SSL=true (with optional
+ * KAFKA_SSL_CA_FILE, KAFKA_SSL_CERT_FILE + KAFKA_SSL_KEY_FILE, KAFKA_SSL_REJECT_UNAUTHORIZED=false
+ * for a self-signed test broker), KAFKA_SASL_MECHANISM (plain | scram-sha-256 | scram-sha-512) with
+ * KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD, SCHEMA_REGISTRY_USERNAME and SCHEMA_REGISTRY_PASSWORD.
+ * Issues name the variable and never quote a credential.
+ */
+function securityFromEnv(
+  env: NodeJS.ProcessEnv,
+  issues: { key: string; message: string }[],
+): Pick<BusConfig, 'ssl' | 'sasl' | 'schemaRegistryAuth'> {
+  const set = (name: string): string | undefined => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = set(name);
+    if (raw === undefined) return fallback;
+    if (raw === 'true' || raw === 'false') return raw === 'true';
+    issues.push({ key: name, message: `must be true or false, got "${raw}"` });
+    return fallback;
+  };
+  const result: Pick<BusConfig, 'ssl' | 'sasl' | 'schemaRegistryAuth'> = {};
+  const sslOn = bool('KAFKA_SSL', false);
+  const files = { caFile: 'KAFKA_SSL_CA_FILE', certFile: 'KAFKA_SSL_CERT_FILE', keyFile: 'KAFKA_SSL_KEY_FILE' } as const;
+  for (const name of Object.values(files)) {
+    const path = set(name);
+    if (path === undefined) continue;
+    if (!sslOn) issues.push({ key: name, message: 'is only used with KAFKA_SSL=true' });
+    else if (!existsSync(path)) issues.push({ key: name, message: `file not found: ${path}` });
+  }
+  const rejectUnauthorized = bool('KAFKA_SSL_REJECT_UNAUTHORIZED', true);
+  if (sslOn) {
+    result.ssl = { rejectUnauthorized };
+    for (const [field, name] of Object.entries(files)) {
+      const path = set(name);
+      if (path !== undefined) result.ssl[field as keyof typeof files] = path;
+    }
+  }
+  const mechanism = set('KAFKA_SASL_MECHANISM')?.toLowerCase();
+  const username = set('KAFKA_SASL_USERNAME');
+  const password = set('KAFKA_SASL_PASSWORD');
+  if (mechanism !== undefined) {
+    if (!(SASL_MECHANISMS as readonly string[]).includes(mechanism))
+      issues.push({ key: 'KAFKA_SASL_MECHANISM', message: `must be one of ${SASL_MECHANISMS.join(', ')}, got "${mechanism}"` });
+    else if (username === undefined)
+      issues.push({ key: 'KAFKA_SASL_USERNAME', message: `required with KAFKA_SASL_MECHANISM=${mechanism}` });
+    else if (password === undefined)
+      issues.push({ key: 'KAFKA_SASL_PASSWORD', message: `required with KAFKA_SASL_MECHANISM=${mechanism}` });
+    else result.sasl = { mechanism: mechanism as (typeof SASL_MECHANISMS)[number], username, password };
+  } else if (username !== undefined || password !== undefined) {
+    issues.push({ key: 'KAFKA_SASL_MECHANISM', message: 'required when KAFKA_SASL_USERNAME or KAFKA_SASL_PASSWORD is set' });
+  }
+  const registryUser = set('SCHEMA_REGISTRY_USERNAME');
+  const registryPassword = set('SCHEMA_REGISTRY_PASSWORD');
+  if ((registryUser === undefined) !== (registryPassword === undefined))
+    issues.push({
+      key: registryUser === undefined ? 'SCHEMA_REGISTRY_USERNAME' : 'SCHEMA_REGISTRY_PASSWORD',
+      message: 'SCHEMA_REGISTRY_USERNAME and SCHEMA_REGISTRY_PASSWORD go together',
+    });
+  else if (registryUser !== undefined && registryPassword !== undefined)
+    result.schemaRegistryAuth = { username: registryUser, password: registryPassword };
+  return result;
 }

@@ -27,7 +27,7 @@ export class EventBus {
     metrics?: BusMetrics,
   ) {
     this.kafka = createKafka(config, logger);
-    this.catalog = SchemaCatalog.forUrl(config.schemaRegistryUrl, logger);
+    this.catalog = SchemaCatalog.forUrl(config.schemaRegistryUrl, logger, config.schemaRegistryAuth);
     this.metrics = metrics ?? new BusMetrics();
   }
 

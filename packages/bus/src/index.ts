@@ -3,7 +3,7 @@ export { EventPublisher } from './publisher.ts';
 export { EventSubscriber, type SubscriptionOptions, type EventHandler, type DeliveryContext } from './subscriber.ts';
 export { SchemaCatalog } from './schema-catalog.ts';
 export { ensureTopics, plannedTopics } from './topic-admin.ts';
-export { createKafka } from './kafka-client.ts';
+export { createKafka, kafkaSslOptions } from './kafka-client.ts';
 export { BusMetrics } from './metrics.ts';
 export { DeadLetterHeaders, sendToDeadLetter } from './dead-letter.ts';
 export { InMemoryProcessedEventStore, FileProcessedEventStore, type ProcessedEventStore } from './processed-events.ts';

@@ -24,8 +24,11 @@ export class SchemaCatalog {
     private readonly logger?: Logger,
   ) {}
 
-  static forUrl(url: string, logger?: Logger): SchemaCatalog {
-    return new SchemaCatalog(new SchemaRegistry({ host: url, retry: { retries: 3, initialRetryTimeInSecs: 0.2 } }), logger);
+  static forUrl(url: string, logger?: Logger, auth?: { username: string; password: string }): SchemaCatalog {
+    return new SchemaCatalog(
+      new SchemaRegistry({ host: url, retry: { retries: 3, initialRetryTimeInSecs: 0.2 }, ...(auth ? { auth: { ...auth } } : {}) }),
+      logger,
+    );
   }
 
   /** Registers (idempotently) the schemas of the given topics; throws on incompatibility. */
