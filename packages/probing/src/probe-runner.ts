@@ -180,14 +180,17 @@ export class ProbeRunner {
 
   private async observe(side: 'online' | 'baseline', rag: RagPort, probe: GoldenProbe, correlationId: string): Promise<SideOutcome> {
     const started = performance.now();
-    const deadline = AbortSignal.timeout(this.deadlineMs);
+    const deadline = AbortSignal.timeout(Math.ceil(this.deadlineMs));
     let response: QueryResponse;
     try {
       response = await this.policies[side].execute(
         ({ signal }) =>
           rag.query(
             { query: probe.query },
-            { signal, timeoutMs: Math.max(1, Math.min(this.options.callTimeoutMs, this.deadlineMs - (performance.now() - started))) },
+            {
+              signal,
+              timeoutMs: Math.max(1, Math.ceil(Math.min(this.options.callTimeoutMs, this.deadlineMs - (performance.now() - started)))),
+            },
           ),
         deadline,
       );
