@@ -1,0 +1,342 @@
+{{/*
+Shared templates of the RAG Immune worker charts. A worker chart calls each one with
+(dict "ctx" $ "worker" $worker) where $worker = (dict "name" "identifier" "prefix" "IDENTIFIER" "port" 9465 "needsToken" true).
+Everything a user can change is in the worker chart's values; the worker dict holds what is fixed by the code.
+*/}}
+
+{{- define "rag-immune-common.name" -}}
+{{- default .worker.name .ctx.Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "rag-immune-common.fullname" -}}
+{{- if .ctx.Values.fullnameOverride }}
+{{- .ctx.Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := include "rag-immune-common.name" . }}
+{{- if contains $name .ctx.Release.Name }}
+{{- .ctx.Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .ctx.Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "rag-immune-common.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "rag-immune-common.name" . }}
+app.kubernetes.io/instance: {{ .ctx.Release.Name }}
+{{- end }}
+
+{{- define "rag-immune-common.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .ctx.Chart.Name .ctx.Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{ include "rag-immune-common.selectorLabels" . }}
+app.kubernetes.io/version: {{ .ctx.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .ctx.Release.Service }}
+app.kubernetes.io/part-of: rag-immune
+app.kubernetes.io/component: {{ .worker.name }}
+{{- end }}
+
+{{- define "rag-immune-common.serviceAccountName" -}}
+{{- if .ctx.Values.serviceAccount.create }}
+{{- default (include "rag-immune-common.fullname" .) .ctx.Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .ctx.Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "rag-immune-common.image" -}}
+{{- $img := .ctx.Values.image }}
+{{- if $img.digest }}
+{{- printf "%s@%s" $img.repository $img.digest }}
+{{- else }}
+{{- printf "%s:%s" $img.repository (default .ctx.Chart.AppVersion $img.tag) }}
+{{- end }}
+{{- end }}
+
+{{/*
+Environment shared by every worker: bus, stores, telemetry. Non-secret values go to the ConfigMap;
+secrets are only ever referenced from an existing Secret (secretEnv), never rendered from values.
+*/}}
+{{- define "rag-immune-common.sharedEnv" -}}
+{{- $v := .ctx.Values }}
+KAFKA_BROKERS: {{ required "bus.brokers is required (host:port[,host:port...])" $v.bus.brokers | quote }}
+SCHEMA_REGISTRY_URL: {{ required "bus.schemaRegistryUrl is required" $v.bus.schemaRegistryUrl | quote }}
+BUS_PROFILE: {{ $v.bus.profile | quote }}
+BUS_TOPIC_PREFIX: {{ $v.bus.topicPrefix | quote }}
+KAFKA_CLIENT_ID: {{ include "rag-immune-common.fullname" . | quote }}
+{{- if $v.bus.tls.enabled }}
+KAFKA_SSL: "true"
+{{- with $v.bus.tls.existingSecret }}
+{{- if $v.bus.tls.caKey }}
+KAFKA_SSL_CA_FILE: {{ printf "/etc/rag-immune/kafka-tls/%s" $v.bus.tls.caKey | quote }}
+{{- end }}
+{{- if $v.bus.tls.certKey }}
+KAFKA_SSL_CERT_FILE: {{ printf "/etc/rag-immune/kafka-tls/%s" $v.bus.tls.certKey | quote }}
+KAFKA_SSL_KEY_FILE: {{ printf "/etc/rag-immune/kafka-tls/%s" (required "bus.tls.keyKey is required with bus.tls.certKey" $v.bus.tls.keyKey) | quote }}
+{{- end }}
+{{- end }}
+{{- if not $v.bus.tls.verify }}
+KAFKA_SSL_REJECT_UNAUTHORIZED: "false"
+{{- end }}
+{{- end }}
+{{- if $v.bus.sasl.mechanism }}
+KAFKA_SASL_MECHANISM: {{ $v.bus.sasl.mechanism | quote }}
+KAFKA_SASL_USERNAME: {{ $v.bus.sasl.username | quote }}
+{{- end }}
+{{- if $v.bus.schemaRegistryUsername }}
+SCHEMA_REGISTRY_USERNAME: {{ $v.bus.schemaRegistryUsername | quote }}
+{{- end }}
+{{- if $v.stores.elasticsearchUrl }}
+ELASTICSEARCH_URL: {{ $v.stores.elasticsearchUrl | quote }}
+{{- end }}
+{{- if $v.stores.qdrantUrl }}
+QDRANT_URL: {{ $v.stores.qdrantUrl | quote }}
+{{- end }}
+ES_INDEX_PREFIX: {{ $v.stores.indexPrefix | quote }}
+{{- if $v.telemetry.otlpEndpoint }}
+OTEL_EXPORTER_OTLP_ENDPOINT: {{ $v.telemetry.otlpEndpoint | quote }}
+{{- end }}
+{{- if $v.telemetry.resourceAttributes }}
+OTEL_RESOURCE_ATTRIBUTES: {{ $v.telemetry.resourceAttributes | quote }}
+{{- end }}
+{{ printf "%s_HOST" .worker.prefix }}: "0.0.0.0"
+{{ printf "%s_PORT" .worker.prefix }}: {{ .worker.port | quote }}
+{{- if .worker.groupId }}
+{{ printf "%s_GROUP_ID" .worker.prefix }}: {{ default .worker.groupId $v.groupId | quote }}
+{{- end }}
+{{- range $key, $value := .worker.env }}
+{{ $key }}: {{ $value | toString | quote }}
+{{- end }}
+{{- range $key, $value := $v.config }}
+{{ $key }}: {{ $value | toString | quote }}
+{{- end }}
+{{- end }}
+
+{{- define "rag-immune-common.configmap" -}}
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ include "rag-immune-common.fullname" . }}
+  namespace: {{ .ctx.Release.Namespace }}
+  labels:
+    {{- include "rag-immune-common.labels" . | nindent 4 }}
+data:
+  {{- include "rag-immune-common.sharedEnv" . | nindent 2 }}
+{{- end }}
+
+{{- define "rag-immune-common.serviceaccount" -}}
+{{- if .ctx.Values.serviceAccount.create }}
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: {{ include "rag-immune-common.serviceAccountName" . }}
+  namespace: {{ .ctx.Release.Namespace }}
+  labels:
+    {{- include "rag-immune-common.labels" . | nindent 4 }}
+  {{- with .ctx.Values.serviceAccount.annotations }}
+  annotations:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+automountServiceAccountToken: false
+{{- end }}
+{{- end }}
+
+{{- define "rag-immune-common.service" -}}
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ include "rag-immune-common.fullname" . }}
+  namespace: {{ .ctx.Release.Namespace }}
+  labels:
+    {{- include "rag-immune-common.labels" . | nindent 4 }}
+  {{- with .ctx.Values.service.annotations }}
+  annotations:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+spec:
+  type: {{ .ctx.Values.service.type }}
+  selector:
+    {{- include "rag-immune-common.selectorLabels" . | nindent 4 }}
+  ports:
+    - name: http
+      port: {{ .ctx.Values.service.port }}
+      targetPort: http
+      protocol: TCP
+{{- end }}
+
+{{- define "rag-immune-common.pdb" -}}
+{{- $pdb := .ctx.Values.podDisruptionBudget }}
+{{- if $pdb.enabled }}
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: {{ include "rag-immune-common.fullname" . }}
+  namespace: {{ .ctx.Release.Namespace }}
+  labels:
+    {{- include "rag-immune-common.labels" . | nindent 4 }}
+spec:
+  {{- if hasKey $pdb "minAvailable" }}
+  minAvailable: {{ $pdb.minAvailable }}
+  {{- else }}
+  maxUnavailable: {{ $pdb.maxUnavailable }}
+  {{- end }}
+  selector:
+    matchLabels:
+      {{- include "rag-immune-common.selectorLabels" . | nindent 6 }}
+{{- end }}
+{{- end }}
+
+{{/*
+The Deployment. .worker.volumes / .worker.volumeMounts add worker-specific mounts (the sentinel's
+probe file); /tmp is always a writable emptyDir because the root filesystem is read-only.
+*/}}
+{{- define "rag-immune-common.deployment" -}}
+{{- $v := .ctx.Values }}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "rag-immune-common.fullname" . }}
+  namespace: {{ .ctx.Release.Namespace }}
+  labels:
+    {{- include "rag-immune-common.labels" . | nindent 4 }}
+spec:
+  replicas: {{ $v.replicaCount }}
+  revisionHistoryLimit: 5
+  {{- with $v.strategy }}
+  strategy:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  selector:
+    matchLabels:
+      {{- include "rag-immune-common.selectorLabels" . | nindent 6 }}
+  template:
+    metadata:
+      labels:
+        {{- include "rag-immune-common.labels" . | nindent 8 }}
+        {{- with $v.podLabels }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+      annotations:
+        # Restart pods when the rendered configuration changes.
+        checksum/config: {{ include "rag-immune-common.sharedEnv" . | sha256sum }}
+        {{- if $v.metrics.scrapeAnnotations }}
+        prometheus.io/scrape: "true"
+        prometheus.io/port: {{ .worker.port | quote }}
+        prometheus.io/path: /metrics
+        {{- end }}
+        {{- with $v.podAnnotations }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+    spec:
+      serviceAccountName: {{ include "rag-immune-common.serviceAccountName" . }}
+      automountServiceAccountToken: false
+      {{- with $v.imagePullSecrets }}
+      imagePullSecrets:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      securityContext:
+        {{- toYaml $v.podSecurityContext | nindent 8 }}
+      terminationGracePeriodSeconds: {{ $v.terminationGracePeriodSeconds }}
+      containers:
+        - name: {{ .worker.name }}
+          image: {{ include "rag-immune-common.image" . | quote }}
+          imagePullPolicy: {{ $v.image.pullPolicy }}
+          command: ["node", "--import", "tsx", {{ printf "services/%s/src/main.ts" .worker.name | quote }}]
+          securityContext:
+            {{- toYaml $v.securityContext | nindent 12 }}
+          ports:
+            - name: http
+              containerPort: {{ .worker.port }}
+              protocol: TCP
+          envFrom:
+            - configMapRef:
+                name: {{ include "rag-immune-common.fullname" . }}
+          env:
+            {{- range $name, $key := $v.secretEnv }}
+            - name: {{ $name }}
+              valueFrom:
+                secretKeyRef:
+                  name: {{ required "existingSecret is required when secretEnv names keys" $v.existingSecret | quote }}
+                  key: {{ $key | quote }}
+            {{- end }}
+            {{- with $v.extraEnv }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
+          startupProbe:
+            httpGet:
+              path: /healthz
+              port: http
+            {{- toYaml $v.probes.startup | nindent 12 }}
+          livenessProbe:
+            httpGet:
+              path: /healthz
+              port: http
+            {{- toYaml $v.probes.liveness | nindent 12 }}
+          readinessProbe:
+            httpGet:
+              path: /healthz
+              port: http
+            {{- toYaml $v.probes.readiness | nindent 12 }}
+          resources:
+            {{- toYaml $v.resources | nindent 12 }}
+          volumeMounts:
+            - name: tmp
+              mountPath: /tmp
+            {{- if and $v.bus.tls.enabled $v.bus.tls.existingSecret }}
+            - name: kafka-tls
+              mountPath: /etc/rag-immune/kafka-tls
+              readOnly: true
+            {{- end }}
+            {{- with .worker.volumeMounts }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
+            {{- with $v.extraVolumeMounts }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
+      volumes:
+        - name: tmp
+          emptyDir:
+            sizeLimit: {{ $v.tmpSizeLimit }}
+        {{- if and $v.bus.tls.enabled $v.bus.tls.existingSecret }}
+        - name: kafka-tls
+          secret:
+            secretName: {{ $v.bus.tls.existingSecret | quote }}
+            defaultMode: 0440
+        {{- end }}
+        {{- with .worker.volumes }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+        {{- with $v.extraVolumes }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+      {{- with $v.nodeSelector }}
+      nodeSelector:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $v.affinity }}
+      affinity:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $v.tolerations }}
+      tolerations:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $v.topologySpreadConstraints }}
+      topologySpreadConstraints:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+{{- end }}
+
+{{/* Everything a worker chart renders, in one call. */}}
+{{- define "rag-immune-common.worker" -}}
+{{ include "rag-immune-common.serviceaccount" . }}
+---
+{{ include "rag-immune-common.configmap" . }}
+---
+{{ include "rag-immune-common.deployment" . }}
+---
+{{ include "rag-immune-common.service" . }}
+{{- if .ctx.Values.podDisruptionBudget.enabled }}
+---
+{{ include "rag-immune-common.pdb" . }}
+{{- end }}
+{{- end }}

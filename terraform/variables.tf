@@ -1,0 +1,157 @@
+variable "namespace" {
+  description = "Namespace for RAG Immune."
+  type        = string
+  default     = "rag-immune"
+}
+
+variable "create_namespace" {
+  description = "Create the namespace (false: it exists already)."
+  type        = bool
+  default     = true
+}
+
+variable "image" {
+  description = "Container image holding the RAG Immune repository, pinned by tag or digest."
+  type        = string
+}
+
+variable "kafka_brokers" {
+  description = "KAFKA_BROKERS: comma-separated host:port list."
+  type        = string
+  validation {
+    condition     = can(regex("^[^\\s:,]+:[0-9]{1,5}(,[^\\s:,]+:[0-9]{1,5})*$", var.kafka_brokers))
+    error_message = "kafka_brokers must be host:port[,host:port...]."
+  }
+}
+
+variable "schema_registry_url" {
+  description = "SCHEMA_REGISTRY_URL: Confluent-compatible registry base URL."
+  type        = string
+}
+
+variable "topic_prefix" {
+  description = "BUS_TOPIC_PREFIX: prepended to every topic name (several immune systems on one cluster)."
+  type        = string
+  default     = ""
+}
+
+variable "kafka_tls" {
+  description = "KAFKA_SSL and whether to verify the broker certificate."
+  type = object({
+    enabled = bool
+    verify  = optional(bool, true)
+  })
+  default = { enabled = false }
+}
+
+variable "kafka_sasl" {
+  description = "SASL mechanism (plain, scram-sha-256, scram-sha-512) and user; the password is the secret key kafka-sasl-password."
+  type = object({
+    mechanism = string
+    username  = string
+  })
+  default = null
+}
+
+variable "schema_registry_username" {
+  description = "SCHEMA_REGISTRY_USERNAME; the password is the secret key schema-registry-password."
+  type        = string
+  default     = ""
+}
+
+variable "elasticsearch_url" {
+  description = "ELASTICSEARCH_URL for the identifier's evidence ledger and the memory's cases."
+  type        = string
+}
+
+variable "qdrant_url" {
+  description = "QDRANT_URL for the memory's case vectors and the effector's snapshots."
+  type        = string
+}
+
+variable "index_prefix" {
+  description = "ES_INDEX_PREFIX: every index and collection name starts with it."
+  type        = string
+  default     = "rag-immune"
+}
+
+variable "otlp_endpoint" {
+  description = "OTEL_EXPORTER_OTLP_ENDPOINT; empty: no trace export."
+  type        = string
+  default     = ""
+}
+
+variable "online_rag_url" {
+  description = "The production RAG the immune system watches and repairs."
+  type        = string
+}
+
+variable "baseline_rag_url" {
+  description = "The frozen baseline RAG (same code, pinned knowledge)."
+  type        = string
+}
+
+variable "golden_probes_jsonl" {
+  description = "The sentinel's golden probes, JSON Lines (see services/sentinel/README.md)."
+  type        = string
+}
+
+variable "effector_qdrant_collection" {
+  description = "EFFECTOR_QDRANT_COLLECTION: the RAG's collection the effector snapshots before a repair."
+  type        = string
+}
+
+variable "existing_secret" {
+  description = "An existing Secret with the keys named in secret_keys; null: this module creates one from secrets."
+  type        = string
+  default     = null
+}
+
+variable "secrets" {
+  description = "Secret values when existing_secret is null (keys as in secret_keys). Prefer existing_secret: values here end up in the state."
+  type        = map(string)
+  default     = {}
+  sensitive   = true
+}
+
+variable "secret_keys" {
+  description = "Secret environment variable -> key in the Secret."
+  type        = map(string)
+  default = {
+    SENTINEL_API_TOKEN   = "sentinel-api-token"
+    IDENTIFIER_API_TOKEN = "identifier-api-token"
+    EFFECTOR_API_TOKEN   = "effector-api-token"
+    MEMORY_API_TOKEN     = "memory-api-token"
+  }
+}
+
+variable "worker_config" {
+  description = "Extra non-secret settings per worker, e.g. { effector = { EFFECTOR_MODE = \"approve\" } }."
+  type        = map(map(string))
+  default     = {}
+  validation {
+    condition     = alltrue([for w in keys(var.worker_config) : contains(["sentinel", "identifier", "effector", "memory"], w)])
+    error_message = "worker_config keys are sentinel, identifier, effector, memory."
+  }
+}
+
+variable "replicas" {
+  description = "Replicas per worker; the sentinel stays at 1 (one scheduler)."
+  type = object({
+    identifier = optional(number, 2)
+    effector   = optional(number, 2)
+    memory     = optional(number, 2)
+  })
+  default = {}
+}
+
+variable "topics" {
+  description = "Partitions per topic (replication 3, min.insync.replicas 2)."
+  type = object({
+    probes_partitions      = optional(number, 16)
+    reports_partitions     = optional(number, 6)
+    actions_partitions     = optional(number, 6)
+    dead_letter_partitions = optional(number, 3)
+  })
+  default = {}
+}
