@@ -1,110 +1,135 @@
 /**
- * The demo (npm run demo): the real local stack, the reference RAG (online and a frozen baseline,
- * vectors in qdrant-local), and the sentinel probing both every few seconds with the real FCS model.
- * Every ProbeResult is published to rag-sentinel-probes and read back here from Kafka. After a
- * clean round the demo injects a production fault into the online RAG (answers go wrong while
- * /healthz stays green), the sentinel's anomalies appear, the fault is undone, and they clear.
- * Identification, repair and memory arrive with the identifier, effector and memory workers.
+ * The demo (npm run demo): the real local stack, the reference RAG pair and the four workers of the
+ * immune system as separate processes. After a clean round the demo injects one production fault
+ * into the online RAG and then only watches: the sentinel detects it, the identifier opens an
+ * incident and names the cause, the effector snapshots, repairs and verifies, memory remembers the
+ * case. Every line shown comes from the workers' events on Kafka or their [HEALING] log lines; the
+ * demo never undoes the fault and publishes nothing. Worker logs go to files under the run directory.
+ *
+ *   DEMO_FAULT=<kind>|all   (default vector-index-corruption; `all` runs every kind, each on a fresh RAG)
+ *   DEMO_FAULT_MODE=<mode>  DEMO_PACKAGES=25  DEMO_PROBES=8  DEMO_INTERVAL_SECONDS=4
  */
-import { randomUUID } from 'node:crypto';
-import { pino } from 'pino';
-import { trace } from '@opentelemetry/api';
-import { EventBus, busConfigFromEnv } from '@rag-immune/bus';
-import { FactConsistencyScorer } from '@rag-immune/fcs';
-import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
-import { callFaultAdmin, loadQuestions, startReferenceRagPair } from '@rag-immune/reference-rag';
-import {
-  ProbeRunner,
-  Sentinel,
-  SentinelMetrics,
-  defaultThresholds,
-  probesFromQuestions,
-  ragClientWithHeaders,
-  type GoldenProbe,
-} from '@rag-immune/sentinel';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '@rag-immune/stack';
+import { LoopRun } from '../test/loop/loop-run.ts';
+import { ALL_FAULT_KINDS, expectationOf } from '../test/loop/faults.ts';
+import { healingSteps, runTrial, type TrialResult } from '../test/loop/trial.ts';
+import { healingReportHtml, trialSection } from '../test/loop/html-report.ts';
 
-const PACKAGES = 25;
-const INTERVAL_MS = 5000;
-const FAULT = process.env.DEMO_FAULT ?? 'vector-index-corruption';
-const FAULT_MODE = process.env.DEMO_FAULT_MODE ?? (FAULT === 'vector-index-corruption' ? 'zero' : undefined);
-const logger = pino({ level: 'warn' });
-const endpoints = stackEndpoints(loadStackConfig());
-const say = (text: string) => console.log(`\n== ${text}`);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const requested = process.env.DEMO_FAULT ?? 'vector-index-corruption';
+const kinds = requested === 'all' ? [...ALL_FAULT_KINDS] : [requested];
+for (const kind of kinds) expectationOf(kind); // an unknown kind stops here, naming the known ones
+const packages = Number(process.env.DEMO_PACKAGES ?? 25);
+const probeCount = Number(process.env.DEMO_PROBES ?? 8);
+const interval = Number(process.env.DEMO_INTERVAL_SECONDS ?? 4);
+const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+const demoDir = join(repoRoot(), '.runs', `demo-${stamp}`);
+mkdirSync(demoDir, { recursive: true });
 
-say(`Reference RAG: ${PACKAGES} Debian packages' versioned changelog and apt knowledge, online + baseline (frozen now)`);
-const rags = await startReferenceRagPair({ qdrantUrl: endpoints.qdrantUrl, packages: PACKAGES, label: 'demo', logger });
-const { onlineUrl, baselineUrl } = rags;
-console.log(`   online ${onlineUrl}   baseline ${baselineUrl}`);
-const probes: GoldenProbe[] = probesFromQuestions(
-  loadQuestions()
-    .filter((q) => rags.knowledgeIds.has(q.knowledge_id))
-    .filter((_, i) => i % 6 === 0)
-    .slice(0, 8),
-  'demo',
-);
-const run = randomUUID().slice(0, 8);
+const say = (text: string) => console.log(`== ${text}`);
+const elapsed = (ms: number) => `${ms >= 0 ? '+' : ''}${(ms / 1000).toFixed(1)}s`.padStart(8);
+const secondsOf = (trial: TrialResult, at: number | undefined) => (at === undefined ? '-' : ((at - trial.injectedAt) / 1000).toFixed(1));
 
-const bus = new EventBus(
-  busConfigFromEnv(
-    { ...process.env, KAFKA_BROKERS: endpoints.kafkaBrokers.join(','), SCHEMA_REGISTRY_URL: endpoints.schemaRegistryUrl },
-    'demo',
+const trials: TrialResult[] = [];
+const sections: string[] = [];
+let failed = false;
+for (const kind of kinds) {
+  console.log('');
+  say(`fault ${kind}: starting a fresh reference RAG and immune system`);
+  const run = new LoopRun({
+    label: 'demo',
+    packages,
+    probeCount,
+    probeIntervalSeconds: interval,
+    runDir: join(demoDir, kind),
+    say: (l) => console.log(`   ${l}`),
+  });
+  try {
+    await run.start();
+    const clean = await run.cleanRounds(1);
+    say(
+      `clean round: ${clean.results} probe results, ${clean.anomalies} anomalies, ${clean.reports} reports, ${clean.actions} repair actions`,
+    );
+    say(
+      `injecting ${kind}${process.env.DEMO_FAULT_MODE ? ` (${process.env.DEMO_FAULT_MODE})` : ''} into the online RAG; /healthz stays green; from here on only the workers act`,
+    );
+    let t0 = Date.now();
+    const trial = await runTrial(
+      run.context,
+      { kind, ...(process.env.DEMO_FAULT_MODE ? { mode: process.env.DEMO_FAULT_MODE } : {}), fraction: 0.5, seed: 'demo' },
+      {
+        timeoutMs: 180_000,
+        onStep: (step) => {
+          if (step.key === 'injected') t0 = step.at;
+          console.log(`${elapsed(step.at - t0)}  ${step.worker.padEnd(12)} ${step.what}`);
+        },
+      },
+    );
+    trials.push(trial);
+    const expectation = expectationOf(kind);
+    const ok = expectation.cause === null ? !trial.wrongRepairVerified : trial.outcome === 'healed';
+    if (!ok) failed = true;
+    say(
+      expectation.cause === null
+        ? `${kind} is a fault no detector was designed for: ${trial.outcome}; wrong repair verified: ${trial.wrongRepairVerified ? 'YES' : 'no'}`
+        : trial.outcome === 'healed'
+          ? `${kind} healed by ${trial.verifiedIntent} in ${secondsOf(trial, trial.verifiedAt)} s after injection`
+          : `${kind} NOT healed: ${trial.outcome} (worker logs: ${run.runDir})`,
+    );
+    sections.push(trialSection(run.recorder, trial, healingSteps(run.recorder, trial), run.probeIntervalMs));
+  } finally {
+    await run.close();
+  }
+}
+
+console.log('');
+say('summary (seconds since the fault was in effect)');
+const header = [
+  'fault',
+  'detected',
+  'report',
+  'cause (confidence)',
+  'repair',
+  'actions',
+  'rollbacks',
+  'verified',
+  'sentinel ok',
+  'outcome',
+];
+const rows = trials.map((t) => [
+  t.plan.kind,
+  secondsOf(t, t.detectedAt),
+  secondsOf(t, t.firstReportAt),
+  t.finalReport ? `${t.finalReport.root_cause} (${t.finalReport.confidence.toFixed(2)})` : '-',
+  t.verifiedIntent ?? '-',
+  String(t.actions.length),
+  String(t.rollbacks),
+  secondsOf(t, t.verifiedAt),
+  secondsOf(t, t.sentinelRecoveredAt),
+  t.outcome,
+]);
+const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
+console.log(line(header));
+console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+for (const row of rows) console.log(line(row));
+
+const report = join(demoDir, 'healing-report.html');
+writeFileSync(
+  report,
+  healingReportHtml(
+    'RAG Immune: healing report',
+    {
+      written: new Date().toISOString(),
+      faults: kinds.join(', '),
+      'probe interval': `${interval} s`,
+      knowledge: `${packages} Debian packages`,
+      'run directory (worker logs)': demoDir,
+    },
+    sections,
   ),
 );
-await bus.start();
-const publisher = await bus.publisher();
-let shown = 0;
-await bus.subscribe({
-  topic: 'probes',
-  groupId: `demo-${run}`,
-  handle: async (result, delivery) => {
-    if (!probes.some((p) => p.id === result.probe_id)) return;
-    shown += 1;
-    const fcs = (side: typeof result.online) => side.signals?.fcs?.toFixed(2) ?? side.call_status;
-    const flag = result.anomaly ? `ANOMALY ${result.severity} [${result.anomaly_signals.join(',')}]` : 'ok';
-    console.log(
-      `   <- ${delivery.topic}[${delivery.partition}]@${delivery.offset} ${result.probe_id} fcs ${fcs(result.online)}/${fcs(result.baseline)} ic ${result.online.signals?.ic?.toFixed(2) ?? '-'} ${flag}  "${result.query}"`,
-    );
-  },
-});
-
-say('Sentinel: 8 golden probes, every 5 s, FCS (INT8 DeBERTa) + IC + KF against online and baseline');
-const fcs = await FactConsistencyScorer.load({ intraOpNumThreads: 1 });
-const sentinel = new Sentinel(
-  probes,
-  new ProbeRunner({
-    online: ragClientWithHeaders(onlineUrl, {}, 30_000),
-    baseline: ragClientWithHeaders(baselineUrl, {}, 30_000),
-    fcs,
-    tracer: trace.getTracer('demo'),
-    thresholds: defaultThresholds,
-    sourceTrust: {},
-    callTimeoutMs: 30_000,
-    callAttempts: 2,
-    version: 'demo',
-  }),
-  { publish: (result) => publisher.publish('probes', result) },
-  new SentinelMetrics(),
-  { intervalMs: INTERVAL_MS, jitter: 0.1, maxConcurrent: 4 },
-  logger,
-);
-sentinel.start();
-await sleep(INTERVAL_MS * 2);
-
-say(`Injecting ${FAULT}${FAULT_MODE ? ` (${FAULT_MODE})` : ''} into the online RAG (half of the probed knowledge); /healthz stays 200`);
-const scope = { knowledge_ids: [...new Set(probes.map((p) => p.expected_sources[0]))].slice(0, 4) };
-const injected = await callFaultAdmin(onlineUrl, 'POST', FAULT, { scope, ...(FAULT_MODE ? { mode: FAULT_MODE } : {}) });
-console.log(
-  `   injected; affects ${injected.fault?.affected_knowledge_ids?.join(', ') ?? 'every query'}; healthz -> ${(await fetch(`${onlineUrl}/healthz`)).status}`,
-);
-await sleep(INTERVAL_MS * 2);
-
-say(`Undoing ${FAULT}: the anomalies clear on the next round`);
-await callFaultAdmin(onlineUrl, 'DELETE', FAULT);
-await sleep(INTERVAL_MS * 2);
-
-await sentinel.stop();
-await bus.stop();
-await rags.close();
-say(`${shown} ProbeResults read back from Kafka. Also try: npx immune events tail probes --from-beginning --max 5`);
-process.exit(0);
+console.log('');
+say(`healing report: ${report}`);
+process.exit(failed ? 1 : 0);

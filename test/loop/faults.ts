@@ -1,0 +1,134 @@
+/**
+ * What a loop run injects and what the immune system is expected to make of it: for each fault kind
+ * of the reference RAG, the injection body for a given scope/mode/seed, the root cause and component
+ * a correct RootCauseReport names, and the repair intents that really heal it (the reference RAG's
+ * README: which repair hook heals which fault).
+ */
+import { createHash } from 'node:crypto';
+import type { RagComponent, RepairIntent, RootCause } from '@rag-immune/contracts';
+import { EVALUATION_FAULT_KINDS, FAULT_KINDS } from '@rag-immune/reference-rag/fault-kinds';
+import { STALE_AS_OF, type LoopProbes } from './probes.ts';
+
+export const SEEN_FAULT_KINDS: readonly string[] = FAULT_KINDS;
+/** Kinds no detector was designed for (evaluation only): `unknown` or the right component is correct. */
+export const UNSEEN_FAULT_KINDS: readonly string[] = EVALUATION_FAULT_KINDS;
+export const ALL_FAULT_KINDS: readonly string[] = [...FAULT_KINDS, ...EVALUATION_FAULT_KINDS];
+
+export interface FaultExpectation {
+  /** The cause a correct report names; null for an unseen kind (only `unknown` or `components` are right). */
+  cause: RootCause | null;
+  components: RagComponent[];
+  /** Intents whose verified success is a right repair. Empty: no verified repair can be right. */
+  healingIntents: RepairIntent[];
+  modes: string[];
+  /** Scoped by knowledge ids (false: global or by query). */
+  scoped: boolean;
+}
+
+export const FAULT_EXPECTATIONS: Record<string, FaultExpectation> = {
+  'vector-index-corruption': {
+    cause: 'vector_index_corruption',
+    components: ['vector_index'],
+    healingIntents: ['rebuild_index_incremental'],
+    modes: ['zero', 'perturb', 'drop'],
+    scoped: true,
+  },
+  'reranker-drift': {
+    cause: 'reranker_drift',
+    components: ['reranker'],
+    healingIntents: ['rollback_reranker'],
+    modes: ['v2.2-drift'],
+    scoped: false,
+  },
+  'knowledge-source-failure': {
+    cause: 'knowledge_source_failure',
+    components: ['knowledge_source'],
+    healingIntents: ['switch_backup_source', 'refresh_knowledge_source'],
+    // 'frozen' stops updates from now on: invisible until the knowledge moves, so not a loop trial.
+    modes: ['stale'],
+    scoped: true,
+  },
+  'parser-bug': {
+    cause: 'parser_bug',
+    components: ['parser'],
+    healingIntents: ['reparse_documents', 'rebuild_index_incremental'],
+    modes: ['merge-sections', 'boilerplate'],
+    scoped: true,
+  },
+  'generator-inconsistency': {
+    cause: 'generator_inconsistency',
+    components: ['generator'],
+    healingIntents: ['enable_answer_validation_fallback'],
+    modes: ['swap'],
+    scoped: true,
+  },
+  'tokenizer-anomaly': {
+    cause: 'tokenizer_anomaly',
+    components: ['tokenizer'],
+    healingIntents: ['add_query_rewrite_rule'],
+    modes: ['lookalike-unicode'],
+    scoped: false,
+  },
+  // A silent query-embedder swap: retrieval breaks, no repair hook of the reference RAG undoes it.
+  'embedding-model-swap': { cause: null, components: ['retriever'], healingIntents: [], modes: ['permute-dimensions'], scoped: false },
+};
+
+export function expectationOf(kind: string): FaultExpectation {
+  const expectation = FAULT_EXPECTATIONS[kind];
+  if (expectation === undefined) throw new Error(`unknown fault kind ${kind}; known: ${ALL_FAULT_KINDS.join(', ')}`);
+  return expectation;
+}
+
+/** One injection: kind, mode, the fraction of the probed knowledge it hits, and the seed of that pick. */
+export interface FaultPlan {
+  kind: string;
+  mode?: string;
+  /** Fraction of the probed knowledge ids in scope (scoped kinds); default 0.5. */
+  fraction?: number;
+  seed?: string;
+}
+
+const rank = (seed: string, id: string) => createHash('sha1').update(`${seed}:${id}`).digest().readUInt32BE(0);
+
+/**
+ * The body of POST /admin/faults/{kind}. A scoped fault hits a seeded fraction of the knowledge the
+ * probes ask about (at least one id; for a stale source at least one whose answer changed since the
+ * stale date, since only those can go stale).
+ */
+export function injectionBody(plan: FaultPlan, probes: LoopProbes): Record<string, unknown> {
+  const expectation = expectationOf(plan.kind);
+  const mode = plan.mode ?? expectation.modes[0];
+  const body: Record<string, unknown> = { ...(mode === undefined ? {} : { mode }) };
+  const seed = plan.seed ?? 'loop';
+  if (expectation.scoped) {
+    const probed = [...new Set(probes.probes.map((p) => p.expected_sources[0] as string))].sort((a, b) => rank(seed, a) - rank(seed, b));
+    const wanted = Math.max(1, Math.round((plan.fraction ?? 0.5) * probed.length));
+    let ids = probed.slice(0, wanted);
+    if (plan.kind === 'knowledge-source-failure') {
+      const changed = probes.probes.filter((p) => probes.changedSinceStale.has(p.id)).map((p) => p.expected_sources[0] as string);
+      // Only the changelog source goes stale; keep the scope within it.
+      ids = ids.filter((id) => id.startsWith('changelog/'));
+      if (!ids.some((id) => changed.includes(id)) && changed[0] !== undefined) ids.push(changed[0]);
+      body.stale_as_of = STALE_AS_OF;
+    }
+    body.scope = { knowledge_ids: ids };
+  } else if (plan.kind === 'embedding-model-swap') {
+    body.scope = { seed };
+  }
+  return body;
+}
+
+/** Probes an injected fault degrades, given what the RAG answered about the knowledge it hit. */
+export function touchedProbes(kind: string, probes: LoopProbes, affectedKnowledgeIds: string[] | null | undefined): Set<string> {
+  const affected = affectedKnowledgeIds ? new Set(affectedKnowledgeIds) : null;
+  return new Set(
+    probes.probes
+      .filter((probe) => {
+        if (kind === 'tokenizer-anomaly') return probes.tokenizerTouched.has(probe.id);
+        const inScope = affected === null || affected.has(probe.expected_sources[0] ?? '');
+        if (kind === 'knowledge-source-failure') return inScope && probes.changedSinceStale.has(probe.id);
+        return inScope;
+      })
+      .map((probe) => probe.id),
+  );
+}

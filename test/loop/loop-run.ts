@@ -1,0 +1,117 @@
+/**
+ * One closed-loop run on the real local stack: a run directory, a namespace, the reference RAG pair
+ * as two processes, the probe file, the four workers as processes, and the recorder that follows
+ * the three topics and the workers' `[HEALING]` lines. The demo, the healing benchmark and the loop
+ * integration tests all start the immune system this way.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pino, destination } from 'pino';
+import { busConfigFromEnv } from '@rag-immune/bus';
+import { loadStackConfig, repoRoot, stackEndpoints, type StackEndpoints } from '@rag-immune/stack';
+import { startRagPairProcesses, type RagPairProcesses } from './rag-pair.ts';
+import { selectLoopProbes, writeProbeFile, type LoopProbes } from './probes.ts';
+import { ImmuneSystem, type ImmuneSystemOptions } from './immune-system.ts';
+import { LoopRecorder } from './timeline.ts';
+import { newNamespace, removeNamespace } from './namespace.ts';
+import type { TrialContext } from './trial.ts';
+
+export interface LoopRunOptions {
+  /** Names the run directory and the namespace. */
+  label: string;
+  packages?: number;
+  probeCount?: number;
+  probeIntervalSeconds?: number;
+  effectorMode?: ImmuneSystemOptions['effectorMode'];
+  replicas?: ImmuneSystemOptions['replicas'];
+  only?: ImmuneSystemOptions['only'];
+  env?: ImmuneSystemOptions['env'];
+  /** Progress lines for a person (the demo); default silent. */
+  say?: (line: string) => void;
+  /** Run directory (default `.runs/<UTC time>-<namespace>`). */
+  runDir?: string;
+  /** Keep the namespace's topics, indices and collections after close (to inspect them). */
+  keepNamespace?: boolean;
+}
+
+export class LoopRun {
+  readonly namespace: string;
+  readonly runDir: string;
+  readonly endpoints: StackEndpoints;
+  rag!: RagPairProcesses;
+  probes!: LoopProbes;
+  system!: ImmuneSystem;
+  recorder!: LoopRecorder;
+  readonly startedAt = Date.now();
+
+  constructor(readonly options: LoopRunOptions) {
+    this.namespace = newNamespace(options.label);
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+    this.runDir = options.runDir ?? join(repoRoot(), '.runs', `${stamp}-${this.namespace}`);
+    mkdirSync(this.runDir, { recursive: true });
+    this.endpoints = stackEndpoints(loadStackConfig());
+  }
+
+  get probeIntervalMs(): number {
+    return (this.options.probeIntervalSeconds ?? 4) * 1000;
+  }
+
+  get context(): TrialContext {
+    return { onlineUrl: this.rag.onlineUrl, recorder: this.recorder, probes: this.probes, probeIntervalMs: this.probeIntervalMs };
+  }
+
+  async start(): Promise<void> {
+    const say = this.options.say ?? (() => undefined);
+    const packages = this.options.packages ?? 25;
+    say(`reference RAG pair (online + baseline frozen now), ${packages} Debian packages, separate processes`);
+    this.rag = await startRagPairProcesses({ qdrantUrl: this.endpoints.qdrantUrl, packages, label: this.namespace, runDir: this.runDir });
+    say(`online ${this.rag.onlineUrl}  baseline ${this.rag.baselineUrl}  (${this.rag.knowledgeIds.size} knowledge ids)`);
+    this.probes = selectLoopProbes(this.rag.knowledgeIds, this.options.probeCount ?? 10);
+    const probesFile = join(this.runDir, 'probes.jsonl');
+    writeProbeFile(probesFile, this.probes.probes);
+    this.system = new ImmuneSystem({
+      runDir: this.runDir,
+      endpoints: this.endpoints,
+      namespace: this.namespace,
+      onlineUrl: this.rag.onlineUrl,
+      baselineUrl: this.rag.baselineUrl,
+      onlineCollection: this.rag.collections.online,
+      probesFile,
+      probeIntervalSeconds: this.options.probeIntervalSeconds ?? 4,
+      effectorMode: this.options.effectorMode ?? 'auto',
+      ...(this.options.replicas ? { replicas: this.options.replicas } : {}),
+      ...(this.options.env ? { env: this.options.env } : {}),
+      ...(this.options.only ? { only: this.options.only } : {}),
+    });
+    const busConfig = busConfigFromEnv({ ...this.system.commonEnv() }, 'loop-recorder');
+    const harnessLog = pino({ level: 'info' }, destination({ dest: join(this.runDir, 'harness.log'), sync: false }));
+    this.recorder = new LoopRecorder(busConfig, () => this.system.processes(), harnessLog);
+    await this.recorder.start();
+    say(
+      `workers: memory, identifier, effector (${this.options.effectorMode ?? 'auto'}), sentinel (${this.probes.probes.length} probes every ${this.options.probeIntervalSeconds ?? 4} s); logs in ${this.runDir}`,
+    );
+    await this.system.start();
+  }
+
+  /** Waits for `rounds` full probe rounds; returns anomalies, reports and actions seen meanwhile. */
+  async cleanRounds(rounds: number): Promise<{ anomalies: number; reports: number; actions: number; results: number }> {
+    const since = Date.now();
+    const counts = () => ({
+      anomalies: this.recorder.probes.filter((p) => p.receivedAt >= since && p.event.anomaly).length,
+      reports: this.recorder.reports.filter((r) => r.receivedAt >= since).length,
+      actions: this.recorder.actions.filter((a) => a.receivedAt >= since).length,
+      results: this.recorder.probes.filter((p) => p.receivedAt >= since).length,
+    });
+    const wanted = rounds * this.probes.probes.length;
+    const deadline = since + this.probeIntervalMs * (rounds + 2) + 60_000;
+    while (counts().results < wanted && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
+    return counts();
+  }
+
+  async close(): Promise<void> {
+    await this.recorder?.stop().catch(() => undefined);
+    await this.system?.stop().catch(() => undefined);
+    await this.rag?.close().catch(() => undefined);
+    if (!this.options.keepNamespace) await removeNamespace(this.endpoints, this.namespace);
+  }
+}

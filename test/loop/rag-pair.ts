@@ -1,0 +1,105 @@
+/**
+ * The reference RAG pair as two separate processes (online and its frozen baseline), the way a
+ * production RAG runs beside the immune system: the workers reach it only over HTTP. Both instances
+ * serve the same KNOWLEDGE_PACKAGES subset, each in its own Qdrant collection.
+ */
+import { join } from 'node:path';
+import { QdrantClient } from '@qdrant/js-client-rest';
+import { loadDebianKnowledge } from '@rag-immune/reference-rag';
+import { ManagedProcess, logMessage, type LogRecord } from './processes.ts';
+
+export interface RagPairOptions {
+  qdrantUrl: string;
+  /** Knowledge subset: this many Debian source packages (same subset on both instances). */
+  packages: number;
+  /** Collection names start with it: `<label>-online`, `<label>-baseline`. */
+  label: string;
+  runDir: string;
+  /** The baseline's pin: default now, a known-good copy of today's knowledge. */
+  baselinePinnedAt?: Date;
+}
+
+export interface RagPairProcesses {
+  online: ManagedProcess;
+  baseline: ManagedProcess;
+  onlineUrl: string;
+  baselineUrl: string;
+  collections: { online: string; baseline: string };
+  /** Knowledge ids both instances serve now. */
+  knowledgeIds: Set<string>;
+  close(): Promise<void>;
+}
+
+const listeningUrl = (instance: ManagedProcess): string => {
+  const line = instance.records.find(logMessage('reference RAG listening'));
+  const url = line?.json?.url;
+  if (typeof url !== 'string') throw new Error(`${instance.spec.name}: no url in its listening line`);
+  return url;
+};
+
+/** Starts online and baseline (ingesting in parallel) and waits until both listen. */
+export async function startRagPairProcesses(options: RagPairOptions): Promise<RagPairProcesses> {
+  const { sources } = loadDebianKnowledge({ packages: options.packages });
+  const now = new Date();
+  const knowledgeIds = new Set(sources.flatMap((source) => source.recordsPublishedBy(now).map((record) => record.knowledgeId)));
+  const collections = { online: `${options.label}-online`, baseline: `${options.label}-baseline` };
+  const common = {
+    QDRANT_URL: options.qdrantUrl,
+    KNOWLEDGE_PACKAGES: String(options.packages),
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    // The pair exists for drills: the fault admin API is on (loopback only, no token).
+    RAG_FAULT_INJECTION: 'enabled',
+  };
+  const ready = (record: LogRecord) => logMessage('reference RAG listening')(record);
+  const online = new ManagedProcess({
+    name: 'rag-online',
+    entry: 'services/reference-rag/src/main.ts',
+    env: {
+      ...common,
+      INSTANCE: 'online',
+      QDRANT_COLLECTION: collections.online,
+      FAULT_JOURNAL_PATH: join(options.runDir, 'fault-journal.jsonl'),
+    },
+    logFile: join(options.runDir, 'rag-online.log'),
+    ready,
+    startTimeoutMs: 300_000,
+  });
+  const baseline = new ManagedProcess({
+    name: 'rag-baseline',
+    entry: 'services/reference-rag/src/main.ts',
+    env: {
+      ...common,
+      INSTANCE: 'baseline',
+      QDRANT_COLLECTION: collections.baseline,
+      PINNED_AS_OF: (options.baselinePinnedAt ?? now).toISOString(),
+    },
+    logFile: join(options.runDir, 'rag-baseline.log'),
+    ready,
+    startTimeoutMs: 300_000,
+  });
+  const qdrant = new QdrantClient({ url: options.qdrantUrl, checkCompatibility: false });
+  const drop = async () => {
+    for (const name of Object.values(collections)) await qdrant.deleteCollection(name).catch(() => undefined);
+  };
+  try {
+    await Promise.all([online.start(), baseline.start()]);
+  } catch (error) {
+    await Promise.all([online.kill(), baseline.kill()]);
+    await drop();
+    throw error;
+  }
+  return {
+    online,
+    baseline,
+    onlineUrl: listeningUrl(online),
+    baselineUrl: listeningUrl(baseline),
+    collections,
+    knowledgeIds,
+    async close() {
+      await Promise.all([online.stop(), baseline.stop()]);
+      await drop();
+    },
+  };
+}

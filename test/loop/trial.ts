@@ -1,0 +1,295 @@
+/**
+ * One fault trial on a running loop: inject a fault through the RAG's admin API (never undone here:
+ * only the workers may heal it), then watch what the workers publish until the repair is verified,
+ * the effector escalates, or time runs out; and the figures of the benchmark table from it.
+ */
+import { callFaultAdmin } from '@rag-immune/reference-rag';
+import type { ProbeResult, RepairAction, RootCauseReport } from '@rag-immune/contracts';
+import { expectationOf, injectionBody, touchedProbes, type FaultPlan } from './faults.ts';
+import type { LoopProbes } from './probes.ts';
+import type { HealingLine, LoopRecorder } from './timeline.ts';
+import { sleep } from './processes.ts';
+
+export interface TrialContext {
+  onlineUrl: string;
+  recorder: LoopRecorder;
+  probes: LoopProbes;
+  probeIntervalMs: number;
+  /** The RAG's admin token, when it has one. */
+  ragToken?: string;
+}
+
+export interface ActionSummary {
+  actionId: string;
+  intent: string;
+  tool: string;
+  attempt: number;
+  statuses: string[];
+  snapshotId: string | null;
+  verification: RepairAction['verification'];
+  failure: RepairAction['failure'];
+}
+
+export interface TrialResult {
+  plan: FaultPlan;
+  body: Record<string, unknown>;
+  affectedKnowledgeIds: string[] | null;
+  touched: string[];
+  injectStartedAt: number;
+  /** When the admin call returned: the fault is fully in effect; elapsed times count from here. */
+  injectedAt: number;
+  detectedAt?: number;
+  firstAnomaly?: ProbeResult;
+  incidents: string[];
+  firstReport?: RootCauseReport;
+  firstReportAt?: number;
+  correctReportAt?: number;
+  finalReport?: RootCauseReport;
+  /** The last report names the right cause (seen kinds) or abstains / names the right component (unseen). */
+  localised: boolean;
+  actions: ActionSummary[];
+  rollbacks: number;
+  escalated: boolean;
+  verifiedAt?: number;
+  verifiedIntent?: string;
+  /** A repair verified as success whose intent does not heal this fault. */
+  wrongRepairVerified: boolean;
+  /** The sentinel's first full clean round of the touched probes after the verified repair. */
+  sentinelRecoveredAt?: number;
+  rememberedAt?: number;
+  outcome: 'healed' | 'escalated' | 'abstained' | 'undetected' | 'timeout';
+  endedAt: number;
+}
+
+export interface HealingStep {
+  key: string;
+  at: number;
+  worker: string;
+  what: string;
+}
+
+/** Injects the fault and returns as soon as the admin API confirms it. */
+export async function injectFault(
+  ctx: TrialContext,
+  plan: FaultPlan,
+): Promise<Pick<TrialResult, 'plan' | 'body' | 'affectedKnowledgeIds' | 'touched' | 'injectStartedAt' | 'injectedAt'>> {
+  const body = injectionBody(plan, ctx.probes);
+  const injectStartedAt = Date.now();
+  const answer = await callFaultAdmin(ctx.onlineUrl, 'POST', plan.kind, body, ...(ctx.ragToken ? [ctx.ragToken] : []));
+  const injectedAt = Date.now();
+  const affected = answer.fault?.affected_knowledge_ids ?? null;
+  return {
+    plan,
+    body,
+    affectedKnowledgeIds: affected,
+    touched: [...touchedProbes(plan.kind, ctx.probes, affected)],
+    injectStartedAt,
+    injectedAt,
+  };
+}
+
+/** Incident ids that have a report already: a trial only counts incidents opened after its injection. */
+export function knownIncidents(recorder: LoopRecorder): Set<string> {
+  return new Set(recorder.reports.map((r) => r.event.incident_id));
+}
+
+/** What the workers did about an injected fault, as far as the record shows now. */
+export function evaluateTrial(
+  ctx: TrialContext,
+  injected: Awaited<ReturnType<typeof injectFault>>,
+  before: Set<string>,
+  now = Date.now(),
+): TrialResult {
+  const { recorder } = ctx;
+  const expectation = expectationOf(injected.plan.kind);
+  const touched = new Set(injected.touched);
+  const after = (t: number) => t >= injected.injectStartedAt;
+  const anomalies = recorder.probes
+    .map((p) => p.event)
+    .filter((p) => p.anomaly && after(p.occurred_at) && (touched.size === 0 || touched.has(p.probe_id)))
+    .sort((a, b) => a.occurred_at - b.occurred_at);
+  const reports = recorder.reports.map((r) => r.event).filter((r) => after(r.occurred_at) && !before.has(r.incident_id));
+  const incidents = [...new Set(reports.map((r) => r.incident_id))];
+  const actionEvents = recorder.actions.map((a) => a.event).filter((a) => incidents.includes(a.incident_id));
+  const correct = (r: RootCauseReport) =>
+    expectation.cause === null
+      ? r.root_cause === 'unknown' || expectation.components.includes(r.affected_component)
+      : r.root_cause === expectation.cause && expectation.components.includes(r.affected_component);
+  const byAction = new Map<string, ActionSummary>();
+  for (const a of [...actionEvents].sort((x, y) => x.occurred_at - y.occurred_at)) {
+    const summary = byAction.get(a.action_id) ?? {
+      actionId: a.action_id,
+      intent: a.intent,
+      tool: a.tool,
+      attempt: a.attempt,
+      statuses: [],
+      snapshotId: null,
+      verification: null,
+      failure: null,
+    };
+    summary.statuses.push(a.status);
+    summary.snapshotId = a.snapshot_id ?? summary.snapshotId;
+    summary.verification = a.verification ?? summary.verification;
+    summary.failure = a.failure ?? summary.failure;
+    byAction.set(a.action_id, summary);
+  }
+  const actions = [...byAction.values()];
+  const verified = actionEvents
+    .filter((a) => a.status === 'succeeded' && a.verification?.recovered === true)
+    .sort((a, b) => a.occurred_at - b.occurred_at)[0];
+  const escalated = actionEvents.some((a) => a.status === 'escalated');
+  const wrongRepairVerified = actionEvents.some(
+    (a) => a.status === 'succeeded' && a.intent !== 'escalate_to_human' && !expectation.healingIntents.includes(a.intent),
+  );
+  let sentinelRecoveredAt: number | undefined;
+  if (verified !== undefined && touched.size > 0) {
+    // The first time every touched probe has a clean result that started after the verified repair.
+    const clean = new Map<string, number>();
+    for (const { event } of recorder.probes) {
+      if (!touched.has(event.probe_id) || event.occurred_at <= verified.occurred_at + ctx.probeIntervalMs) continue;
+      if (event.anomaly) clean.delete(event.probe_id);
+      else if (!clean.has(event.probe_id)) clean.set(event.probe_id, event.occurred_at);
+    }
+    if (clean.size === touched.size) sentinelRecoveredAt = Math.max(...clean.values());
+  }
+  const remembered = recorder.healing.find(
+    (h) => h.worker.startsWith('memory') && h.incidentId !== null && incidents.includes(h.incidentId),
+  );
+  const finalReport = reports.at(-1);
+  const outcome: TrialResult['outcome'] =
+    verified !== undefined
+      ? 'healed'
+      : escalated
+        ? 'escalated'
+        : finalReport?.root_cause === 'unknown'
+          ? 'abstained'
+          : anomalies.length === 0
+            ? 'undetected'
+            : 'timeout';
+  return {
+    ...injected,
+    ...(anomalies[0] ? { detectedAt: anomalies[0].occurred_at, firstAnomaly: anomalies[0] } : {}),
+    incidents,
+    ...(reports[0] ? { firstReport: reports[0], firstReportAt: reports[0].occurred_at } : {}),
+    ...(reports.find(correct) ? { correctReportAt: reports.find(correct)!.occurred_at } : {}),
+    ...(finalReport ? { finalReport } : {}),
+    localised: finalReport !== undefined && correct(finalReport),
+    actions,
+    rollbacks: actionEvents.filter((a) => a.status === 'rolled_back').length,
+    escalated,
+    ...(verified ? { verifiedAt: verified.occurred_at, verifiedIntent: verified.intent } : {}),
+    wrongRepairVerified,
+    ...(sentinelRecoveredAt ? { sentinelRecoveredAt } : {}),
+    ...(remembered ? { rememberedAt: remembered.at } : {}),
+    outcome,
+    endedAt: now,
+  };
+}
+
+export interface WatchOptions {
+  timeoutMs: number;
+  /** After a verified repair: also wait for the sentinel's clean round and memory's case (bounded). */
+  settleMs?: number;
+  /** Called with each new healing step as it appears. */
+  onStep?: (step: HealingStep) => void;
+}
+
+/** Injects one fault and watches until it is healed (and the healing confirmed), escalated, or timed out. */
+export async function runTrial(ctx: TrialContext, plan: FaultPlan, options: WatchOptions): Promise<TrialResult> {
+  const before = knownIncidents(ctx.recorder);
+  const injected = await injectFault(ctx, plan);
+  const shown = new Set<string>();
+  const emit = (result: TrialResult) => {
+    for (const step of healingSteps(ctx.recorder, result)) {
+      if (shown.has(step.key)) continue;
+      shown.add(step.key);
+      options.onStep?.(step);
+    }
+  };
+  const deadline = injected.injectedAt + options.timeoutMs;
+  let settledSince: number | undefined;
+  for (;;) {
+    await sleep(250);
+    ctx.recorder.pollLogs();
+    const result = evaluateTrial(ctx, injected, before);
+    emit(result);
+    const finished =
+      (result.outcome === 'healed' && result.sentinelRecoveredAt !== undefined && result.rememberedAt !== undefined) ||
+      result.outcome === 'escalated';
+    if (finished) return result;
+    if (result.outcome === 'healed' || (result.outcome === 'abstained' && result.actions.length === 0)) {
+      settledSince ??= Date.now();
+      const settle = options.settleMs ?? ctx.probeIntervalMs * 4 + 15_000;
+      if (Date.now() - settledSince > settle) return evaluateTrial(ctx, injected, before);
+    }
+    if (Date.now() > deadline) return evaluateTrial(ctx, injected, before);
+  }
+}
+
+const pct = (x: number | null | undefined) => (x === null || x === undefined ? '-' : x.toFixed(2));
+
+/** The healing steps of a trial in time order: what the demo prints and the HTML report draws. */
+export function healingSteps(recorder: LoopRecorder, trial: TrialResult): HealingStep[] {
+  const steps: HealingStep[] = [];
+  const incidents = new Set(trial.incidents);
+  steps.push({
+    key: 'injected',
+    at: trial.injectedAt,
+    worker: 'harness',
+    what: `fault ${trial.plan.kind}${trial.body.mode ? ` (${String(trial.body.mode)})` : ''} injected; ${
+      trial.affectedKnowledgeIds ? `${trial.affectedKnowledgeIds.length} knowledge ids` : 'global'
+    }, ${trial.touched.length} probes touched`,
+  });
+  if (trial.firstAnomaly) {
+    const a = trial.firstAnomaly;
+    steps.push({
+      key: 'detected',
+      at: a.occurred_at,
+      worker: 'sentinel',
+      what: `detected: ${a.probe_id} ${a.severity} [${a.anomaly_signals.join(',')}] FCS ${pct(a.online.signals?.fcs)} vs ${pct(a.baseline.signals?.fcs)}`,
+    });
+  }
+  for (const line of recorder.healing) {
+    if (line.incidentId === null || !incidents.has(line.incidentId)) continue;
+    steps.push({ key: `log:${line.worker}:${line.at}:${line.message}`, at: line.at, worker: line.worker, what: line.message });
+  }
+  for (const { event: r } of recorder.reports) {
+    if (!incidents.has(r.incident_id)) continue;
+    steps.push({
+      key: `report:${r.event_id}`,
+      at: r.occurred_at,
+      worker: 'identifier',
+      what: `report r${r.report_revision} ${r.incident_id}: cause ${r.root_cause} (${r.affected_component}) confidence ${r.confidence.toFixed(2)}, ${r.claims.length} claims${
+        r.open_questions.length ? `, ${r.open_questions.length} open questions` : ''
+      }`,
+    });
+  }
+  for (const { event: a } of recorder.actions) {
+    if (!incidents.has(a.incident_id)) continue;
+    const v = a.verification;
+    const detail = [
+      a.snapshot_id ? `snapshot ${a.snapshot_id}` : '',
+      v ? `FCS ${pct(v.fcs_before)} -> ${pct(v.fcs_after)}, IC ${pct(v.ic_before)} -> ${pct(v.ic_after)}, recovered ${v.recovered}` : '',
+      a.failure ? `${a.failure.reason}: ${a.failure.message}` : '',
+    ]
+      .filter(Boolean)
+      .join('; ');
+    steps.push({
+      key: `action:${a.event_id}`,
+      at: a.occurred_at,
+      worker: 'effector',
+      what: `repair ${a.intent} ${a.status} (attempt ${a.attempt})${detail ? `: ${detail}` : ''}`,
+    });
+  }
+  if (trial.sentinelRecoveredAt) {
+    steps.push({
+      key: 'recovered',
+      at: trial.sentinelRecoveredAt,
+      worker: 'sentinel',
+      what: `recovered: all ${trial.touched.length} touched probes clean again`,
+    });
+  }
+  return steps.sort((a, b) => a.at - b.at);
+}
+
+export type { HealingLine };
