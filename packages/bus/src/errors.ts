@@ -6,7 +6,14 @@
  *   and, if it still fails, left uncommitted for redelivery rather than dropped.
  */
 export type PoisonReason =
-  'bad_magic_byte' | 'truncated_message' | 'unknown_schema_id' | 'schema_mismatch' | 'undecodable_payload' | 'rejected_by_handler';
+  | 'bad_magic_byte'
+  | 'truncated_message'
+  | 'unknown_schema_id'
+  | 'schema_mismatch'
+  | 'undecodable_payload'
+  /** Decodes, but carries values no producer may send (NaN, a negative latency, a future timestamp, 10 MB strings). */
+  | 'semantically_invalid'
+  | 'rejected_by_handler';
 
 export class PoisonMessageError extends Error {
   constructor(

@@ -6,7 +6,13 @@ export { ensureTopics, plannedTopics } from './topic-admin.ts';
 export { createKafka, kafkaSslOptions } from './kafka-client.ts';
 export { BusMetrics } from './metrics.ts';
 export { DeadLetterHeaders, sendToDeadLetter } from './dead-letter.ts';
-export { InMemoryProcessedEventStore, FileProcessedEventStore, type ProcessedEventStore } from './processed-events.ts';
+export { InMemoryProcessedEventStore, FileProcessedEventStore, type ProcessedEventStore, type ClaimOutcome } from './processed-events.ts';
+export {
+  ElasticsearchProcessedEventStore,
+  EventClaimedElsewhereError,
+  type ElasticsearchProcessedEventStoreOptions,
+} from './elasticsearch-processed-events.ts';
+export { semanticValidator, DEFAULT_SEMANTIC_LIMITS, type SemanticLimits, type EventValidator } from './semantic-validation.ts';
 export { PoisonMessageError, RejectedEventError, type PoisonReason } from './errors.ts';
 export { onTerminationSignal } from './shutdown.ts';
 export {

@@ -10,7 +10,17 @@ export interface ProcessedEventStore {
   has(eventId: string): Promise<boolean>;
   /** Called after the handler succeeded and before the offset is committed. */
   markProcessed(eventId: string): Promise<void>;
+  /**
+   * Stores shared by several replicas: atomically claims the event for this replica before its
+   * handler runs ('claimed': handle it; 'processed': a duplicate). Throws a (transient) error while
+   * another replica's claim is live. Without it the subscriber uses `has`.
+   */
+  claim?(eventId: string): Promise<ClaimOutcome>;
+  /** Gives up this replica's claim after its handler failed, so a redelivery can retry at once. */
+  release?(eventId: string): Promise<void>;
 }
+
+export type ClaimOutcome = 'claimed' | 'processed';
 
 /** Per-process memory: catches redeliveries within one process lifetime (rebalances, retries). */
 export class InMemoryProcessedEventStore implements ProcessedEventStore {

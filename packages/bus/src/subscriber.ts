@@ -8,6 +8,7 @@ import type { BusMetrics } from './metrics.ts';
 import { InMemoryProcessedEventStore, type ProcessedEventStore } from './processed-events.ts';
 import { PoisonMessageError, describeError } from './errors.ts';
 import { sendToDeadLetter } from './dead-letter.ts';
+import { semanticValidator, type EventValidator } from './semantic-validation.ts';
 
 export interface DeliveryContext {
   topic: string;
@@ -33,6 +34,12 @@ export interface SubscriptionOptions<T extends TopicId> {
    * (read-only tools such as `immune events tail`, which must not add dead letters of their own).
    */
   onPoison?: 'dead-letter' | 'skip';
+  /**
+   * A worker's own check of a decoded event, after the bus's semantic check (finite numbers,
+   * non-negative durations, scores in [0, 1], no future timestamps, bounded strings): throw
+   * RejectedEventError (or PoisonMessageError) to dead-letter it with the reason.
+   */
+  validate?: (event: TopicEvents[T]) => void;
   /** Observation points for crash tests and tracing; must not throw. */
   hooks?: {
     /** After every message, whatever became of it (handled, duplicate, dead-lettered or skipped). */
@@ -58,6 +65,7 @@ export class EventSubscriber<T extends TopicId> {
   private readonly processed: ProcessedEventStore;
   private readonly retryPolicy: RetryPolicy;
   private readonly topicName: string;
+  private readonly semanticCheck: EventValidator<T>;
   private lagTimer: NodeJS.Timeout | undefined;
   private running = false;
 
@@ -70,6 +78,7 @@ export class EventSubscriber<T extends TopicId> {
     private readonly logger?: Logger,
   ) {
     this.topicName = options.topicName ?? topicNameOf(config, options.topic);
+    this.semanticCheck = semanticValidator(options.topic);
     this.consumer = kafka.consumer({
       groupId: options.groupId,
       sessionTimeout: config.consumer.sessionTimeoutMs,
@@ -143,14 +152,28 @@ export class EventSubscriber<T extends TopicId> {
     };
     try {
       const event = await this.retryPolicy.execute(() => this.catalog.decode(this.options.topic, message.value));
-      if (await this.processed.has(event.event_id)) {
+      this.semanticCheck(event);
+      this.options.validate?.(event);
+      const claim = this.processed.claim?.bind(this.processed);
+      const state =
+        claim === undefined
+          ? (await this.processed.has(event.event_id))
+            ? 'processed'
+            : 'claimed'
+          : await this.retryPolicy.execute(() => claim(event.event_id));
+      if (state === 'processed') {
         this.metrics?.consumed.inc({ topic, group, outcome: 'duplicate' });
         this.logger?.info({ topic, partition, offset: message.offset, eventId: event.event_id }, 'duplicate event skipped');
         this.options.hooks?.onDuplicate?.(event.event_id, delivery);
         return;
       }
       const stopTimer = this.metrics?.handlerDuration.startTimer({ topic, group });
-      await this.retryPolicy.execute(() => this.options.handle(event, delivery));
+      try {
+        await this.retryPolicy.execute(() => this.options.handle(event, delivery));
+      } catch (error) {
+        await this.processed.release?.(event.event_id).catch(() => undefined);
+        throw error;
+      }
       stopTimer?.();
       await this.processed.markProcessed(event.event_id);
       this.metrics?.consumed.inc({ topic, group, outcome: 'handled' });

@@ -1,0 +1,213 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { errors, type Client } from '@elastic/elasticsearch';
+import type { Logger } from 'pino';
+import type { ClaimOutcome, ProcessedEventStore } from './processed-events.ts';
+
+export interface ElasticsearchProcessedEventStoreOptions {
+  /** An @elastic/elasticsearch v8 client. */
+  client: Client;
+  /** The consumer group whose handled events this store remembers (part of every key). */
+  consumerGroup: string;
+  /** Index name; default `<indexPrefix>-processed-events` (one index shared by all groups). */
+  index?: string;
+  /** ES_INDEX_PREFIX; default `rag-immune`. */
+  indexPrefix?: string;
+  /** How long a handled event is remembered; default 7 days (the probes topic's retention). */
+  retentionMs?: number;
+  /** How long a replica's claim on an event in progress holds before another replica may take it over; default 5 minutes. */
+  leaseMs?: number;
+  /** How often expired entries are deleted; default hourly; 0 = never (call purgeExpired yourself). */
+  purgeIntervalMs?: number;
+  /** This replica's name in claims; default host-pid-random. */
+  owner?: string;
+  logger?: Logger;
+}
+
+/** Thrown while another replica holds a live claim on the event: transient, the subscriber retries. */
+export class EventClaimedElsewhereError extends Error {
+  constructor(eventId: string, owner: string) {
+    super(`event ${eventId} is being handled by ${owner}`);
+    this.name = 'EventClaimedElsewhereError';
+  }
+}
+
+interface Entry {
+  group: string;
+  event_id: string;
+  state: 'processing' | 'processed';
+  owner: string;
+  lease_until: string;
+  /** When the entry was last written; retention counts from here. */
+  '@timestamp': string;
+}
+
+const DAY = 24 * 3600 * 1000;
+
+/**
+ * The processed-event store shared by every replica of a consumer group (and by a replica on a new
+ * machine): one Elasticsearch document per (group, event_id). A replica claims an event with a
+ * create-only write before handling it, so of two replicas that read the same event around a
+ * rebalance exactly one handles it; the other sees "processed" (a duplicate) or, while the claim
+ * is live, retries. A claim whose replica died expires after the lease and can be taken over with
+ * an optimistic-concurrency write. Reads are real-time GETs, not searches, so there is no refresh
+ * window. Entries older than the retention window are deleted periodically (search + bulk delete:
+ * the local stack's Elasticsearch has no delete-by-query module).
+ */
+export class ElasticsearchProcessedEventStore implements ProcessedEventStore {
+  readonly index: string;
+  readonly owner: string;
+  private readonly client: Client;
+  private readonly group: string;
+  private readonly retentionMs: number;
+  private readonly leaseMs: number;
+  private purgeTimer: NodeJS.Timeout | undefined;
+
+  private constructor(private readonly options: ElasticsearchProcessedEventStoreOptions) {
+    this.client = options.client;
+    this.group = options.consumerGroup;
+    this.index = options.index ?? `${options.indexPrefix ?? 'rag-immune'}-processed-events`;
+    this.retentionMs = options.retentionMs ?? 7 * DAY;
+    this.leaseMs = options.leaseMs ?? 5 * 60 * 1000;
+    this.owner = options.owner ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  }
+
+  /** Creates the index if needed and starts the periodic purge. */
+  static async open(options: ElasticsearchProcessedEventStoreOptions): Promise<ElasticsearchProcessedEventStore> {
+    if (options.consumerGroup === '') throw new Error('ElasticsearchProcessedEventStore: consumerGroup is required');
+    const store = new ElasticsearchProcessedEventStore(options);
+    await store.ensureIndex();
+    const interval = options.purgeIntervalMs ?? 3600 * 1000;
+    if (interval > 0) {
+      store.purgeTimer = setInterval(() => {
+        store
+          .purgeExpired()
+          .catch((error: unknown) => options.logger?.warn({ err: error }, 'processed-event purge failed; retrying next round'));
+      }, interval);
+      store.purgeTimer.unref();
+    }
+    return store;
+  }
+
+  private async ensureIndex(): Promise<void> {
+    try {
+      await this.client.indices.create({
+        index: this.index,
+        settings: { number_of_shards: 1, refresh_interval: '5s' },
+        mappings: {
+          dynamic: 'strict',
+          properties: {
+            group: { type: 'keyword' },
+            event_id: { type: 'keyword' },
+            state: { type: 'keyword' },
+            owner: { type: 'keyword' },
+            lease_until: { type: 'date' },
+            '@timestamp': { type: 'date' },
+          },
+        },
+      });
+    } catch (error) {
+      // Another replica created it first.
+      if (!(error instanceof errors.ResponseError && error.body?.error?.type === 'resource_already_exists_exception')) throw error;
+    }
+  }
+
+  /** One document per (group, event_id); hashed when the pair would exceed Elasticsearch's 512-byte id limit. */
+  private id(eventId: string): string {
+    const id = `${this.group}/${eventId}`;
+    return Buffer.byteLength(id) <= 500 ? id : createHash('sha256').update(id).digest('hex');
+  }
+
+  private entry(eventId: string, state: Entry['state'], now = Date.now()): Entry {
+    return {
+      group: this.group,
+      event_id: eventId,
+      state,
+      owner: this.owner,
+      lease_until: new Date(now + this.leaseMs).toISOString(),
+      '@timestamp': new Date(now).toISOString(),
+    };
+  }
+
+  private async read(eventId: string): Promise<{ entry: Entry; seqNo: number; primaryTerm: number } | undefined> {
+    try {
+      const found = await this.client.get<Entry>({ index: this.index, id: this.id(eventId), realtime: true });
+      if (!found.found || found._source === undefined) return undefined;
+      return { entry: found._source, seqNo: found._seq_no as number, primaryTerm: found._primary_term as number };
+    } catch (error) {
+      if (error instanceof errors.ResponseError && error.statusCode === 404) return undefined;
+      throw error;
+    }
+  }
+
+  async has(eventId: string): Promise<boolean> {
+    return (await this.read(eventId))?.entry.state === 'processed';
+  }
+
+  async claim(eventId: string): Promise<ClaimOutcome> {
+    try {
+      await this.client.create({ index: this.index, id: this.id(eventId), document: this.entry(eventId, 'processing') });
+      return 'claimed';
+    } catch (error) {
+      if (!(error instanceof errors.ResponseError && error.statusCode === 409)) throw error;
+    }
+    const current = await this.read(eventId);
+    if (current === undefined) return this.claim(eventId); // released in between
+    if (current.entry.state === 'processed') return 'processed';
+    if (current.entry.owner !== this.owner && Date.parse(current.entry.lease_until) > Date.now())
+      throw new EventClaimedElsewhereError(eventId, current.entry.owner);
+    // Our own earlier claim, or a dead replica's expired one: take it over unless someone else just did.
+    try {
+      await this.client.index({
+        index: this.index,
+        id: this.id(eventId),
+        document: this.entry(eventId, 'processing'),
+        if_seq_no: current.seqNo,
+        if_primary_term: current.primaryTerm,
+      });
+      return 'claimed';
+    } catch (error) {
+      if (error instanceof errors.ResponseError && error.statusCode === 409)
+        throw new EventClaimedElsewhereError(eventId, 'another replica');
+      throw error;
+    }
+  }
+
+  async markProcessed(eventId: string): Promise<void> {
+    await this.client.index({ index: this.index, id: this.id(eventId), document: this.entry(eventId, 'processed') });
+  }
+
+  async release(eventId: string): Promise<void> {
+    const current = await this.read(eventId);
+    if (current === undefined || current.entry.state !== 'processing' || current.entry.owner !== this.owner) return;
+    try {
+      await this.client.delete({ index: this.index, id: this.id(eventId), if_seq_no: current.seqNo, if_primary_term: current.primaryTerm });
+    } catch (error) {
+      if (!(error instanceof errors.ResponseError && (error.statusCode === 409 || error.statusCode === 404))) throw error;
+    }
+  }
+
+  /** Deletes this group's entries older than the retention window; returns how many. */
+  async purgeExpired(now = Date.now()): Promise<number> {
+    const cutoff = new Date(now - this.retentionMs).toISOString();
+    await this.client.indices.refresh({ index: this.index });
+    let deleted = 0;
+    for (;;) {
+      const page = await this.client.search<Entry>({
+        index: this.index,
+        size: 1000,
+        _source: false,
+        query: { bool: { filter: [{ term: { group: this.group } }, { range: { '@timestamp': { lt: cutoff } } }] } },
+      });
+      const ids = page.hits.hits.map((hit) => hit._id).filter((id): id is string => id !== undefined);
+      if (ids.length === 0) return deleted;
+      await this.client.bulk({ refresh: true, operations: ids.map((id) => ({ delete: { _index: this.index, _id: id } })) });
+      deleted += ids.length;
+    }
+  }
+
+  /** Stops the purge timer (the client is the caller's). */
+  close(): void {
+    if (this.purgeTimer !== undefined) clearInterval(this.purgeTimer);
+  }
+}
