@@ -10,8 +10,11 @@ export class SentinelMetrics {
   readonly ragCallSeconds: Histogram<'side'>;
   readonly probeErrors: Counter<'probe_id' | 'side' | 'status'>;
   readonly anomalies: Counter<'probe_id' | 'severity'>;
+  readonly anomalySignals: Counter<'signal'>;
   readonly runSeconds: Histogram;
   readonly published: Counter<'outcome'>;
+  readonly overdueProbes: Gauge;
+  readonly incompleteRounds: Counter;
 
   constructor(readonly registry: Registry = new Registry()) {
     collectDefaultMetrics({ register: registry, prefix: 'rag_immune_sentinel_' });
@@ -59,6 +62,13 @@ export class SentinelMetrics {
       labelNames: ['probe_id', 'severity'],
       registers,
     });
+    // One count per signal that made a run anomalous, for the healing dashboard's "anomalies by signal".
+    this.anomalySignals = new Counter({
+      name: 'rag_immune_sentinel_anomaly_signals_total',
+      help: 'Signals behind anomalous probe runs (fcs_drop, ic_drop, kf_stale, online_error, ...); a run with two signals counts in both.',
+      labelNames: ['signal'],
+      registers,
+    });
     this.runSeconds = new Histogram({
       name: 'rag_immune_sentinel_probe_run_seconds',
       help: 'Duration of a whole probe run: both calls, scoring and publishing.',
@@ -69,6 +79,16 @@ export class SentinelMetrics {
       name: 'rag_immune_sentinel_results_total',
       help: 'ProbeResults by publish outcome.',
       labelNames: ['outcome'],
+      registers,
+    });
+    this.overdueProbes = new Gauge({
+      name: 'rag_immune_sentinel_overdue_probes',
+      help: 'Probes with no finished run within one interval plus the grace (a round that could not complete).',
+      registers,
+    });
+    this.incompleteRounds = new Counter({
+      name: 'rag_immune_sentinel_incomplete_rounds_total',
+      help: 'Times probes became overdue: rounds that could not complete (a hung RAG, starved concurrency).',
       registers,
     });
   }
@@ -91,6 +111,9 @@ export class SentinelMetrics {
       if (signals?.kf_age_days !== null && signals?.kf_age_days !== undefined) this.kfAgeDays.set(labels, signals.kf_age_days);
     }
     if (result.comparison.fcs_drop !== null) this.fcsDrop.observe(result.comparison.fcs_drop);
-    if (result.anomaly) this.anomalies.inc({ probe_id: result.probe_id, severity: result.severity });
+    if (result.anomaly) {
+      this.anomalies.inc({ probe_id: result.probe_id, severity: result.severity });
+      for (const signal of result.anomaly_signals) this.anomalySignals.inc({ signal });
+    }
   }
 }
