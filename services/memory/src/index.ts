@@ -3,6 +3,7 @@ export {
   applyEvent,
   caseIdOf,
   derive,
+  embeddingText,
   emptyCase,
   moveWord,
   signatureKey,
@@ -19,7 +20,7 @@ export {
   type HealingCase,
 } from './cases/healing-case.ts';
 export { CaseStore, CaseVersionConflictError, type CaseFilter, type StoredCase } from './cases/case-store.ts';
-export { CaseRecorder, type SignatureEmbedder } from './cases/case-recorder.ts';
+export { CachedEmbedder, CaseRecorder, type SignatureEmbedder } from './cases/case-recorder.ts';
 export { reciprocalRankFusion } from './recommend/rrf.ts';
 export { rankStrategies, halfLifeWeight, caseWeight, type RankingCandidate, type StrategyRanking } from './recommend/strategy-ranking.ts';
 export { ExpertRules, RulesFile, RulesFileError } from './recommend/expert-rules.ts';

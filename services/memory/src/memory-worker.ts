@@ -7,7 +7,7 @@ import { EventBus, BusMetrics, type BusConfig, type DeliveryContext } from '@rag
 import { assertSafeBinding, contextFromHeaders, workerHttpApp } from '@rag-immune/worker-runtime';
 import { storeNames, type MemoryConfig } from './config.ts';
 import { CaseStore } from './cases/case-store.ts';
-import { CaseRecorder, type SignatureEmbedder } from './cases/case-recorder.ts';
+import { CachedEmbedder, CaseRecorder, type SignatureEmbedder } from './cases/case-recorder.ts';
 import type { CaseEvent } from './cases/healing-case.ts';
 import { RetrievalAudit } from './audit/retrieval-audit.ts';
 import { MemoryMetrics } from './memory-metrics.ts';
@@ -62,8 +62,9 @@ export class MemoryWorker {
       dimension: deps.embedder.dimension,
     });
     this.audit = new RetrievalAudit(this.store.es, names.audit, logger);
-    this.recorder = new CaseRecorder(this.store, deps.embedder, config.MEMORY_ENVIRONMENT, logger);
-    this.recommender = new Recommender(this.store, deps.embedder, this.rules, this.audit, this.metrics, deps.tracer, logger, {
+    const embedder = new CachedEmbedder(deps.embedder);
+    this.recorder = new CaseRecorder(this.store, embedder, config.MEMORY_ENVIRONMENT, logger);
+    this.recommender = new Recommender(this.store, embedder, this.rules, this.audit, this.metrics, deps.tracer, logger, {
       threshold: config.MEMORY_SIMILARITY_THRESHOLD,
       halfLifeDays: config.MEMORY_HALF_LIFE_DAYS,
       candidates: config.MEMORY_CANDIDATES,
@@ -103,8 +104,14 @@ export class MemoryWorker {
       await bus.start(['reports', 'actions']);
       const handle = (kind: CaseEvent['kind']) => async (event: unknown, delivery: DeliveryContext) =>
         this.handleEvent({ kind, event } as CaseEvent, delivery);
-      await bus.subscribe({ topic: 'reports', groupId: config.MEMORY_GROUP_ID, handle: handle('report') });
-      await bus.subscribe({ topic: 'actions', groupId: config.MEMORY_GROUP_ID, handle: handle('action') });
+      // From the beginning for a new group: memory is the system's history, so a fresh deployment
+      // learns from every retained event (merges are idempotent, so replays are harmless).
+      const fromBeginning = config.MEMORY_FROM_BEGINNING;
+      // One consumer group per topic: kafkajs members of one group must subscribe to the same topics,
+      // or partitions of the other topic get assigned to a member that never reads them.
+      const groupId = config.MEMORY_GROUP_ID;
+      await bus.subscribe({ topic: 'reports', groupId: `${groupId}.reports`, handle: handle('report'), fromBeginning });
+      await bus.subscribe({ topic: 'actions', groupId: `${groupId}.actions`, handle: handle('action'), fromBeginning });
     }
     this.forgetter.start(config.MEMORY_FORGET_INTERVAL_SECONDS);
     this.gaugeTimer = setInterval(() => void this.refreshStatusGauge(), 15_000);

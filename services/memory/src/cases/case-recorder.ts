@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { healingLog } from '@rag-immune/worker-runtime';
-import { applyEvent, caseIdOf, emptyCase, type CaseEvent, type HealingCase } from './healing-case.ts';
+import { applyEvent, caseIdOf, embeddingText, emptyCase, type CaseEvent, type HealingCase } from './healing-case.ts';
 import { CaseVersionConflictError, type CaseStore } from './case-store.ts';
 
 /** What turns a signature text into a vector (the shared sentence embedder in production). */
@@ -55,7 +55,7 @@ export class CaseRecorder {
   }
 
   private async upsertVector(healingCase: HealingCase): Promise<void> {
-    const [vector] = await this.embedder.embed([healingCase.signature_text]);
+    const [vector] = await this.embedder.embed([embeddingText(healingCase.signature)]);
     if (vector === undefined) throw new Error('embedder returned no vector');
     await this.store.upsertVector(healingCase, vector);
   }
@@ -77,5 +77,43 @@ export class CaseRecorder {
     } else {
       healingLog(this.logger, fields, `case ${healingCase.case_id} updated by ${input.kind} ${input.event.event_id}`);
     }
+  }
+}
+
+/**
+ * Remembers the vectors of recent texts: most events of an incident leave its signature unchanged,
+ * and the embedder is deterministic, so re-embedding the same text is wasted CPU.
+ */
+export class CachedEmbedder implements SignatureEmbedder {
+  private readonly cache = new Map<string, Float32Array>();
+
+  constructor(
+    private readonly inner: SignatureEmbedder & { dimension: number },
+    private readonly capacity = 2000,
+  ) {}
+
+  get dimension(): number {
+    return this.inner.dimension;
+  }
+
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    const missing = [...new Set(texts.filter((t) => !this.cache.has(t)))];
+    if (missing.length > 0) {
+      const vectors = await this.inner.embed(missing);
+      missing.forEach((text, i) => {
+        const vector = vectors[i];
+        if (vector === undefined) return;
+        if (this.cache.size >= this.capacity) this.cache.delete(this.cache.keys().next().value as string);
+        this.cache.set(text, vector);
+      });
+    }
+    return texts.map((t) => {
+      const vector = this.cache.get(t);
+      if (vector === undefined) throw new Error('embedder returned fewer vectors than texts');
+      // Refresh recency so the cache evicts the least recently used text.
+      this.cache.delete(t);
+      this.cache.set(t, vector);
+      return vector;
+    });
   }
 }

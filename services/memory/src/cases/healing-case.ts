@@ -275,6 +275,20 @@ export function signatureText(signature: CaseSignature | null): string {
   ].join('. ');
 }
 
+/**
+ * The text the embedder sees: the symptoms only (claim moves, scope, knowledge). Cause, component
+ * and environment are hard filters already; left in, their shared words would make every case of a
+ * cause look alike (cosine ~0.99) and the similarity threshold would mean nothing.
+ */
+export function embeddingText(signature: CaseSignature | null): string {
+  if (signature === null) return 'no report yet';
+  const claims = [...new Set(signature.claims.map((c) => `${words(c.kind)} ${words(c.metric)} ${moveWord(c.observed, c.baseline)}`))]
+    .sort()
+    .join('; ');
+  const knowledge = signature.affected_knowledge_ids.slice(0, 20).join(' ');
+  return `${claims === '' ? 'no claims' : claims}. ${scopeWord(signature.affected_knowledge_ids.length)} knowledge${knowledge === '' ? '' : ` scope ${knowledge}`}`;
+}
+
 /** Equal keys mean "the same signature": cause, component, claim moves and scope size. */
 export function signatureKey(environment: string, signature: CaseSignature | null): string {
   if (signature === null) return '';

@@ -11,7 +11,7 @@ import {
   type IPolicy,
 } from 'cockatiel';
 import { RecommendRequest, type ParsedRecommendRequest, type Recommendation } from '@rag-immune/memory-client';
-import { signatureText, type HealingCase } from '../cases/healing-case.ts';
+import { embeddingText, signatureText, type CaseSignature, type HealingCase } from '../cases/healing-case.ts';
 import type { CaseFilter, CaseStore, ScoredId } from '../cases/case-store.ts';
 import type { SignatureEmbedder } from '../cases/case-recorder.ts';
 import type { RetrievalAudit, RetrievalAuditRecord } from '../audit/retrieval-audit.ts';
@@ -95,7 +95,7 @@ export class Recommender {
       affected_component: request.affected_component,
       excludeIncidentId: request.incident_id,
     };
-    const queryText = signatureText({
+    const signature: CaseSignature = {
       report_event_id: '',
       report_revision: 0,
       root_cause: request.root_cause,
@@ -104,11 +104,12 @@ export class Recommender {
       claims: request.claims.map((c) => ({ ...c, subject: '' })),
       affected_knowledge_ids: [...new Set(request.affected_knowledge_ids)].sort(),
       window_start: 0,
-    });
+    };
+    const queryText = signatureText(signature);
     let retrieved: Retrieved | null = null;
     let error: string | null = null;
     try {
-      const [vector] = await this.embedder.embed([queryText]);
+      const [vector] = await this.embedder.embed([embeddingText(signature)]);
       if (vector === undefined) throw new Error('embedder returned no vector');
       retrieved = await this.storePolicy.execute(() => this.retrieve(vector, queryText, filter));
     } catch (caught) {
