@@ -1,1 +1,20 @@
-export {};
+export { Effector, RollbackRefused, type IncidentOutcome, type RollbackPlan, type EffectorDeps } from './effector.ts';
+export { startEffectorWorker, type EffectorWorker, type EffectorWorkerOptions } from './worker.ts';
+export {
+  effectorConfigFromEnv,
+  effectorIndices,
+  EffectorConfigSchema,
+  EFFECTOR_VERSION,
+  DEFAULT_POLICY_FILE,
+  type EffectorConfig,
+} from './config.ts';
+export { TOOLS, INTENT_TOOLS, toolNamed } from './actions/catalogue.ts';
+export { RULE_SETS } from './actions/set-query-rewrite-rules.ts';
+export type { RepairTool, ToolContext } from './actions/repair-tool.ts';
+export { loadPolicy, parsePolicy, InvalidPolicyError, RepairPolicySchema, type RepairPolicy } from './policy/policy.ts';
+export { decide, branchMatches, type Decision, type PlannedStep, type RepairHistory } from './policy/decision.ts';
+export { breakerVerdict, type BreakerLimits, type BreakerVerdict } from './breaker/circuit-breaker.ts';
+export { effectiveStatus, GrantStore, type GrantDoc, type GrantStatus } from './grants/grant-store.ts';
+export { SnapshotStore, SnapshotError, type SnapshotRecord } from './snapshots/snapshot-store.ts';
+export { ActionStore, actionKey, actionIdOf, type ActionDoc, type ActionStatus } from './state/action-store.ts';
+export { RecoveryVerifier, probesOf, type ProbeMeasurement } from './verify/recovery-verifier.ts';

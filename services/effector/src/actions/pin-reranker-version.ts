@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { PreconditionError, defineTool } from './repair-tool.ts';
+
+/** Pins the reranker to the version the baseline runs (`POST /repair/reranker/pin`). */
+export const pinRerankerVersion = defineTool({
+  name: 'pin_reranker_version',
+  version: '1',
+  intent: 'rollback_reranker',
+  description: "Pin the reranker to the baseline's (known-good) weights version",
+  input: z.object({ version: z.string().min(1) }).strict(),
+  touchesQdrant: false,
+  reversible: true,
+  async plan(ctx, params) {
+    const version = params.version ?? (await ctx.baseline.capabilities()).active_versions?.reranker;
+    if (version === undefined) throw new PreconditionError('the baseline does not say which reranker version it runs');
+    return { version };
+  },
+  async preconditions(ctx, args) {
+    const caps = await ctx.online.capabilities();
+    if (!caps.repair_hooks.includes('reranker_pin')) throw new PreconditionError('the RAG serves no reranker_pin hook');
+    if (caps.reranker_versions && !caps.reranker_versions.includes(args.version))
+      throw new PreconditionError(`the RAG has no reranker version ${args.version}`);
+  },
+  capture: async (ctx) => ({ version: (await ctx.online.capabilities()).active_versions?.reranker ?? null }),
+  execute: (ctx, args) => ctx.online.pinReranker({ version: args.version }, { timeoutMs: ctx.timeoutMs }),
+  async verify(ctx, args) {
+    const active = (await ctx.online.capabilities()).active_versions?.reranker;
+    return active === undefined || active === args.version ? null : `reranker is ${active}, not ${args.version}`;
+  },
+  async undo(ctx, _args, prior) {
+    if (typeof prior.version === 'string') await ctx.online.pinReranker({ version: prior.version }, { timeoutMs: ctx.timeoutMs });
+  },
+  describeUndo: (args, prior) => [`reranker pinned back from ${args.version} to ${String(prior.version)}`],
+});

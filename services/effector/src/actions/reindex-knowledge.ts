@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { defineTool, scopedKnowledgeIds } from './repair-tool.ts';
+
+/** Re-embeds and rewrites the named knowledge's chunks (`POST /repair/reindex`, forced). */
+export const reindexKnowledge = defineTool({
+  name: 'reindex_knowledge',
+  version: '1',
+  intent: 'rebuild_index_incremental',
+  description: 'Incremental reindex of the knowledge the report names (re-embed and rewrite its chunks)',
+  input: z.object({ knowledge_ids: z.array(z.string().min(1)).min(1).max(10_000) }).strict(),
+  touchesQdrant: true,
+  reversible: true,
+  plan: async (ctx) => ({ knowledge_ids: scopedKnowledgeIds(ctx) }),
+  preconditions: async () => {},
+  capture: async () => ({}),
+  execute: (ctx, args) => ctx.online.reindex({ knowledge_ids: args.knowledge_ids }, { timeoutMs: ctx.timeoutMs }),
+  verify: async () => null,
+  undo: async () => {},
+  describeUndo: (args) => [`the ${args.knowledge_ids.length} reindexed knowledge ids come back with the collection snapshot`],
+});

@@ -1,0 +1,78 @@
+import type { z } from 'zod';
+import type { RepairIntent, RootCauseReport } from '@rag-immune/contracts';
+import type { RagClient, RepairResult } from '@rag-immune/rag-contract';
+import type { SnapshotRecord } from '../snapshots/snapshot-store.ts';
+
+/** What a tool may read and call: the RAG pair (with the configured headers) and the snapshot records. */
+export interface ToolContext {
+  report: RootCauseReport;
+  online: RagClient;
+  baseline: RagClient;
+  /** Knowledge-id prefix → knowledge source name (scopes source repairs). */
+  sourceByPrefix: Readonly<Record<string, string>>;
+  /** The RAG's Qdrant collection and its recorded snapshots (restore tool). */
+  collection: string;
+  listSnapshots(collection: string): Promise<SnapshotRecord[]>;
+  restoreSnapshot(record: SnapshotRecord): Promise<void>;
+  timeoutMs: number;
+}
+
+/** The tool does not apply to this report (e.g. nothing to scope it to): the next action is tried. */
+export class PreconditionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PreconditionError';
+  }
+}
+
+/** State captured before execute so undo can put it back (persisted with the action, survives a crash). */
+export type PriorState = Record<string, unknown>;
+
+/**
+ * One repair behind one interface: a versioned zod input schema, preconditions, whether it writes to
+ * Qdrant (then the executor snapshots the collection first and undo restores it), execute, a verify
+ * hook (did the change take?), undo, and whether it is reversible (irreversible ones need a grant).
+ */
+export interface RepairTool<A extends Record<string, unknown> = Record<string, unknown>> {
+  readonly name: string;
+  readonly version: string;
+  readonly intent: RepairIntent;
+  readonly description: string;
+  readonly input: z.ZodType<A>;
+  readonly touchesQdrant: boolean;
+  readonly reversible: boolean;
+  /** Derives the arguments from the report and the RAG pair; throws PreconditionError when inapplicable. */
+  plan(ctx: ToolContext, params: Readonly<Record<string, string>>): Promise<A>;
+  /** Checks the arguments still apply right before execution; throws PreconditionError otherwise. */
+  preconditions(ctx: ToolContext, args: A): Promise<void>;
+  capture(ctx: ToolContext, args: A): Promise<PriorState>;
+  execute(ctx: ToolContext, args: A): Promise<RepairResult | { detail: Record<string, unknown> }>;
+  /** Whether the change took (a problem description) — the probes then say whether it healed. */
+  verify(ctx: ToolContext, args: A): Promise<string | null>;
+  /** Puts back what execute changed outside Qdrant (Qdrant itself comes back from the snapshot). */
+  undo(ctx: ToolContext, args: A, prior: PriorState): Promise<void>;
+  /** Plain-words description of what undo will change, for `immune rollback --dry-run`. */
+  describeUndo(args: A, prior: PriorState): string[];
+}
+
+export function defineTool<A extends Record<string, unknown>>(tool: RepairTool<A>): RepairTool<A> {
+  return tool;
+}
+
+/** The knowledge ids the report scopes a repair to; a tool needing a scope refuses an empty one. */
+export function scopedKnowledgeIds(ctx: ToolContext): string[] {
+  const ids = [...new Set(ctx.report.affected_knowledge_ids)];
+  if (ids.length === 0) throw new PreconditionError('the report names no affected knowledge ids to scope the repair to');
+  return ids;
+}
+
+/** Knowledge sources owning the report's knowledge ids, by the configured prefixes. */
+export function sourcesOf(ctx: ToolContext): string[] {
+  const sources = new Set<string>();
+  for (const id of ctx.report.affected_knowledge_ids) {
+    for (const [prefix, source] of Object.entries(ctx.sourceByPrefix)) if (id.startsWith(prefix)) sources.add(source);
+  }
+  return [...sources].sort();
+}
+
+export const noopCheck = async (): Promise<string | null> => null;

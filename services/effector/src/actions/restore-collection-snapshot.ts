@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { PreconditionError, defineTool } from './repair-tool.ts';
+
+/**
+ * Restores the RAG's collection from the newest snapshot recorded before the incident began (a
+ * known-good index). Intent rebuild_index_incremental: the contract has no separate restore intent.
+ */
+export const restoreCollectionSnapshot = defineTool({
+  name: 'restore_collection_snapshot',
+  version: '1',
+  intent: 'rebuild_index_incremental',
+  description: 'Restore the Qdrant collection from the newest snapshot taken before the incident window',
+  input: z.object({ collection: z.string().min(1), snapshot_id: z.string().min(1), checksum: z.string().optional() }).strict(),
+  touchesQdrant: true,
+  reversible: true,
+  async plan(ctx) {
+    const before = (await ctx.listSnapshots(ctx.collection))
+      .filter((s) => s.status !== 'deleted' && Date.parse(s.created_at) < ctx.report.window_start)
+      .sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at));
+    const chosen = before[0];
+    if (chosen === undefined) throw new PreconditionError(`no snapshot of ${ctx.collection} was taken before the incident window`);
+    return { collection: chosen.collection, snapshot_id: chosen.snapshot_id, ...(chosen.checksum ? { checksum: chosen.checksum } : {}) };
+  },
+  preconditions: async () => {},
+  capture: async () => ({}),
+  async execute(ctx, args) {
+    const record = (await ctx.listSnapshots(args.collection)).find((s) => s.snapshot_id === args.snapshot_id);
+    if (record === undefined) throw new PreconditionError(`snapshot ${args.snapshot_id} is not recorded`);
+    await ctx.restoreSnapshot(record);
+    return { detail: { restored: args.snapshot_id } };
+  },
+  verify: async () => null,
+  undo: async () => {},
+  describeUndo: () => ['the collection as it was before the restore comes back from the pre-action snapshot'],
+});

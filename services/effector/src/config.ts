@@ -1,0 +1,84 @@
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { parseWorkerEnv } from '@rag-immune/worker-runtime';
+
+export const EFFECTOR_VERSION = '0.1.0';
+export const DEFAULT_POLICY_FILE = fileURLToPath(new URL('../policy/policy.v1.yaml', import.meta.url));
+
+const jsonRecord = z.string().transform((text, ctx) => {
+  try {
+    const value: unknown = JSON.parse(text);
+    const parsed = z.record(z.string()).safeParse(value);
+    if (parsed.success) return parsed.data;
+    ctx.addIssue({ code: 'custom', message: 'must be a JSON object of string values' });
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be valid JSON' });
+  }
+  return z.NEVER;
+});
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+/** The effector's environment; a bad value stops it naming the variable (exit 78). */
+export const EffectorConfigSchema = z.object({
+  EFFECTOR_HOST: z.string().min(1).default('127.0.0.1'),
+  EFFECTOR_PORT: int(0, 65_535).default(9466),
+  /** Bearer token of the effector's API (actions, snapshots, rollback, grants, mode): every manual command is authenticated. */
+  EFFECTOR_API_TOKEN: z.string().min(16, 'must be at least 16 characters'),
+  EFFECTOR_GROUP_ID: z.string().min(1).default('rag-immune-effector'),
+  /** Stable replica name: a restarted replica resumes the actions it owned. */
+  EFFECTOR_INSTANCE_ID: z.string().min(1).optional(),
+  EFFECTOR_ONLINE_RAG_URL: z.string().url(),
+  EFFECTOR_BASELINE_RAG_URL: z.string().url(),
+  /** Extra headers for every RAG call, e.g. {"authorization":"Bearer …"} for its /repair hooks. */
+  EFFECTOR_RAG_HEADERS: jsonRecord.default('{}'),
+  EFFECTOR_RAG_TIMEOUT_MS: int(100, 600_000).default(120_000),
+  EFFECTOR_QDRANT_URL: z.string().url().optional(),
+  QDRANT_URL: z.string().url().default('http://127.0.0.1:16333'),
+  /** The RAG's Qdrant collection: what the effector snapshots before a repair that writes to it. */
+  EFFECTOR_QDRANT_COLLECTION: z.string().min(1),
+  ELASTICSEARCH_URL: z.string().url().default('http://127.0.0.1:19200'),
+  ES_INDEX_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lower-case letters, digits, - and _ only (an Elasticsearch index name)')
+    .default('rag-immune'),
+  EFFECTOR_POLICY_FILE: z.string().min(1).default(DEFAULT_POLICY_FILE),
+  EFFECTOR_MEMORY_URL: z.string().url().optional(),
+  EFFECTOR_MEMORY_TOKEN: z.string().min(1).optional(),
+  EFFECTOR_MEMORY_TIMEOUT_MS: int(10, 30_000).default(1500),
+  /** Memory's strategy is followed only at or above this confidence (and not degraded). */
+  EFFECTOR_MEMORY_MIN_CONFIDENCE: z.coerce.number().min(0).max(1).default(0.6),
+  EFFECTOR_ENVIRONMENT: z.string().min(1).default('default'),
+  /** Start-up mode when none is persisted yet: observe plans only (the safe first install). */
+  EFFECTOR_MODE: z.enum(['observe', 'approve', 'auto']).default('observe'),
+  EFFECTOR_MAX_FAILED_REPAIRS: int(1, 20).default(3),
+  EFFECTOR_COMPONENT_RATE_LIMIT: int(1, 1000).default(6),
+  EFFECTOR_COMPONENT_RATE_WINDOW_SECONDS: int(1, 86_400).default(600),
+  EFFECTOR_GRANT_TTL_SECONDS: int(10, 7 * 86_400).default(900),
+  EFFECTOR_VERIFY_TIMEOUT_MS: int(100, 600_000).default(120_000),
+  EFFECTOR_EXECUTE_TIMEOUT_MS: int(100, 600_000).default(300_000),
+  /** How long a replica's claim on an action holds without it finishing (then another may take it over). */
+  EFFECTOR_LEASE_MS: int(1000, 3_600_000).default(600_000),
+  EFFECTOR_FCS_MODEL: z.string().min(1).optional(),
+  EFFECTOR_FCS_THREADS: int(1, 64).default(1),
+  /** Knowledge-id prefix → knowledge source name, to scope source repairs from the report's knowledge ids. */
+  EFFECTOR_SOURCE_BY_PREFIX: jsonRecord.default('{"changelog/":"debian-changelog","apt/":"apt-metadata"}'),
+});
+export type EffectorConfig = z.infer<typeof EffectorConfigSchema>;
+
+export function effectorConfigFromEnv(env: NodeJS.ProcessEnv): EffectorConfig {
+  return parseWorkerEnv('effector', EffectorConfigSchema, env);
+}
+
+/** Elasticsearch indices of the effector, all under the prefix so tests and deployments isolate. */
+export function effectorIndices(prefix: string) {
+  return {
+    actions: `${prefix}-repair-actions`,
+    incidents: `${prefix}-repair-incidents`,
+    snapshots: `${prefix}-snapshots`,
+    grants: `${prefix}-repair-grants`,
+    audit: `${prefix}-effector-audit`,
+    settings: `${prefix}-effector-settings`,
+  };
+}
+export type EffectorIndices = ReturnType<typeof effectorIndices>;

@@ -1,0 +1,59 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+/** The effector's Prometheus metrics (seed 003 §3.5: actions, recovery time, rollbacks, breaker). */
+export class EffectorMetrics {
+  readonly actions: Counter<'tool' | 'outcome'>;
+  readonly timeToRecovery: Histogram<'tool'>;
+  readonly rollbacks: Counter<'trigger'>;
+  readonly breakerOpen: Gauge<'component'>;
+  readonly escalations: Counter<'reason'>;
+  readonly snapshotSeconds: Histogram<'operation'>;
+  readonly reports: Counter<'outcome'>;
+
+  constructor(registry: Registry) {
+    this.actions = new Counter({
+      name: 'effector_actions_total',
+      help: 'Repair action lifecycle steps by tool and outcome (planned, started, succeeded, failed, rolled_back, escalated)',
+      labelNames: ['tool', 'outcome'],
+      registers: [registry],
+    });
+    this.timeToRecovery = new Histogram({
+      name: 'effector_time_to_verified_recovery_seconds',
+      help: 'From the report to the verified recovery of its affected probes',
+      labelNames: ['tool'],
+      buckets: [1, 5, 10, 30, 60, 120, 300, 600, 1800],
+      registers: [registry],
+    });
+    this.rollbacks = new Counter({
+      name: 'effector_rollbacks_total',
+      help: 'Repairs undone, by trigger (verification, error, manual, recovery, breaker)',
+      labelNames: ['trigger'],
+      registers: [registry],
+    });
+    this.breakerOpen = new Gauge({
+      name: 'effector_breaker_open',
+      help: '1 while the circuit breaker holds repairs of a component (alert on it)',
+      labelNames: ['component'],
+      registers: [registry],
+    });
+    this.escalations = new Counter({
+      name: 'effector_escalations_total',
+      help: 'Incidents handed to a human, by reason',
+      labelNames: ['reason'],
+      registers: [registry],
+    });
+    this.snapshotSeconds = new Histogram({
+      name: 'effector_snapshot_seconds',
+      help: 'Qdrant collection snapshot create and restore time',
+      labelNames: ['operation'],
+      buckets: [0.1, 0.5, 1, 2, 5, 10, 15, 30, 60],
+      registers: [registry],
+    });
+    this.reports = new Counter({
+      name: 'effector_reports_total',
+      help: 'RootCauseReports handled, by outcome',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
+  }
+}

@@ -1,0 +1,90 @@
+import type { RootCauseReport } from '@rag-immune/contracts';
+import type { Recommendation } from '@rag-immune/memory-client';
+import { INTENT_TOOLS, toolNamed } from '../actions/catalogue.ts';
+import type { PolicyBranch, RepairPolicy } from './policy.ts';
+
+/** What the incident went through so far (across report revisions). */
+export interface RepairHistory {
+  /** Repairs of this incident that failed verification or errored (the breaker counts these). */
+  failedAttempts: number;
+  /** Tools that failed for this incident in earlier revisions: not tried again. */
+  failedTools: ReadonlySet<string>;
+}
+
+export interface PlannedStep {
+  tool: string;
+  params: Record<string, string>;
+  reason: string;
+  chosen_by: 'memory' | 'policy';
+  case_ids: string[];
+}
+
+export type Decision =
+  | { ok: true; policyVersion: string; branch: string; steps: PlannedStep[]; memoryNote: string }
+  | { ok: false; policyVersion: string; reason: string };
+
+export function branchMatches(branch: PolicyBranch, report: RootCauseReport, history: RepairHistory): boolean {
+  const w = branch.when;
+  if (w.cause && !w.cause.includes(report.root_cause)) return false;
+  if (w.component && !w.component.includes(report.affected_component)) return false;
+  const scoped = report.affected_knowledge_ids.length > 0;
+  if (w.scope === 'knowledge' && !scoped) return false;
+  if (w.scope === 'global' && scoped) return false;
+  if (w.min_confidence !== undefined && report.confidence < w.min_confidence) return false;
+  if (w.attempts_at_least !== undefined && history.failedAttempts < w.attempts_at_least) return false;
+  if (w.attempts_below !== undefined && history.failedAttempts >= w.attempts_below) return false;
+  return true;
+}
+
+/**
+ * The ordered actions for a report: the first matching policy branch, reordered by memory's
+ * strategy when memory answered from similar cases with enough confidence. Each step says why it was
+ * chosen and by whom; tools that already failed for the incident are left out.
+ */
+export function decide(
+  policy: RepairPolicy,
+  report: RootCauseReport,
+  history: RepairHistory,
+  recommendation: Recommendation | null,
+  memoryMinConfidence: number,
+): Decision {
+  const branch = policy.branches.find((candidate) => branchMatches(candidate, report, history));
+  if (branch === undefined)
+    return {
+      ok: false,
+      policyVersion: policy.policy_version,
+      reason: `no policy branch matches cause ${report.root_cause} / ${report.affected_component}`,
+    };
+  const policySteps: PlannedStep[] = branch.actions.map((action) => ({
+    tool: action.tool,
+    params: action.params,
+    reason: action.reason,
+    chosen_by: 'policy',
+    case_ids: [],
+  }));
+  let memoryNote = 'memory not consulted';
+  let steps = policySteps;
+  if (recommendation !== null) {
+    const usable = recommendation.source === 'cases' && !recommendation.degraded && recommendation.confidence >= memoryMinConfidence;
+    memoryNote = `memory ${recommendation.source} confidence ${recommendation.confidence.toFixed(2)} (${recommendation.reason})${usable ? '' : ': not followed'}`;
+    if (usable) {
+      const caseIds = recommendation.citations.map((c) => c.case_id);
+      const fromMemory: PlannedStep[] = [];
+      for (const item of recommendation.strategy) {
+        const name = item.tool !== null && toolNamed(item.tool) ? item.tool : INTENT_TOOLS[item.intent][0];
+        if (name === undefined || fromMemory.some((s) => s.tool === name)) continue;
+        const inPolicy = policySteps.find((s) => s.tool === name);
+        fromMemory.push({
+          tool: name,
+          params: inPolicy?.params ?? {},
+          reason: `memory: ${recommendation.reason} (similar cases healed with ${item.intent})`,
+          chosen_by: 'memory',
+          case_ids: caseIds,
+        });
+      }
+      steps = [...fromMemory, ...policySteps.filter((s) => !fromMemory.some((m) => m.tool === s.tool))];
+    }
+  } else memoryNote = 'memory unavailable: policy only';
+  steps = steps.filter((s) => !history.failedTools.has(s.tool) || s.tool === 'escalate_to_human');
+  return { ok: true, policyVersion: policy.policy_version, branch: branch.id, steps, memoryNote };
+}

@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import { LineCounter, parseDocument, isNode } from 'yaml';
+import { z } from 'zod';
+import { RagComponentName, RootCauseName } from '@rag-immune/memory-client';
+import { toolNamed } from '../actions/catalogue.ts';
+
+const Branch = z
+  .object({
+    id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'must be lower-case words joined by -'),
+    when: z
+      .object({
+        cause: z.array(RootCauseName).min(1).optional(),
+        component: z.array(RagComponentName).min(1).optional(),
+        /** knowledge: the report names affected knowledge ids; global: it names none. */
+        scope: z.enum(['knowledge', 'global', 'any']).default('any'),
+        min_confidence: z.number().min(0).max(1).optional(),
+        /** History: failed repairs of this incident so far. */
+        attempts_at_least: z.number().int().min(0).optional(),
+        attempts_below: z.number().int().min(1).optional(),
+      })
+      .strict(),
+    actions: z
+      .array(
+        z
+          .object({
+            tool: z.string().refine((name) => toolNamed(name) !== undefined, { message: 'unknown tool' }),
+            reason: z.string().min(1),
+            params: z.record(z.string()).default({}),
+          })
+          .strict(),
+      )
+      .min(1),
+  })
+  .strict();
+
+export const RepairPolicySchema = z
+  .object({
+    policy_version: z.string().regex(/^\d+\.\d+\.\d+$/, 'must be a semantic version such as 1.0.0'),
+    branches: z.array(Branch).min(1),
+  })
+  .strict()
+  .superRefine((policy, ctx) => {
+    const seen = new Set<string>();
+    policy.branches.forEach((branch, i) => {
+      if (seen.has(branch.id)) ctx.addIssue({ code: 'custom', path: ['branches', i, 'id'], message: `duplicate branch id ${branch.id}` });
+      seen.add(branch.id);
+    });
+  });
+export type RepairPolicy = z.infer<typeof RepairPolicySchema>;
+export type PolicyBranch = RepairPolicy['branches'][number];
+
+/** The policy file is wrong: each issue names the line (1-based) and the path within the file. */
+export class InvalidPolicyError extends Error {
+  constructor(
+    readonly path: string,
+    readonly issues: { line: number; path: string; message: string }[],
+  ) {
+    super(`invalid repair policy ${path}: ${issues.map((i) => `line ${i.line} (${i.path || 'root'}): ${i.message}`).join('; ')}`);
+    this.name = 'InvalidPolicyError';
+  }
+}
+
+/** Parses and validates a policy file (YAML or JSON, which is YAML); a bad one throws naming the line at fault. */
+export function parsePolicy(text: string, path: string): RepairPolicy {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    throw new InvalidPolicyError(
+      path,
+      doc.errors.map((error) => ({
+        line: lineCounter.linePos(error.pos[0]).line,
+        path: '',
+        message: error.message.split('\n')[0] ?? 'syntax error',
+      })),
+    );
+  }
+  const parsed = RepairPolicySchema.safeParse(doc.toJS());
+  if (parsed.success) return parsed.data;
+  throw new InvalidPolicyError(
+    path,
+    parsed.error.issues.map((issue) => {
+      // The deepest node of the path that exists in the file: a missing key points at its parent.
+      let line = 1;
+      for (let depth = issue.path.length; depth >= 0; depth -= 1) {
+        const node = depth === 0 ? doc.contents : doc.getIn(issue.path.slice(0, depth), true);
+        if (isNode(node) && node.range) {
+          line = lineCounter.linePos(node.range[0]).line;
+          break;
+        }
+      }
+      return { line, path: issue.path.join('.'), message: issue.message };
+    }),
+  );
+}
+
+export function loadPolicy(path: string): RepairPolicy {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new InvalidPolicyError(path, [{ line: 0, path: '', message: `cannot read: ${(error as Error).message}` }]);
+  }
+  return parsePolicy(text, path);
+}

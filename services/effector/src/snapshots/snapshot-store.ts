@@ -1,0 +1,160 @@
+import type { Client } from '@elastic/elasticsearch';
+import type { QdrantClient } from '@qdrant/js-client-rest';
+import { date, ensureIndex, int, isNotFound, kw } from '../state/es.ts';
+
+export interface SnapshotRecord {
+  snapshot_id: string;
+  collection: string;
+  points_count: number;
+  checksum: string | null;
+  size_bytes: number | null;
+  incident_id: string | null;
+  action_id: string | null;
+  created_at: string;
+  duration_ms: number;
+  status: 'created' | 'restored' | 'deleted';
+  restored_at: string | null;
+}
+
+/** Qdrant could not snapshot (or restore) the collection: the action does not run (or is left for a human). */
+export class SnapshotError extends Error {
+  constructor(
+    readonly operation: 'create' | 'restore',
+    message: string,
+    override readonly cause?: unknown,
+  ) {
+    super(message);
+    this.name = 'SnapshotError';
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const data = (error as { data?: { status?: { error?: string } } }).data;
+    return (
+      data?.status?.error ??
+      `${error.message}${(error as { cause?: Error }).cause ? `: ${(error as { cause?: Error }).cause?.message}` : ''}`
+    );
+  }
+  return String(error);
+}
+
+/**
+ * Collection snapshots through Qdrant's snapshot API (@qdrant/js-client-rest), each recorded in
+ * Elasticsearch with the collection, its point count, the checksum and the incident and action it
+ * protects; restore recovers the collection from one, checking the checksum.
+ */
+export class SnapshotStore {
+  constructor(
+    private readonly qdrant: QdrantClient,
+    private readonly es: Client,
+    readonly index: string,
+  ) {}
+
+  init(): Promise<void> {
+    return ensureIndex(this.es, this.index, {
+      snapshot_id: kw,
+      collection: kw,
+      incident_id: kw,
+      action_id: kw,
+      status: kw,
+      created_at: date,
+      points_count: int,
+    });
+  }
+
+  async create(collection: string, incidentId: string | null, actionId: string | null): Promise<SnapshotRecord> {
+    const started = performance.now();
+    let points: number;
+    let description: { name: string; checksum?: string | null; size?: number | null } | null;
+    try {
+      points = (await this.qdrant.count(collection, { exact: true })).count;
+      description = await this.qdrant.createSnapshot(collection, { wait: true });
+    } catch (error) {
+      throw new SnapshotError('create', `snapshot of ${collection} failed: ${describe(error)}`, error);
+    }
+    if (description === null) throw new SnapshotError('create', `snapshot of ${collection} returned no description`);
+    const record: SnapshotRecord = {
+      snapshot_id: description.name,
+      collection,
+      points_count: points,
+      checksum: description.checksum ?? null,
+      size_bytes: description.size ?? null,
+      incident_id: incidentId,
+      action_id: actionId,
+      created_at: new Date().toISOString(),
+      duration_ms: Math.round(performance.now() - started),
+      status: 'created',
+      restored_at: null,
+    };
+    await this.es.index({ index: this.index, id: `${collection}/${record.snapshot_id}`, document: record, refresh: 'wait_for' });
+    return record;
+  }
+
+  /** Recovers the collection from the snapshot (checksum checked by Qdrant) and checks the point count. */
+  async restore(record: SnapshotRecord): Promise<{ duration_ms: number; points_count: number }> {
+    const started = performance.now();
+    let points: number;
+    try {
+      await this.qdrant.recoverSnapshot(record.collection, {
+        location: record.snapshot_id,
+        ...(record.checksum ? { checksum: record.checksum } : {}),
+        priority: 'snapshot',
+      });
+      points = (await this.qdrant.count(record.collection, { exact: true })).count;
+    } catch (error) {
+      throw new SnapshotError('restore', `restore of ${record.collection} from ${record.snapshot_id} failed: ${describe(error)}`, error);
+    }
+    if (points !== record.points_count)
+      throw new SnapshotError(
+        'restore',
+        `restored ${record.collection} holds ${points} points, the snapshot recorded ${record.points_count}`,
+      );
+    await this.es.update({
+      index: this.index,
+      id: `${record.collection}/${record.snapshot_id}`,
+      doc: { status: 'restored', restored_at: new Date().toISOString() },
+      refresh: 'wait_for',
+    });
+    return { duration_ms: Math.round(performance.now() - started), points_count: points };
+  }
+
+  async get(snapshotId: string): Promise<SnapshotRecord | null> {
+    const r = await this.es.search<SnapshotRecord>({
+      index: this.index,
+      query: { term: { snapshot_id: snapshotId } },
+      size: 1,
+      ignore_unavailable: true,
+    });
+    return r.hits.hits[0]?._source ?? null;
+  }
+
+  async list(filter: { collection?: string; incident?: string } = {}): Promise<SnapshotRecord[]> {
+    const must: object[] = [];
+    if (filter.collection) must.push({ term: { collection: filter.collection } });
+    if (filter.incident) must.push({ term: { incident_id: filter.incident } });
+    const r = await this.es.search<SnapshotRecord>({
+      index: this.index,
+      query: must.length ? { bool: { must } } : { match_all: {} },
+      size: 500,
+      sort: [{ created_at: 'desc' }],
+      ignore_unavailable: true,
+    });
+    return r.hits.hits.map((h) => h._source as SnapshotRecord);
+  }
+
+  /** Deletes the archive in Qdrant and marks the record (tests and retention). */
+  async delete(record: SnapshotRecord): Promise<void> {
+    try {
+      await this.qdrant.deleteSnapshot(record.collection, record.snapshot_id);
+    } catch (error) {
+      if (!isNotFound(error) && (error as { status?: number }).status !== 404) throw error;
+    }
+    await this.es.update({
+      index: this.index,
+      id: `${record.collection}/${record.snapshot_id}`,
+      doc: { status: 'deleted' },
+      refresh: 'wait_for',
+    });
+  }
+}

@@ -1,0 +1,75 @@
+import type { ProbeResult, RootCauseReport } from '@rag-immune/contracts';
+import type { GoldenProbe, ProbeRunner } from '@rag-immune/probing';
+
+/** What the affected probes say right now, online vs baseline. */
+export interface ProbeMeasurement {
+  probe_ids: string[];
+  fcs: number | null;
+  ic: number | null;
+  kf_age_days: number | null;
+  /** Every probe answered online without an anomaly against the baseline. */
+  recovered: boolean;
+  anomalies: string[];
+  results: ProbeResult[];
+}
+
+export class VerificationTimeoutError extends Error {
+  constructor(timeoutMs: number) {
+    super(`verification probes did not finish within ${timeoutMs} ms`);
+    this.name = 'VerificationTimeoutError';
+  }
+}
+
+function mean(values: (number | null | undefined)[]): number | null {
+  const present = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+  return present.length === 0 ? null : present.reduce((a, b) => a + b, 0) / present.length;
+}
+
+/** The report's affected probes as golden probes the shared ProbeRunner can run. */
+export function probesOf(report: RootCauseReport): GoldenProbe[] {
+  return report.affected_probes.map((p) => ({
+    id: p.probe_id,
+    version: p.probe_version,
+    query: p.query,
+    expected_sources: report.affected_knowledge_ids.length > 0 ? [...report.affected_knowledge_ids] : ['unknown'],
+    business_value: 1,
+    cluster: 'incident',
+    created_at: new Date(report.occurred_at).toISOString(),
+    retired_at: null,
+  }));
+}
+
+/**
+ * Re-runs the report's affected probes with the sentinel's own probing and scoring code
+ * (@rag-immune/probing) against the online and the baseline RAG: a repair succeeds only when every
+ * probe is back to no anomaly against the baseline.
+ */
+export class RecoveryVerifier {
+  constructor(
+    private readonly runner: Pick<ProbeRunner, 'run'>,
+    private readonly timeoutMs: number,
+  ) {}
+
+  async measure(report: RootCauseReport): Promise<ProbeMeasurement> {
+    const probes = probesOf(report);
+    if (probes.length === 0) throw new Error('the report names no affected probes: a repair cannot be verified');
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new VerificationTimeoutError(this.timeoutMs)), this.timeoutMs);
+    });
+    try {
+      const results = await Promise.race([Promise.all(probes.map((probe) => this.runner.run(probe))), timeout]);
+      return {
+        probe_ids: probes.map((p) => p.id),
+        fcs: mean(results.map((r) => r.online.signals?.fcs)),
+        ic: mean(results.map((r) => r.online.signals?.ic)),
+        kf_age_days: mean(results.map((r) => r.online.signals?.kf_age_days)),
+        recovered: results.every((r) => !r.anomaly && r.online.call_status === 'ok'),
+        anomalies: results.filter((r) => r.anomaly).map((r) => `${r.probe_id}: ${r.anomaly_signals.join(',')}`),
+        results,
+      };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,176 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
+import { Client } from '@elastic/elasticsearch';
+import { QdrantClient } from '@qdrant/js-client-rest';
+import { trace, type Tracer } from '@opentelemetry/api';
+import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
+import { EventBus, BusMetrics, type BusConfig } from '@rag-immune/bus';
+import type { RepairAction, RootCauseReport } from '@rag-immune/contracts';
+import { MemoryClient } from '@rag-immune/memory-client';
+import { ProbeRunner, defaultThresholds, ragClientWithHeaders, type FactConsistencyPort } from '@rag-immune/probing';
+import { contextFromHeaders, traceHeaders, workerHttpApp } from '@rag-immune/worker-runtime';
+import { EFFECTOR_VERSION, effectorIndices, type EffectorConfig } from './config.ts';
+import { Effector, type IncidentOutcome } from './effector.ts';
+import { GrantStore } from './grants/grant-store.ts';
+import { effectorRoutes } from './http/routes.ts';
+import { EffectorMetrics } from './metrics.ts';
+import { loadPolicy } from './policy/policy.ts';
+import { SnapshotStore } from './snapshots/snapshot-store.ts';
+import { ActionStore } from './state/action-store.ts';
+import { AuditLog } from './state/audit-log.ts';
+import { IncidentStore } from './state/incident-store.ts';
+import { ModeStore } from './state/mode-store.ts';
+import { RecoveryVerifier } from './verify/recovery-verifier.ts';
+
+export interface EffectorWorkerOptions {
+  config: EffectorConfig;
+  busConfig: BusConfig;
+  logger: Logger;
+  fcs: FactConsistencyPort;
+  tracer?: Tracer;
+  registry?: Registry;
+  /** Called after each report is handled (tests observe outcomes). */
+  onOutcome?: (report: RootCauseReport, outcome: IncidentOutcome | Error) => void;
+}
+
+export interface EffectorWorker {
+  effector: Effector;
+  port: number;
+  url: string;
+  stores: {
+    actions: ActionStore;
+    incidents: IncidentStore;
+    snapshots: SnapshotStore;
+    grants: GrantStore;
+    audit: AuditLog;
+    modes: ModeStore;
+  };
+  stop(): Promise<void>;
+}
+
+/**
+ * Composes the effector: policy (refuses to start when invalid), Elasticsearch stores, Qdrant
+ * snapshots, the RAG pair with the configured headers, probes for verification, memory (optional),
+ * the bus (reports in, actions out), recovery of in-flight actions, and the HTTP API.
+ */
+export async function startEffectorWorker(options: EffectorWorkerOptions): Promise<EffectorWorker> {
+  const { config, logger } = options;
+  const policy = loadPolicy(config.EFFECTOR_POLICY_FILE);
+  const registry = options.registry ?? new Registry();
+  const metrics = new EffectorMetrics(registry);
+  const tracer = options.tracer ?? trace.getTracer('rag-immune-effector', EFFECTOR_VERSION);
+  const indices = effectorIndices(config.ES_INDEX_PREFIX);
+  const es = new Client({ node: config.ELASTICSEARCH_URL, requestTimeout: 30_000 });
+  const qdrant = new QdrantClient({ url: config.EFFECTOR_QDRANT_URL ?? config.QDRANT_URL, checkCompatibility: false, timeout: 120_000 });
+  const stores = {
+    actions: new ActionStore(es, indices.actions),
+    incidents: new IncidentStore(es, indices.incidents),
+    snapshots: new SnapshotStore(qdrant, es, indices.snapshots),
+    grants: new GrantStore(es, indices.grants, config.EFFECTOR_GRANT_TTL_SECONDS * 1000),
+    audit: new AuditLog(es, indices.audit),
+    modes: new ModeStore(es, indices.settings, config.EFFECTOR_MODE),
+  };
+  for (const store of Object.values(stores)) await store.init();
+
+  const headers = { 'user-agent': `rag-immune-effector/${EFFECTOR_VERSION}`, ...config.EFFECTOR_RAG_HEADERS };
+  const online = ragClientWithHeaders(config.EFFECTOR_ONLINE_RAG_URL, headers, config.EFFECTOR_RAG_TIMEOUT_MS);
+  const baseline = ragClientWithHeaders(config.EFFECTOR_BASELINE_RAG_URL, headers, config.EFFECTOR_RAG_TIMEOUT_MS);
+  const runner = new ProbeRunner({
+    online,
+    baseline,
+    fcs: options.fcs,
+    tracer,
+    thresholds: defaultThresholds,
+    sourceTrust: {},
+    callTimeoutMs: Math.min(config.EFFECTOR_RAG_TIMEOUT_MS, config.EFFECTOR_VERIFY_TIMEOUT_MS),
+    callAttempts: 2,
+    version: EFFECTOR_VERSION,
+  });
+
+  const bus = new EventBus(options.busConfig, logger, new BusMetrics(registry));
+  await bus.start(['reports', 'actions']);
+  const publisher = await bus.publisher();
+  const publish = (events: RepairAction[]) => publisher.publishMany('actions', events, undefined, () => traceHeaders());
+
+  const effector = new Effector({
+    policy,
+    online,
+    baseline,
+    collection: config.EFFECTOR_QDRANT_COLLECTION,
+    sourceByPrefix: config.EFFECTOR_SOURCE_BY_PREFIX,
+    ...stores,
+    verifier: new RecoveryVerifier(runner, config.EFFECTOR_VERIFY_TIMEOUT_MS),
+    memory: config.EFFECTOR_MEMORY_URL
+      ? new MemoryClient({
+          baseUrl: config.EFFECTOR_MEMORY_URL,
+          timeoutMs: config.EFFECTOR_MEMORY_TIMEOUT_MS,
+          ...(config.EFFECTOR_MEMORY_TOKEN ? { token: config.EFFECTOR_MEMORY_TOKEN } : {}),
+        })
+      : null,
+    memoryMinConfidence: config.EFFECTOR_MEMORY_MIN_CONFIDENCE,
+    environment: config.EFFECTOR_ENVIRONMENT,
+    publish,
+    metrics,
+    logger,
+    tracer,
+    instanceId: config.EFFECTOR_INSTANCE_ID ?? process.env.HOSTNAME ?? hostname(),
+    limits: {
+      maxFailedRepairs: config.EFFECTOR_MAX_FAILED_REPAIRS,
+      componentRateLimit: config.EFFECTOR_COMPONENT_RATE_LIMIT,
+      componentRateWindowMs: config.EFFECTOR_COMPONENT_RATE_WINDOW_SECONDS * 1000,
+    },
+    leaseMs: config.EFFECTOR_LEASE_MS,
+    executeTimeoutMs: config.EFFECTOR_EXECUTE_TIMEOUT_MS,
+    ragTimeoutMs: config.EFFECTOR_RAG_TIMEOUT_MS,
+  });
+
+  let ready = false;
+  const app = workerHttpApp({
+    worker: 'effector',
+    registry,
+    logger,
+    health: () => ({ ready, detail: { policy_version: policy.policy_version } }),
+    routes: effectorRoutes({ effector, ...stores }),
+    apiToken: config.EFFECTOR_API_TOKEN,
+  });
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(config.EFFECTOR_PORT, config.EFFECTOR_HOST, (error?: Error) => (error ? reject(error) : resolve(s)));
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  // Actions this replica left in flight (a crash) are put back and resumed before new reports are read.
+  const recovered = await effector.recoverInFlight();
+  if (recovered.length > 0) logger.info({ recovered }, 'open incidents re-run after start-up');
+
+  await bus.subscribe({
+    topic: 'reports',
+    groupId: config.EFFECTOR_GROUP_ID,
+    handle: async (report, delivery) => {
+      try {
+        const outcome = await effector.handle(report, contextFromHeaders(delivery.headers));
+        options.onOutcome?.(report, outcome);
+      } catch (error) {
+        options.onOutcome?.(report, error as Error);
+        throw error;
+      }
+    },
+  });
+  ready = true;
+  logger.info({ port, mode: (await stores.modes.get()).mode, policy_version: policy.policy_version }, 'effector listening');
+
+  return {
+    effector,
+    port,
+    url: `http://${config.EFFECTOR_HOST}:${port}`,
+    stores,
+    async stop() {
+      ready = false;
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await bus.stop();
+      await es.close();
+    },
+  };
+}
