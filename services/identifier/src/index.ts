@@ -1,1 +1,16 @@
-export {};
+export { Identifier, IDENTIFIER_VERSION, type IdentifierOptions } from './identifier.ts';
+export { startIdentifierWorker, type IdentifierWorker } from './worker.ts';
+export { identifierConfigFromEnv, IdentifierEnv } from './config.ts';
+export { IdentifierMetrics } from './identifier-metrics.ts';
+export { DETECTORS, type RootCauseDetector, type DetectorVerdict, type Measurement } from './detectors/index.ts';
+export { diffTraces, type TraceDiff } from './trace-diff/trace-diff.ts';
+export { fetchTracePair } from './trace-diff/trace-fetcher.ts';
+export * from './ledger/index.ts';
+export * from './incidents/incident-state.ts';
+export type { Incident, IncidentSummary, TimelineEntry } from './incidents/incident.ts';
+export { IncidentStore, ConcurrentUpdateError } from './incidents/incident-store.ts';
+export * from './verdict/calibration.ts';
+export * from './verdict/verdict.ts';
+export * from './verdict/claim-gate.ts';
+export { analyseTraces, evidenceDrafts, toProbeAnalysis, firstDivergingLayer, type PreparedAnalysis } from './analysis.ts';
+export { ragClientWithHeaders } from './rag-clients.ts';

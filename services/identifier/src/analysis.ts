@@ -1,0 +1,158 @@
+/**
+ * One anomalous ProbeResult → what the detectors make of it: fetch both traces, diff them layer by
+ * layer, run every detector, and turn the measurements into evidence-ledger drafts. Independent of
+ * any incident, so it runs before the incident is locked.
+ */
+import type { ProbeResult } from '@rag-immune/contracts';
+import type { RagClient } from '@rag-immune/rag-contract';
+import { DETECTORS, type ClaimKind, type DetectorVerdict } from './detectors/index.ts';
+import type { EvidenceDraft, EvidenceRecord } from './ledger/evidence-record.ts';
+import { diffTraces, type TraceDiff } from './trace-diff/trace-diff.ts';
+import { fetchTracePair } from './trace-diff/trace-fetcher.ts';
+import type { Cause, Layer, ProbeAnalysis } from './verdict/verdict.ts';
+
+export interface PreparedAnalysis {
+  result: ProbeResult;
+  status: ProbeAnalysis['trace_status'];
+  problem: string | null;
+  diff: TraceDiff | null;
+  verdicts: DetectorVerdict[];
+  layer: Layer;
+}
+
+const LAYER_CLAIM: Record<Layer, ClaimKind> = {
+  query: 'query_encoding_anomaly',
+  retrieval: 'retrieved_set_change',
+  rerank: 'rerank_score_shift',
+  context: 'retrieved_set_change',
+  answer: 'answer_fact_mismatch',
+  none: 'unknown',
+};
+const LAYERS: Layer[] = ['none', 'query', 'retrieval', 'rerank', 'context', 'answer'];
+
+export function firstDivergingLayer(diff: TraceDiff): Layer {
+  if (!diff.query.rewritten_equal) return 'query';
+  if (diff.candidates.jaccard < 1 || (diff.candidates.shared_score_stable_fraction ?? 1) < 1) return 'retrieval';
+  if (diff.rerank.order_changed) return 'rerank';
+  if (!diff.context.identical) return 'context';
+  if (!diff.answer.equal_to_baseline) return 'answer';
+  return 'none';
+}
+
+export function analyseTraces(result: ProbeResult, diff: TraceDiff): PreparedAnalysis {
+  return {
+    result,
+    status: 'ok',
+    problem: null,
+    diff,
+    verdicts: DETECTORS.map((detector) => detector.detect({ result, diff })),
+    layer: firstDivergingLayer(diff),
+  };
+}
+
+export async function prepareAnalysis(
+  result: ProbeResult,
+  clients: { online: RagClient; baseline: RagClient },
+  traceTimeoutMs: number,
+): Promise<PreparedAnalysis> {
+  const fetched = await fetchTracePair(clients, { online: result.online.trace_id, baseline: result.baseline.trace_id }, traceTimeoutMs);
+  if (!fetched.ok) {
+    const status = fetched.side === 'baseline' && result.baseline.call_status !== 'ok' ? 'baseline_unavailable' : 'trace_unavailable';
+    return { result, status, problem: `${fetched.side}: ${fetched.reason}`, diff: null, verdicts: [], layer: 'none' };
+  }
+  return analyseTraces(result, diffTraces(fetched.online, fetched.baseline));
+}
+
+/** The ledger drafts of one analysis: a divergence (or unavailability) record, then every detector measurement. */
+export function evidenceDrafts(prepared: PreparedAnalysis): EvidenceDraft[] {
+  const { result } = prepared;
+  const base = { probe_event_id: result.event_id, probe_id: result.probe_id, occurred_at: result.occurred_at };
+  if (prepared.diff === null)
+    return [
+      {
+        ...base,
+        kind: 'trace_unavailable',
+        detector: null,
+        claim_kind: null,
+        subject: result.probe_id,
+        metric: 'trace_available',
+        observed: 0,
+        baseline: 1,
+        detail: {
+          problem: prepared.problem,
+          online_trace_id: result.online.trace_id,
+          baseline_trace_id: result.baseline.trace_id,
+        },
+      },
+    ];
+  const diff = prepared.diff;
+  const drafts: EvidenceDraft[] = [
+    {
+      ...base,
+      kind: 'measurement',
+      detector: null,
+      claim_kind: LAYER_CLAIM[prepared.layer],
+      subject: result.probe_id,
+      metric: 'first_diverging_layer',
+      observed: LAYERS.indexOf(prepared.layer),
+      baseline: 0,
+      detail: {
+        layer: prepared.layer,
+        online_trace_id: result.online.trace_id,
+        baseline_trace_id: result.baseline.trace_id,
+        rewritten_equal: diff.query.rewritten_equal,
+        candidate_jaccard: diff.candidates.jaccard,
+        shared_score_stable_fraction: diff.candidates.shared_score_stable_fraction,
+        rerank_order_changed: diff.rerank.order_changed,
+        context_jaccard: diff.context.jaccard,
+        answer_equal_to_baseline: diff.answer.equal_to_baseline,
+        online_unsupported_facts: diff.answer.online_unsupported,
+        models_changed: diff.models.changed,
+      },
+    },
+  ];
+  for (const verdict of prepared.verdicts) {
+    if (verdict.score <= 0) continue;
+    for (const m of verdict.measurements)
+      drafts.push({
+        ...base,
+        kind: 'measurement',
+        detector: verdict.cause,
+        claim_kind: m.claim_kind,
+        subject: m.subject,
+        metric: m.metric,
+        observed: m.observed,
+        baseline: m.baseline,
+        detail: { detector_score: verdict.score },
+      });
+  }
+  return drafts;
+}
+
+/** The analysis kept with the incident, pointing at the ledger records its drafts became. */
+export function toProbeAnalysis(prepared: PreparedAnalysis, records: readonly EvidenceRecord[]): ProbeAnalysis {
+  const { result } = prepared;
+  const scores: Partial<Record<Cause, number>> = {};
+  const evidence: Partial<Record<Cause, string[]>> = {};
+  const knowledge: Partial<Record<Cause, string[]>> = {};
+  for (const verdict of prepared.verdicts) {
+    scores[verdict.cause] = verdict.score;
+    knowledge[verdict.cause] = verdict.knowledge_ids;
+    evidence[verdict.cause] = records.filter((r) => r.detector === verdict.cause).map((r) => r.record_id);
+  }
+  const first = records.find((r) => r.detector === null);
+  return {
+    probe_event_id: result.event_id,
+    probe_id: result.probe_id,
+    probe_version: result.probe_version,
+    query: result.query,
+    occurred_at: result.occurred_at,
+    trace_status: prepared.status,
+    trace_evidence_id: prepared.diff === null ? (first?.record_id ?? null) : null,
+    scores,
+    evidence_ids: evidence,
+    knowledge_ids: knowledge,
+    first_diverging_layer: prepared.layer,
+    divergence_evidence_id: prepared.diff === null ? null : (first?.record_id ?? null),
+  };
+}

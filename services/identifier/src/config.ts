@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { parseWorkerEnv } from '@rag-immune/worker-runtime';
+
+const seconds = (fallback: number) => z.coerce.number().positive().default(fallback);
+
+const headersJson = z
+  .string()
+  .optional()
+  .transform((text, ctx) => {
+    if (text === undefined || text === '') return {};
+    try {
+      const parsed = z.record(z.string()).parse(JSON.parse(text));
+      return parsed;
+    } catch {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be a JSON object of header names to string values' });
+      return z.NEVER;
+    }
+  });
+
+/** The identifier's environment (shared bus settings are read by the bus library). */
+export const IdentifierEnv = z.object({
+  IDENTIFIER_ONLINE_RAG_URL: z.string().url(),
+  IDENTIFIER_BASELINE_RAG_URL: z.string().url(),
+  /** Extra headers for trace calls (e.g. the RAG's bearer token), JSON. */
+  IDENTIFIER_RAG_HEADERS: headersJson,
+  IDENTIFIER_TRACE_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  ELASTICSEARCH_URL: z.string().url().default('http://127.0.0.1:19200'),
+  ES_INDEX_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be lowercase letters, digits, - or _')
+    .default('rag-immune'),
+  IDENTIFIER_GROUP_ID: z.string().min(1).default('rag-immune-identifier'),
+  IDENTIFIER_API_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  IDENTIFIER_HOST: z.string().min(1).default('127.0.0.1'),
+  IDENTIFIER_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
+  /** An anomaly this long after an incident's last one opens a new incident. */
+  IDENTIFIER_GROUP_WINDOW_SECONDS: seconds(3600),
+  /** Clean results every probe of an incident needs before it closes. */
+  IDENTIFIER_CLEAN_ROUNDS_TO_CLOSE: z.coerce.number().int().min(1).default(2),
+  /** With fewer analysed results than IDENTIFIER_MIN_RESULTS, wait this long for more before reporting. */
+  IDENTIFIER_MAX_WAIT_SECONDS: seconds(900),
+  IDENTIFIER_MIN_RESULTS: z.coerce.number().int().min(1).default(2),
+  IDENTIFIER_ACCEPT_CONFIDENCE: z.coerce.number().min(0).max(1).default(0.7),
+  /** A fitted calibration file (scripts/fit-calibration.ts); default: the one shipped in src/verdict. */
+  IDENTIFIER_CALIBRATION_FILE: z.string().optional(),
+});
+export type IdentifierEnv = z.infer<typeof IdentifierEnv>;
+
+export function identifierConfigFromEnv(env: NodeJS.ProcessEnv): IdentifierEnv {
+  return parseWorkerEnv('identifier', IdentifierEnv, env);
+}

@@ -1,0 +1,63 @@
+import { bool, type RootCauseDetector } from './root-cause-detector.ts';
+
+/**
+ * Reranker drift: reranking got exactly the baseline's input (same candidates, same retrieval
+ * scores) and still ordered it differently; a changed reranker version strengthens it. Looks at the
+ * candidates before reranking, the reranked order, rerank scores and the reported reranker version.
+ */
+export const rerankerDriftDetector: RootCauseDetector = {
+  cause: 'reranker_drift',
+  component: 'reranker',
+  intents: ['rollback_reranker'],
+  detect({ result, diff }) {
+    const { rerank, models } = diff;
+    const versionChanged = models.changed.includes('reranker');
+    const scoresMoved = (rerank.mean_abs_rerank_delta ?? 0) > 1e-3;
+    // A different query text also reorders the same candidates: that is the query layer, not the reranker.
+    const sameQuery = diff.query.rewritten_equal ? 1 : 0.3;
+    const score = rerank.input_identical
+      ? sameQuery * (0.45 * bool(rerank.order_changed) + 0.3 * bool(versionChanged) + 0.25 * bool(scoresMoved))
+      : 0.3 * bool(versionChanged);
+    if (score === 0) return { cause: this.cause, component: this.component, score, measurements: [], knowledge_ids: [] };
+    return {
+      cause: this.cause,
+      component: this.component,
+      score,
+      knowledge_ids: [],
+      measurements: [
+        {
+          claim_kind: 'retrieved_set_change',
+          subject: result.probe_id,
+          metric: 'rerank_input_identical',
+          observed: bool(rerank.input_identical),
+          baseline: 1,
+        },
+        {
+          claim_kind: 'rerank_score_shift',
+          subject: result.probe_id,
+          metric: 'rerank_order_changed',
+          observed: bool(rerank.order_changed),
+          baseline: 0,
+        },
+        {
+          claim_kind: 'rerank_score_shift',
+          subject: result.probe_id,
+          metric: 'mean_abs_rerank_score_delta',
+          observed: rerank.mean_abs_rerank_delta ?? 0,
+          baseline: 0,
+        },
+        ...(versionChanged
+          ? [
+              {
+                claim_kind: 'component_version_change' as const,
+                subject: `reranker:${models.baseline.reranker}->${models.online.reranker}`,
+                metric: 'reranker_version_changed',
+                observed: 1,
+                baseline: 0,
+              },
+            ]
+          : []),
+      ],
+    };
+  },
+};

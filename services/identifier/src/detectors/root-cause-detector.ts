@@ -1,0 +1,48 @@
+/**
+ * One interface for every root cause: a detector reads one probe's trace diff (and its ProbeResult)
+ * and says how well the evidence fits its cause, with the measurements that fit rests on. Adding a
+ * cause = one new file implementing this interface, registered in `index.ts` (like Argo Rollouts'
+ * metric providers).
+ */
+import type { EvidenceClaim, ProbeResult, RagComponent, RepairIntent, RootCause } from '@rag-immune/contracts';
+
+export type ClaimKind = EvidenceClaim['kind'];
+import type { TraceDiff } from '../trace-diff/trace-diff.ts';
+
+/** One figure a verdict rests on; becomes one evidence-ledger record and may back a report claim. */
+export interface Measurement {
+  claim_kind: ClaimKind;
+  /** A probe id, chunk id, knowledge id or component name. */
+  subject: string;
+  /** Machine name of the quantity, e.g. shared_score_stable_fraction. */
+  metric: string;
+  observed: number;
+  baseline: number | null;
+}
+
+export interface DetectorInput {
+  result: ProbeResult;
+  diff: TraceDiff;
+}
+
+export interface DetectorVerdict {
+  cause: Exclude<RootCause, 'unknown'>;
+  component: RagComponent;
+  /** How well this probe's evidence fits the cause, in [0,1]; not a probability (calibration makes one). */
+  score: number;
+  /** The measurements the score rests on (empty when the cause's signature is absent). */
+  measurements: Measurement[];
+  /** Knowledge ids this cause implicates for the probe (the scope of a repair). */
+  knowledge_ids: string[];
+}
+
+export interface RootCauseDetector {
+  readonly cause: Exclude<RootCause, 'unknown'>;
+  readonly component: RagComponent;
+  /** Repair intents for this cause, in order of preference. */
+  readonly intents: RepairIntent[];
+  detect(input: DetectorInput): DetectorVerdict;
+}
+
+export const clamp01 = (value: number): number => Math.min(1, Math.max(0, value));
+export const bool = (value: boolean): number => (value ? 1 : 0);

@@ -1,0 +1,85 @@
+import type { RagComponent, RootCause, RootCauseReport } from '@rag-immune/contracts';
+import type { LedgerHead } from '../ledger/evidence-record.ts';
+import type { ProbeAnalysis, Verdict } from '../verdict/verdict.ts';
+import { assertTransition, type IncidentState } from './incident-state.ts';
+
+export interface TimelineEntry {
+  at: number;
+  /** What happened: opened, anomaly, verdict, reported, repair_<status>, clean_round, closed… */
+  event: string;
+  state: IncidentState;
+  detail: Record<string, unknown>;
+}
+
+export interface IncidentProbe {
+  probe_id: string;
+  probe_version: number;
+  query: string;
+  event_ids: string[];
+  last_anomaly_at: number;
+  /** Consecutive clean results since the last anomaly. */
+  clean_streak: number;
+}
+
+/** One incident: one underlying fault, persisted in `<prefix>-incidents`. */
+export interface Incident {
+  doc_type: 'incident';
+  incident_id: string;
+  state: IncidentState;
+  opened_at: number;
+  updated_at: number;
+  closed_at: number | null;
+  /** occurred_at of the first and last anomalous ProbeResult. */
+  window_start: number;
+  window_end: number;
+  /** When the identifier first saw an anomaly of this incident (wall clock): start of the time-to-report. */
+  first_seen_at: number;
+  probes: IncidentProbe[];
+  probe_event_ids: string[];
+  analyses: ProbeAnalysis[];
+  verdict: Pick<Verdict, 'outcome' | 'root_cause' | 'component' | 'confidence' | 'best_cause'> | null;
+  report_revision: number;
+  reported_at: number | null;
+  /** A report decided but not yet acknowledged by Kafka (outbox): published first on the next delivery. */
+  pending_report: RootCauseReport | null;
+  last_report: Pick<RootCauseReport, 'event_id' | 'report_revision' | 'root_cause' | 'affected_component' | 'confidence'> | null;
+  ledger_head: LedgerHead;
+  repair: { action_id: string; status: string; attempt: number; intent: string; recovered: boolean | null } | null;
+  resolution: 'repaired' | 'fault_went_away' | 'escalated' | null;
+  timeline: TimelineEntry[];
+}
+
+export function moveTo(incident: Incident, to: IncidentState, at: number, event: string, detail: Record<string, unknown> = {}): void {
+  if (incident.state !== to || to === 'reported' || to === 'repairing') assertTransition(incident.state, to);
+  incident.state = to;
+  incident.updated_at = at;
+  incident.timeline.push({ at, event, state: to, detail });
+  if (to === 'closed') incident.closed_at = at;
+}
+
+export function note(incident: Incident, at: number, event: string, detail: Record<string, unknown> = {}): void {
+  incident.updated_at = at;
+  incident.timeline.push({ at, event, state: incident.state, detail });
+}
+
+export type IncidentSummary = Pick<
+  Incident,
+  'incident_id' | 'state' | 'opened_at' | 'updated_at' | 'closed_at' | 'report_revision' | 'window_start' | 'window_end'
+> & { root_cause: RootCause | null; component: RagComponent | null; confidence: number | null; probes: number };
+
+export function summarise(incident: Incident): IncidentSummary {
+  return {
+    incident_id: incident.incident_id,
+    state: incident.state,
+    opened_at: incident.opened_at,
+    updated_at: incident.updated_at,
+    closed_at: incident.closed_at,
+    report_revision: incident.report_revision,
+    window_start: incident.window_start,
+    window_end: incident.window_end,
+    root_cause: incident.verdict?.root_cause ?? null,
+    component: incident.verdict?.component ?? null,
+    confidence: incident.verdict?.confidence ?? null,
+    probes: incident.probes.length,
+  };
+}

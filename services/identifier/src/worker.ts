@@ -1,0 +1,148 @@
+/**
+ * Composition of the identifier worker: configuration, Elasticsearch (incidents + evidence ledger),
+ * the bus (consumes probes and actions, publishes reports with the trace context in the headers),
+ * the RAG trace clients, HTTP (/healthz, /metrics, /incidents…). Used by main.ts and by tests that
+ * run the worker in-process.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@elastic/elasticsearch';
+import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
+import { BusMetrics, EventBus, busConfigFromEnv } from '@rag-immune/bus';
+import {
+  assertSafeBinding,
+  contextFromHeaders,
+  startTelemetry,
+  traceHeaders,
+  workerHttpApp,
+  type Telemetry,
+} from '@rag-immune/worker-runtime';
+import { identifierConfigFromEnv, type IdentifierEnv } from './config.ts';
+import { IDENTIFIER_VERSION, Identifier } from './identifier.ts';
+import { IdentifierMetrics } from './identifier-metrics.ts';
+import { incidentRoutes } from './http/routes.ts';
+import { IncidentStore } from './incidents/incident-store.ts';
+import { EvidenceLedger } from './ledger/evidence-ledger.ts';
+import { ragClientWithHeaders } from './rag-clients.ts';
+import { loadCalibration } from './verdict/calibration.ts';
+
+export interface IdentifierWorker {
+  config: IdentifierEnv;
+  identifier: Identifier;
+  store: IncidentStore;
+  ledger: EvidenceLedger;
+  registry: Registry;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export async function startIdentifierWorker(
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  options: { telemetry?: Telemetry } = {},
+): Promise<IdentifierWorker> {
+  const config = identifierConfigFromEnv(env);
+  assertSafeBinding('identifier', config.IDENTIFIER_HOST, config.IDENTIFIER_API_TOKEN);
+  const busConfig = busConfigFromEnv(env, 'rag-immune-identifier');
+  const calibration = loadCalibration(config.IDENTIFIER_CALIBRATION_FILE);
+  const registry = new Registry();
+  const metrics = new IdentifierMetrics(registry);
+  const telemetry = options.telemetry ?? startTelemetry('identifier', IDENTIFIER_VERSION, { env });
+
+  const es = new Client({ node: config.ELASTICSEARCH_URL, requestTimeout: 10_000, maxRetries: 1 });
+  const store = new IncidentStore(es, config.ES_INDEX_PREFIX);
+  const ledger = new EvidenceLedger(es, config.ES_INDEX_PREFIX, (outcome) => metrics.ledgerWrites.inc({ outcome }));
+
+  const bus = new EventBus(busConfig, logger, new BusMetrics(registry));
+  await bus.start(['probes', 'reports', 'actions']);
+  const publisher = await bus.publisher();
+  const ragTimeout = config.IDENTIFIER_TRACE_TIMEOUT_MS;
+  const identifier = new Identifier({
+    store,
+    ledger,
+    rag: {
+      online: ragClientWithHeaders(config.IDENTIFIER_ONLINE_RAG_URL, config.IDENTIFIER_RAG_HEADERS, ragTimeout),
+      baseline: ragClientWithHeaders(config.IDENTIFIER_BASELINE_RAG_URL, config.IDENTIFIER_RAG_HEADERS, ragTimeout),
+    },
+    publishReport: (report) => publisher.publishMany('reports', [report], undefined, () => traceHeaders()),
+    calibration,
+    policy: {
+      acceptConfidence: config.IDENTIFIER_ACCEPT_CONFIDENCE,
+      minResults: config.IDENTIFIER_MIN_RESULTS,
+      maxWaitMs: config.IDENTIFIER_MAX_WAIT_SECONDS * 1000,
+    },
+    groupWindowMs: config.IDENTIFIER_GROUP_WINDOW_SECONDS * 1000,
+    cleanRoundsToClose: config.IDENTIFIER_CLEAN_ROUNDS_TO_CLOSE,
+    traceTimeoutMs: ragTimeout,
+    metrics,
+    logger,
+    tracer: telemetry.tracer,
+  });
+
+  // Indices are ensured lazily by the handler too, so a worker started while ES is down still runs
+  // and its handler fails (no commit) until ES is back.
+  let indicesReady = false;
+  const ensureIndices = async () => {
+    if (indicesReady) return;
+    await store.ensureIndex();
+    await ledger.ensureIndex();
+    indicesReady = true;
+  };
+  await ensureIndices().catch((error: unknown) => logger.warn({ err: error }, 'elasticsearch not ready; the handler will retry'));
+
+  let ready = false;
+  const app = workerHttpApp({
+    worker: 'identifier',
+    registry,
+    logger,
+    health: () => ({ ready, detail: { elasticsearch_indices: indicesReady } }),
+    routes: incidentRoutes(store, ledger),
+    ...(config.IDENTIFIER_API_TOKEN ? { apiToken: config.IDENTIFIER_API_TOKEN } : {}),
+  });
+  const server: Server = await new Promise((resolve) => {
+    const listening = app.listen(config.IDENTIFIER_PORT, config.IDENTIFIER_HOST, () => resolve(listening));
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  await bus.subscribe({
+    topic: 'probes',
+    groupId: config.IDENTIFIER_GROUP_ID,
+    handle: async (event, delivery) => {
+      await ensureIndices();
+      await identifier.handleProbeResult(event, contextFromHeaders(delivery.headers));
+    },
+  });
+  await bus.subscribe({
+    topic: 'actions',
+    groupId: `${config.IDENTIFIER_GROUP_ID}-actions`,
+    handle: async (event) => {
+      await ensureIndices();
+      await identifier.handleRepairAction(event);
+    },
+  });
+  const gaugeTimer = setInterval(() => void identifier.refreshStateGauge().catch(() => undefined), 15_000);
+  gaugeTimer.unref();
+  ready = true;
+  logger.info(
+    { port, group: config.IDENTIFIER_GROUP_ID, index_prefix: config.ES_INDEX_PREFIX, calibration: calibration.fitted_on },
+    'identifier listening',
+  );
+
+  return {
+    config,
+    identifier,
+    store,
+    ledger,
+    registry,
+    port,
+    async stop() {
+      clearInterval(gaugeTimer);
+      ready = false;
+      await bus.stop();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await es.close();
+      if (!options.telemetry) await telemetry.shutdown();
+    },
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * The identifier as its own process (npx tsx services/identifier/src/main.ts) against the real
+ * stack: a reference RAG pair (online + baseline, vectors in qdrant-local), real FCS scoring,
+ * Kafka + schema registry for ProbeResults and RootCauseReports, Elasticsearch for incidents and
+ * the evidence ledger. Clean rounds produce no report; each of the six faults is named with the
+ * right cause and component; the evaluation-only seventh fault is never given a wrong cause with
+ * high confidence; clean rounds after an undo close the incident.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { pino } from 'pino';
+import type { RootCauseReport } from '@rag-immune/contracts';
+import type { EventBus } from '@rag-immune/bus';
+import { callFaultAdmin, loadQuestions, startReferenceRagPair, type ReferenceRagPair } from '@rag-immune/reference-rag';
+import { FAULT_SCENARIOS, STALE_AS_OF, selectProbes } from '../support/scenarios.ts';
+import { ProbeDriver } from '../support/probe-driver.ts';
+import { cleanup, collectReports, identifierEnv, namespace, spawnIdentifier, waitFor, endpoints } from '../support/stack.ts';
+
+const ns = namespace('idf');
+const logger = pino({ level: 'warn' });
+let rags: ReferenceRagPair;
+let bus: EventBus;
+let reports: RootCauseReport[];
+let driver: ProbeDriver;
+let identifier: Awaited<ReturnType<typeof spawnIdentifier>>;
+let base: string;
+
+before(async () => {
+  rags = await startReferenceRagPair({ qdrantUrl: endpoints.qdrantUrl, packages: 25, label: 'it-identifier', logger });
+  ({ reports, bus } = await collectReports(ns));
+  const probes = selectProbes(loadQuestions(), rags.knowledgeIds, 10, ns.run);
+  driver = await ProbeDriver.create({ online: rags.onlineUrl, baseline: rags.baselineUrl }, probes as never, await bus.publisher());
+  identifier = await spawnIdentifier(identifierEnv(ns, { online: rags.onlineUrl, baseline: rags.baselineUrl }));
+  base = `http://127.0.0.1:${identifier.port}`;
+});
+
+after(async () => {
+  await identifier?.stop();
+  await bus?.stop();
+  await rags?.close();
+  await cleanup(ns);
+});
+
+async function incidents(): Promise<{ incident_id: string; state: string; root_cause: string | null }[]> {
+  const response = await fetch(`${base}/incidents`);
+  return ((await response.json()) as { incidents: { incident_id: string; state: string; root_cause: string | null }[] }).incidents;
+}
+
+test('clean rounds: no incident, no report', async () => {
+  for (let round = 0; round < 2; round += 1) {
+    const results = await driver.round();
+    assert.deepEqual(
+      results.filter((r) => r.anomaly).map((r) => `${r.probe_id} ${r.anomaly_signals.join(',')}`),
+      [],
+    );
+  }
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  assert.equal(reports.length, 0);
+  assert.deepEqual(await incidents(), []);
+  assert.equal((await fetch(`${base}/healthz`)).status, 200);
+});
+
+const scenarios = [
+  ...FAULT_SCENARIOS.filter((s, i, all) => all.findIndex((o) => o.kind === s.kind) === i && s.cause !== 'unknown'),
+  ...FAULT_SCENARIOS.filter((s) => s.cause === 'unknown'),
+];
+
+for (const scenario of scenarios) {
+  test(`${scenario.kind} (${scenario.mode}) → ${scenario.cause} / ${scenario.components.join('|')}; clean rounds after the undo close the incident`, async () => {
+    const ids = [...new Set(driver.probes.map((p) => p.expected_sources[0] as string))];
+    const body =
+      scenario.kind === 'knowledge-source-failure'
+        ? { mode: 'stale', stale_as_of: STALE_AS_OF, scope: { knowledge_ids: ids } }
+        : scenario.kind === 'generator-inconsistency' || scenario.kind === 'parser-bug' || scenario.kind === 'vector-index-corruption'
+          ? { mode: scenario.mode === 'swap' ? undefined : scenario.mode, scope: { knowledge_ids: ids } }
+          : scenario.body(ids, ns.run);
+    const seen = reports.length;
+    await callFaultAdmin(rags.onlineUrl, 'POST', scenario.kind, body);
+    let report: RootCauseReport | undefined;
+    try {
+      for (let round = 0; round < 4 && report === undefined; round += 1) {
+        await driver.round();
+        report = await waitFor('a report', () => reports.slice(seen).find((r) => r.report_revision === 1), 5000).catch(() => undefined);
+      }
+    } finally {
+      await callFaultAdmin(rags.onlineUrl, 'DELETE', scenario.kind);
+    }
+    assert.ok(report, `no report for ${scenario.kind}`);
+    console.log(
+      `${scenario.kind}: ${report.root_cause}/${report.affected_component} confidence ${report.confidence.toFixed(3)}, ` +
+        `${report.claims.length} claims, open ${report.open_questions.map((q) => q.kind).join(',') || '-'}`,
+    );
+    if (scenario.cause === 'unknown') {
+      assert.ok(report.root_cause === 'unknown' || report.confidence < 0.5, `wrong cause ${report.root_cause} at ${report.confidence}`);
+    } else {
+      assert.equal(report.root_cause, scenario.cause);
+      assert.ok(scenario.components.includes(report.affected_component), report.affected_component);
+      assert.ok(report.claims.length > 0 && report.claims.every((c) => c.evidence_ids.length > 0));
+      assert.ok(report.recommended_intents.length > 0);
+    }
+    assert.ok(
+      report.affected_probes.length > 0 &&
+        report.affected_probes.every((p) => driver.probes.some((q) => q.id === p.probe_id && q.query === p.query)),
+    );
+    // Clean rounds close it; no further revision for the same verdict.
+    for (let round = 0; round < 3; round += 1) {
+      await driver.round();
+      const state = (await incidents()).find((i) => i.incident_id === report.incident_id)?.state;
+      if (state === 'closed') break;
+    }
+    const closed = await waitFor(
+      'the incident closed',
+      async () => ((await incidents()).find((i) => i.incident_id === report.incident_id && i.state === 'closed') ? true : undefined),
+      10_000,
+    );
+    assert.ok(closed);
+    assert.equal(reports.filter((r) => r.incident_id === report.incident_id && r.root_cause === report.root_cause).length, 1);
+    const verify = (await (await fetch(`${base}/incidents/${report.incident_id}/ledger/verify`)).json()) as {
+      ok: boolean;
+      records: number;
+    };
+    assert.equal(verify.ok, true);
+    assert.ok(verify.records > 0);
+  });
+}

@@ -1,0 +1,151 @@
+/**
+ * The labelled fault scenarios the identifier is tested and measured on: each reference-RAG fault
+ * kind and mode with the root cause and component it must be named as, plus probe selection from
+ * the reference RAG's labelled questions. Shared by the recording script, the integration tests and
+ * the benchmark so "what counts as right" is written once.
+ */
+import { createHash } from 'node:crypto';
+import type { RagComponent, RootCause } from '@rag-immune/contracts';
+
+/** The subset of a reference-RAG labelled question the probes are built from. */
+export interface QuestionLike {
+  id: string;
+  kind: string;
+  question: string;
+  knowledge_id: string;
+  expected: string;
+  expected_baseline: string;
+}
+
+/** A golden probe as the sentinel's probe file holds it. */
+export interface ProbeLike {
+  id: string;
+  version: number;
+  query: string;
+  expected_sources: string[];
+  business_value: number;
+  cluster: string;
+  created_at: string;
+  retired_at: string | null;
+}
+
+export interface FaultScenario {
+  kind: string;
+  mode: string;
+  body: (knowledgeIds: string[], seed: string) => Record<string, unknown>;
+  /** The cause the identifier must name; `unknown` for a fault no detector was designed for. */
+  cause: RootCause;
+  /** Components that count as correctly localised. */
+  components: RagComponent[];
+}
+
+/** stale_as_of of the knowledge-source failure: the online source falls back to this date. */
+export const STALE_AS_OF = '2024-06-01T00:00:00.000Z';
+
+const half = (ids: string[], seed: string) => {
+  const picked = ids.filter((id) => rank(`${seed}:${id}`) % 2 === 0);
+  return picked.length > 0 ? picked : ids.slice(0, 1);
+};
+
+function rank(text: string): number {
+  return createHash('sha1').update(text).digest().readUInt32BE(0);
+}
+
+export const FAULT_SCENARIOS: FaultScenario[] = [
+  {
+    kind: 'vector-index-corruption',
+    mode: 'zero',
+    body: (ids, seed) => ({ mode: 'zero', scope: { knowledge_ids: half(ids, seed) } }),
+    cause: 'vector_index_corruption',
+    components: ['vector_index'],
+  },
+  {
+    kind: 'vector-index-corruption',
+    mode: 'perturb',
+    body: (ids, seed) => ({ mode: 'perturb', scope: { knowledge_ids: half(ids, seed) } }),
+    cause: 'vector_index_corruption',
+    components: ['vector_index'],
+  },
+  {
+    kind: 'vector-index-corruption',
+    mode: 'drop',
+    body: (ids, seed) => ({ mode: 'drop', scope: { knowledge_ids: half(ids, seed) } }),
+    cause: 'vector_index_corruption',
+    components: ['vector_index'],
+  },
+  { kind: 'reranker-drift', mode: 'v2.2-drift', body: () => ({}), cause: 'reranker_drift', components: ['reranker'] },
+  {
+    kind: 'knowledge-source-failure',
+    mode: 'stale',
+    body: (ids) => ({ mode: 'stale', stale_as_of: STALE_AS_OF, scope: { knowledge_ids: ids } }),
+    cause: 'knowledge_source_failure',
+    components: ['knowledge_source'],
+  },
+  {
+    kind: 'parser-bug',
+    mode: 'merge-sections',
+    body: (ids, seed) => ({ mode: 'merge-sections', scope: { knowledge_ids: half(ids, seed) } }),
+    cause: 'parser_bug',
+    components: ['parser'],
+  },
+  {
+    kind: 'parser-bug',
+    mode: 'boilerplate',
+    body: (ids, seed) => ({ mode: 'boilerplate', scope: { knowledge_ids: half(ids, seed) } }),
+    cause: 'parser_bug',
+    components: ['parser'],
+  },
+  {
+    kind: 'generator-inconsistency',
+    mode: 'swap',
+    body: (ids, seed) => ({ scope: { knowledge_ids: half(ids, seed) } }),
+    cause: 'generator_inconsistency',
+    components: ['generator'],
+  },
+  { kind: 'tokenizer-anomaly', mode: 'lookalike-unicode', body: () => ({}), cause: 'tokenizer_anomaly', components: ['tokenizer'] },
+  {
+    kind: 'embedding-model-swap',
+    mode: 'permute-dimensions',
+    body: (_ids, seed) => ({ scope: { seed } }),
+    cause: 'unknown',
+    components: ['unknown', 'retriever'],
+  },
+];
+
+/** The sentinel's `probesFromQuestions`, kept here so the identifier's tests do not import a service. */
+export function probesFromQuestions(questions: readonly QuestionLike[], idPrefix: string): ProbeLike[] {
+  return questions.map((q, index) => ({
+    id: `${idPrefix}-${index}`,
+    version: 1,
+    query: q.question,
+    expected_sources: [q.knowledge_id],
+    business_value: 1,
+    cluster: q.kind,
+    created_at: '2026-11-01T00:00:00Z',
+    retired_at: null,
+  }));
+}
+
+/**
+ * A seeded probe set over the ingested knowledge: questions whose answer changed since STALE_AS_OF
+ * (a stale source must show on them), questions whose subject has a word-internal '-', '.' or '+'
+ * (the tokenizer anomaly touches only those), and others of every kind.
+ */
+export function selectProbes(questions: readonly QuestionLike[], knowledgeIds: Set<string>, count: number, seed: string): ProbeLike[] {
+  const pool = questions.filter((q) => knowledgeIds.has(q.knowledge_id)).sort((a, b) => rank(`${seed}:${a.id}`) - rank(`${seed}:${b.id}`));
+  const picked: QuestionLike[] = [];
+  const take = (filter: (q: QuestionLike) => boolean, n: number) => {
+    for (const q of pool) {
+      if (picked.length >= count || n <= 0) return;
+      if (!picked.includes(q) && filter(q)) {
+        picked.push(q);
+        n -= 1;
+      }
+    }
+  };
+  const quarter = Math.max(1, Math.floor(count / 4));
+  take((q) => q.kind === 'latest_version' && q.expected !== q.expected_baseline, quarter);
+  take((q) => /\w[-.+]\w/.test(q.knowledge_id.split('/')[1] ?? ''), quarter);
+  take(() => true, count);
+  return probesFromQuestions(picked, `p-${seed}`);
+}
