@@ -108,6 +108,17 @@ export class LoopRun {
     return counts();
   }
 
+  /**
+   * A fresh online RAG (no fault, no repair) on the same URL while the identifier, effector and memory
+   * keep running; the sentinel pauses meanwhile so that the restart itself is not an incident.
+   */
+  async resetOnline(): Promise<void> {
+    const sentinels = this.system.instances.filter((w) => w.kind === 'sentinel');
+    for (const s of sentinels) await s.process.stop();
+    await this.rag.resetOnline();
+    for (const s of sentinels) await s.process.start();
+  }
+
   async close(): Promise<void> {
     await this.recorder?.stop().catch(() => undefined);
     await this.system?.stop().catch(() => undefined);

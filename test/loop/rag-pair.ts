@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { loadDebianKnowledge } from '@rag-immune/reference-rag';
-import { ManagedProcess, logMessage, type LogRecord } from './processes.ts';
+import { ManagedProcess, freePort, logMessage, type LogRecord } from './processes.ts';
 
 export interface RagPairOptions {
   qdrantUrl: string;
@@ -27,6 +27,11 @@ export interface RagPairProcesses {
   collections: { online: string; baseline: string };
   /** Knowledge ids both instances serve now. */
   knowledgeIds: Set<string>;
+  /**
+   * A fresh online instance on the same URL: stop it, drop its collection, start and ingest again.
+   * Undoes every fault and every repair at once (benchmark trials of the same kind need that).
+   */
+  resetOnline(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -46,12 +51,13 @@ export async function startRagPairProcesses(options: RagPairOptions): Promise<Ra
   const common = {
     QDRANT_URL: options.qdrantUrl,
     KNOWLEDGE_PACKAGES: String(options.packages),
-    PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
     // The pair exists for drills: the fault admin API is on (loopback only, no token).
     RAG_FAULT_INJECTION: 'enabled',
   };
+  // Fixed ports (picked free now) so that a reset online instance keeps its URL for the workers.
+  const [onlinePort, baselinePort] = [await freePort(), await freePort()];
   const ready = (record: LogRecord) => logMessage('reference RAG listening')(record);
   const online = new ManagedProcess({
     name: 'rag-online',
@@ -71,6 +77,7 @@ export async function startRagPairProcesses(options: RagPairOptions): Promise<Ra
     entry: 'services/reference-rag/src/main.ts',
     env: {
       ...common,
+      PORT: String(baselinePort),
       INSTANCE: 'baseline',
       QDRANT_COLLECTION: collections.baseline,
       PINNED_AS_OF: (options.baselinePinnedAt ?? now).toISOString(),
@@ -97,6 +104,11 @@ export async function startRagPairProcesses(options: RagPairOptions): Promise<Ra
     baselineUrl: listeningUrl(baseline),
     collections,
     knowledgeIds,
+    async resetOnline() {
+      await online.stop();
+      await qdrant.deleteCollection(collections.online).catch(() => undefined);
+      await online.start();
+    },
     async close() {
       await Promise.all([online.stop(), baseline.stop()]);
       await drop();
