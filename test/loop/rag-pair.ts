@@ -64,6 +64,7 @@ export async function startRagPairProcesses(options: RagPairOptions): Promise<Ra
     entry: 'services/reference-rag/src/main.ts',
     env: {
       ...common,
+      PORT: String(onlinePort),
       INSTANCE: 'online',
       QDRANT_COLLECTION: collections.online,
       FAULT_JOURNAL_PATH: join(options.runDir, 'fault-journal.jsonl'),
