@@ -7,7 +7,7 @@ import { SentenceEmbedder } from '@rag-immune/embeddings';
 import { busConfigFromEnv, InvalidConfigError, onTerminationSignal } from '@rag-immune/bus';
 import { EXIT_CONFIG, WorkerConfigError, startTelemetry, workerLogger } from '@rag-immune/worker-runtime';
 import { MEMORY_VERSION, memoryConfigFromEnv } from './config.ts';
-import { RulesFileError } from './recommend/expert-rules.ts';
+import { ExpertRules, RulesFileError } from './recommend/expert-rules.ts';
 import { MemoryWorker } from './memory-worker.ts';
 
 const logger = workerLogger('memory', MEMORY_VERSION);
@@ -15,6 +15,8 @@ const logger = workerLogger('memory', MEMORY_VERSION);
 async function main(): Promise<void> {
   const config = memoryConfigFromEnv(process.env);
   const busConfig = busConfigFromEnv(process.env, 'rag-immune-memory');
+  // Check the rules file before the model loads: a bad file stops start-up at once, naming it.
+  ExpertRules.load(config.MEMORY_RULES_FILE);
   const telemetry = startTelemetry('memory', MEMORY_VERSION);
   const embedder = await SentenceEmbedder.load({ logger });
   const worker = new MemoryWorker({ config, busConfig, embedder, logger, tracer: telemetry.tracer });
