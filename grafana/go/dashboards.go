@@ -131,11 +131,43 @@ func eventBackbone() *dashboard.DashboardBuilder {
 			q(`histogram_quantile(0.95, sum by (le, group, topic) (rate(rag_immune_bus_handler_duration_seconds_bucket[$__rate_interval])))`, "{{group}} {{topic}}")))
 }
 
-// healingOverview: the on-call engineer's first screen. Filled in from the identifier's, effector's
-// and memory's metrics as they land.
+// healingOverview: the on-call engineer's first screen, from the sentinel
+// (services/sentinel/src/sentinel-metrics.ts), identifier (identifier-metrics.ts), effector
+// (metrics.ts) and memory (memory-metrics.ts).
 func healingOverview() *dashboard.DashboardBuilder {
 	l := &layout{}
 	return base("rag-immune-healing-overview", "RAG Immune / Healing overview", "Anomalies, incidents, repairs, rollbacks, the circuit breaker and escalations across the immune system.").
-		WithPanel(l.series("Anomalies by severity", "Anomalous probe runs the sentinel reported.", "ops", 24,
-			q(`sum by (severity) (rate(rag_immune_sentinel_anomalies_total[$__rate_interval]))`, "{{severity}}")))
+		WithRow(dashboard.NewRowBuilder("Detection")).
+		WithPanel(l.series("Anomalies by signal", "Signals behind anomalous probe runs (a run with two signals counts in both).", "short", 12,
+			q(`sum by (signal) (increase(rag_immune_sentinel_anomaly_signals_total[$__rate_interval]))`, "{{signal}}"))).
+		WithPanel(l.series("Anomalous probe runs by severity", "Probe runs the sentinel judged anomalous.", "short", 12,
+			q(`sum by (severity) (increase(rag_immune_sentinel_anomalies_total[$__rate_interval]))`, "{{severity}}"))).
+		WithRow(dashboard.NewRowBuilder("Incidents")).
+		WithPanel(l.series("Open incidents by state", "Incidents not closed, per state (max over identifier replicas: each reports what it last saw).", "short", 12,
+			q(`max by (state) (identifier_incidents{state!="closed"})`, "{{state}}"))).
+		WithPanel(l.series("Verdicts by root cause", "RootCauseReports by the cause named (outcome unknown: the identifier abstained).", "short", 12,
+			q(`sum by (cause, outcome) (increase(identifier_verdicts_total[$__rate_interval]))`, "{{cause}} {{outcome}}"))).
+		WithPanel(l.series("Time to detect: probe run duration p95", "One probe run from query to published ProbeResult; a fault is detected within one probe interval plus this.", "s", 8,
+			q(`histogram_quantile(0.95, sum by (le) (rate(rag_immune_sentinel_probe_run_seconds_bucket[$__rate_interval])))`, "p95"))).
+		WithPanel(l.series("Time to report: first anomaly to RootCauseReport", "From an incident's first anomalous ProbeResult to its first report.", "s", 8,
+			q(`histogram_quantile(0.5, sum by (le) (rate(identifier_first_anomaly_to_report_seconds_bucket[$__rate_interval])))`, "p50"),
+			q(`histogram_quantile(0.95, sum by (le) (rate(identifier_first_anomaly_to_report_seconds_bucket[$__rate_interval])))`, "p95"))).
+		WithPanel(l.series("Time to recover: report to verified recovery", "From the report to the verified recovery of its affected probes, per repair tool.", "s", 8,
+			q(`histogram_quantile(0.95, sum by (le, tool) (rate(effector_time_to_verified_recovery_seconds_bucket[$__rate_interval])))`, "p95 {{tool}}"))).
+		WithRow(dashboard.NewRowBuilder("Repairs")).
+		WithPanel(l.series("Repairs by action and outcome", "Repair action lifecycle steps by tool and outcome (planned, started, succeeded, failed, rolled_back, escalated).", "short", 12,
+			q(`sum by (tool, outcome) (increase(effector_actions_total[$__rate_interval]))`, "{{tool}} {{outcome}}"))).
+		WithPanel(l.series("Rollbacks by trigger", "Repairs undone: verification, error, manual, recovery or breaker.", "short", 12,
+			q(`sum by (trigger) (increase(effector_rollbacks_total[$__rate_interval]))`, "{{trigger}}"))).
+		WithPanel(l.stat("Circuit breaker", "1 while the breaker holds every repair of a component.", "short", 8,
+			q(`max by (component) (effector_breaker_open)`, "{{component}}"))).
+		WithPanel(l.series("Escalations by reason", "Incidents handed to a human.", "short", 8,
+			q(`sum by (reason) (increase(effector_escalations_total[$__rate_interval]))`, "{{reason}}"))).
+		WithPanel(l.series("Reports handled by outcome", "What the effector did with each RootCauseReport.", "short", 8,
+			q(`sum by (outcome) (increase(effector_reports_total[$__rate_interval]))`, "{{outcome}}"))).
+		WithRow(dashboard.NewRowBuilder("Memory")).
+		WithPanel(l.series("Recommendations by source", "Answers to POST /recommend from similar healing cases or from the expert rules; degraded: a store was unreachable.", "short", 12,
+			q(`sum by (source, degraded) (increase(memory_recommendations_total[$__rate_interval]))`, "{{source}} degraded={{degraded}}"))).
+		WithPanel(l.series("Healing cases by status", "Cases the memory holds (active, superseded, archived).", "short", 12,
+			q(`max by (status) (memory_cases)`, "{{status}}")))
 }
