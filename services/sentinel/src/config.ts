@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defaultThresholds } from '@rag-immune/probing';
+import { answerAndLatencyDefaults, defaultThresholds } from '@rag-immune/probing';
 import { isLoopback } from '@rag-immune/worker-runtime';
 
 /**
@@ -35,6 +35,13 @@ export const SentinelEnvSchema = z.object({
   SENTINEL_FCS_DROP: number(z.number().min(0).max(1)).default(defaultThresholds.fcsDrop),
   SENTINEL_IC_DROP: number(z.number().min(0).max(1)).default(defaultThresholds.icDrop),
   SENTINEL_KF_LAG_DAYS: number(z.number().min(0)).default(defaultThresholds.kfLagDays),
+  /** A differing online answer whose FCS against the baseline's evidence is below this disagrees. */
+  SENTINEL_CROSS_FCS_MIN: number(z.number().min(0).max(1)).default(answerAndLatencyDefaults.crossFcsMin),
+  SENTINEL_LATENCY_P95_RATIO: number(z.number().min(1)).default(answerAndLatencyDefaults.latencyP95Ratio),
+  SENTINEL_LATENCY_MIN_EXTRA_MS: number(z.number().min(0)).default(answerAndLatencyDefaults.latencyMinExtraMs),
+  SENTINEL_TIMEOUT_RATE: number(z.number().min(0).max(1)).default(answerAndLatencyDefaults.timeoutRate),
+  /** Most time one side of a probe may take, retries included; default 1.5 x the call timeout. */
+  SENTINEL_PROBE_DEADLINE_MS: number(z.number().int().min(100).max(600_000)).optional(),
   SENTINEL_DEBUG: z.enum(['0', '1']).default('0'),
   SENTINEL_DEBUG_DIR: z.string().default('/tmp/rag-immune-sentinel-debug'),
   SENTINEL_FCS_MODEL: z.string().optional(),

@@ -1,7 +1,7 @@
 // Probing and scoring live in @rag-immune/probing (the effector verifies repairs with the same code);
 // re-exported here so the sentinel's users keep one import.
 export * from '@rag-immune/probing';
-export { Sentinel, type ProbeResultSink, type ProbeStatus } from './sentinel.ts';
+export { Sentinel, type ProbeResultSink, type ProbeStatus, type SentinelSchedule } from './sentinel.ts';
 export { ProbeScheduler } from './probe-scheduler.ts';
 export { SentinelMetrics } from './sentinel-metrics.ts';
 export { sentinelHttpApp } from './http-server.ts';

@@ -39,15 +39,26 @@ async function main(): Promise<void> {
     registry,
   });
   const headers = { 'user-agent': DEFAULT_USER_AGENT, ...config.SENTINEL_HEADERS };
+  // A hung RAG costs a probe at most this, so it cannot hold the concurrency slots for attempts x timeout.
+  const probeDeadlineMs = config.SENTINEL_PROBE_DEADLINE_MS ?? Math.round(config.SENTINEL_CALL_TIMEOUT_MS * 1.5);
   const runner = new ProbeRunner({
     online: ragClientWithHeaders(config.SENTINEL_ONLINE_RAG_URL, headers, config.SENTINEL_CALL_TIMEOUT_MS),
     baseline: ragClientWithHeaders(config.SENTINEL_BASELINE_RAG_URL, headers, config.SENTINEL_CALL_TIMEOUT_MS),
     fcs,
     tracer: telemetry.tracer,
-    thresholds: { fcsDrop: config.SENTINEL_FCS_DROP, icDrop: config.SENTINEL_IC_DROP, kfLagDays: config.SENTINEL_KF_LAG_DAYS },
+    thresholds: {
+      fcsDrop: config.SENTINEL_FCS_DROP,
+      icDrop: config.SENTINEL_IC_DROP,
+      kfLagDays: config.SENTINEL_KF_LAG_DAYS,
+      crossFcsMin: config.SENTINEL_CROSS_FCS_MIN,
+      latencyP95Ratio: config.SENTINEL_LATENCY_P95_RATIO,
+      latencyMinExtraMs: config.SENTINEL_LATENCY_MIN_EXTRA_MS,
+      timeoutRate: config.SENTINEL_TIMEOUT_RATE,
+    },
     sourceTrust: config.SENTINEL_SOURCE_TRUST,
     callTimeoutMs: config.SENTINEL_CALL_TIMEOUT_MS,
     callAttempts: config.SENTINEL_CALL_ATTEMPTS,
+    probeDeadlineMs,
     version: SENTINEL_VERSION,
     ...(config.SENTINEL_DEBUG === '1' ? { debug: new DebugCapture(config.SENTINEL_DEBUG_DIR, headers) } : {}),
   });
@@ -62,7 +73,13 @@ async function main(): Promise<void> {
         ),
     },
     metrics,
-    { intervalMs: config.SENTINEL_INTERVAL_SECONDS * 1000, jitter: config.SENTINEL_JITTER, maxConcurrent: config.SENTINEL_MAX_CONCURRENT },
+    {
+      intervalMs: config.SENTINEL_INTERVAL_SECONDS * 1000,
+      jitter: config.SENTINEL_JITTER,
+      maxConcurrent: config.SENTINEL_MAX_CONCURRENT,
+      // Both sides run at once, so a probe takes about one deadline; two leave room for scoring.
+      roundGraceMs: 2 * probeDeadlineMs,
+    },
     logger,
   );
   const server = sentinelHttpApp(sentinel, {

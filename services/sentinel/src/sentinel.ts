@@ -14,6 +14,21 @@ export interface ProbeStatus {
   lastResult?: Pick<ProbeResult, 'event_id' | 'occurred_at' | 'anomaly' | 'severity' | 'anomaly_signals'>;
   lastError?: string;
   running: boolean;
+  /** When the probe last finished a run (published or not), ms since epoch. */
+  lastFinishedAt?: number;
+  /** No run finished within one interval plus the grace: the round could not complete for it. */
+  overdue?: boolean;
+}
+
+export interface SentinelSchedule {
+  intervalMs: number;
+  jitter: number;
+  maxConcurrent: number;
+  /**
+   * How long past one interval (with jitter) a probe may go without a finished run before its round
+   * is reported incomplete (default: one interval). Use about twice the probe deadline.
+   */
+  roundGraceMs?: number;
 }
 
 /**
@@ -25,28 +40,68 @@ export class Sentinel {
   private readonly scheduler: ProbeScheduler;
   private readonly status = new Map<string, ProbeStatus>();
   private started = false;
+  private startedAt = 0;
+  private watchdog: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly probes: readonly GoldenProbe[],
     private readonly runner: ProbeRunner,
     private readonly sink: ProbeResultSink,
     private readonly metrics: SentinelMetrics,
-    schedule: { intervalMs: number; jitter: number; maxConcurrent: number },
+    private readonly schedule: SentinelSchedule,
     private readonly logger?: Logger,
   ) {
     for (const probe of probes) this.status.set(probe.id, { probe, running: false });
-    this.scheduler = new ProbeScheduler({ ...schedule, run: (probe) => this.runProbe(probe), logger });
+    this.scheduler = new ProbeScheduler({
+      intervalMs: schedule.intervalMs,
+      jitter: schedule.jitter,
+      maxConcurrent: schedule.maxConcurrent,
+      run: (probe) => this.runProbe(probe),
+      ...(logger ? { logger } : {}),
+    });
   }
 
   start(): void {
     this.started = true;
+    this.startedAt = Date.now();
     this.scheduler.start(this.probes);
+    // Checked every half interval, so an incomplete round is reported within 1.5 intervals + grace.
+    this.watchdog = setInterval(() => this.checkRound(), Math.max(250, this.schedule.intervalMs / 2));
+    this.watchdog.unref?.();
     this.logger?.info({ probes: this.probes.length }, 'sentinel started');
   }
 
   async stop(): Promise<void> {
     this.started = false;
+    clearInterval(this.watchdog);
     await this.scheduler.stop();
+  }
+
+  /**
+   * Probes with no finished run within one interval (with jitter) plus the grace: a hung RAG or
+   * starved concurrency slots kept the round from completing. Reported (error log, metric, status)
+   * once when it starts and again when it ends, so a round that could not complete is never silent.
+   */
+  overdueProbes(now = Date.now()): string[] {
+    const { intervalMs, jitter, roundGraceMs = intervalMs } = this.schedule;
+    const limit = intervalMs * (1 + jitter) + roundGraceMs;
+    return [...this.status.values()].filter((s) => now - (s.lastFinishedAt ?? this.startedAt) > limit).map((s) => s.probe.id);
+  }
+
+  private checkRound(): void {
+    const overdue = new Set(this.overdueProbes());
+    const newly = [...overdue].filter((id) => this.status.get(id)?.overdue !== true);
+    const recovered = [...this.status.values()].filter((s) => s.overdue === true && !overdue.has(s.probe.id)).map((s) => s.probe.id);
+    for (const s of this.status.values()) s.overdue = overdue.has(s.probe.id);
+    this.metrics.overdueProbes.set(overdue.size);
+    if (newly.length > 0) {
+      this.metrics.incompleteRounds.inc();
+      this.logger?.error(
+        { overdue: [...overdue], probes: this.probes.length, running: this.probes.filter((p) => this.scheduler.isRunning(p.id)).length },
+        `round incomplete: ${overdue.size}/${this.probes.length} probes produced no result within one interval`,
+      );
+    }
+    if (recovered.length > 0) this.logger?.info({ recovered }, 'overdue probes produced results again');
   }
 
   get isStarted(): boolean {
@@ -89,6 +144,7 @@ export class Sentinel {
       entry.lastError = error instanceof Error ? error.message : String(error);
       this.logger?.error({ probeId: probe.id, err: error }, 'probe run not published');
     } finally {
+      entry.lastFinishedAt = Date.now();
       this.status.set(probe.id, entry);
       stopTimer();
     }
