@@ -136,6 +136,7 @@ module "identifier" {
   secret_env        = merge(local.bus_secret_env, { IDENTIFIER_API_TOKEN = var.secret_keys["IDENTIFIER_API_TOKEN"] })
   resources         = local.resources.default
   pdb_min_available = 1
+  pod_name_env      = "EFFECTOR_INSTANCE_ID"
   depends_on        = [module.bus_topics]
 }
 
@@ -150,6 +151,7 @@ module "memory" {
   secret_env        = merge(local.bus_secret_env, { MEMORY_API_TOKEN = var.secret_keys["MEMORY_API_TOKEN"] })
   resources         = local.resources.default
   pdb_min_available = 1
+  pod_name_env      = "EFFECTOR_INSTANCE_ID"
   depends_on        = [module.bus_topics]
 }
 
@@ -167,5 +169,6 @@ module "effector" {
   })
   resources         = local.resources.default
   pdb_min_available = 1
+  pod_name_env      = "EFFECTOR_INSTANCE_ID"
   depends_on        = [module.bus_topics]
 }

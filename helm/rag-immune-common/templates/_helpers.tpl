@@ -120,7 +120,7 @@ metadata:
   labels:
     {{- include "rag-immune-common.labels" . | nindent 4 }}
 data:
-  {{- include "rag-immune-common.sharedEnv" . | nindent 2 }}
+  {{- include "rag-immune-common.sharedEnv" . | trim | nindent 2 }}
 {{- end }}
 
 {{- define "rag-immune-common.serviceaccount" -}}
@@ -251,6 +251,13 @@ spec:
             - configMapRef:
                 name: {{ include "rag-immune-common.fullname" . }}
           env:
+            {{- with .worker.podNameEnv }}
+            # The pod name as the replica's stable identity (a restarted container resumes its work).
+            - name: {{ . }}
+              valueFrom:
+                fieldRef:
+                  fieldPath: metadata.name
+            {{- end }}
             {{- range $name, $key := $v.secretEnv }}
             - name: {{ $name }}
               valueFrom:

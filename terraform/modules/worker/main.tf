@@ -91,6 +91,17 @@ resource "kubernetes_deployment_v1" "this" {
             }
           }
           dynamic "env" {
+            for_each = var.pod_name_env == "" ? [] : [var.pod_name_env]
+            content {
+              name = env.value
+              value_from {
+                field_ref {
+                  field_path = "metadata.name"
+                }
+              }
+            }
+          }
+          dynamic "env" {
             for_each = var.secret_env
             content {
               name = env.key

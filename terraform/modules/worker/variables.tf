@@ -83,3 +83,9 @@ variable "labels" {
   type        = map(string)
   default     = {}
 }
+
+variable "pod_name_env" {
+  description = "An environment variable set to the pod's name (the effector's EFFECTOR_INSTANCE_ID); empty: none."
+  type        = string
+  default     = ""
+}
