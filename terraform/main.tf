@@ -136,7 +136,6 @@ module "identifier" {
   secret_env        = merge(local.bus_secret_env, { IDENTIFIER_API_TOKEN = var.secret_keys["IDENTIFIER_API_TOKEN"] })
   resources         = local.resources.default
   pdb_min_available = 1
-  pod_name_env      = "EFFECTOR_INSTANCE_ID"
   depends_on        = [module.bus_topics]
 }
 
@@ -151,7 +150,6 @@ module "memory" {
   secret_env        = merge(local.bus_secret_env, { MEMORY_API_TOKEN = var.secret_keys["MEMORY_API_TOKEN"] })
   resources         = local.resources.default
   pdb_min_available = 1
-  pod_name_env      = "EFFECTOR_INSTANCE_ID"
   depends_on        = [module.bus_topics]
 }
 
