@@ -6,6 +6,7 @@
  *   npx tsx services/identifier/scripts/record-trace-pairs.ts [out.jsonl] [packages] [seed]
  */
 import { writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { pino } from 'pino';
 import { trace } from '@opentelemetry/api';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
@@ -15,7 +16,7 @@ import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
 import { callFaultAdmin, loadQuestions, startReferenceRagPair } from '@rag-immune/reference-rag';
 import { FAULT_SCENARIOS, selectProbes } from '../test/support/scenarios.ts';
 
-const out = process.argv[2] ?? 'services/identifier/test/fixtures/trace-pairs.jsonl';
+const out = process.argv[2] ?? 'services/identifier/test/fixtures/trace-pairs.jsonl.gz';
 const packages = Number(process.argv[3] ?? 25);
 const seed = process.argv[4] ?? 'record';
 const logger = pino({ level: 'warn' });
@@ -65,7 +66,7 @@ try {
       if (scenario.kind !== 'clean') await callFaultAdmin(rags.onlineUrl, 'DELETE', scenario.kind);
     }
   }
-  writeFileSync(out, `${lines.join('\n')}\n`);
+  writeFileSync(out, out.endsWith('.gz') ? gzipSync(`${lines.join('\n')}\n`) : `${lines.join('\n')}\n`);
   console.log(`wrote ${lines.length} probe runs to ${out}`);
 } finally {
   await rags.close();

@@ -58,13 +58,13 @@ export function calibratedConfidence(calibration: Calibration, features: Verdict
 export function fitCalibration(
   samples: readonly { features: VerdictFeatures; correct: boolean }[],
   fittedOn: string,
-  l2 = 0.05,
+  l2 = 0.002,
 ): Calibration {
   let w = { ...UNFITTED_CALIBRATION.weights };
   const n = samples.length;
   if (n === 0) return UNFITTED_CALIBRATION;
-  const rate = 0.5;
-  for (let step = 0; step < 5000; step += 1) {
+  const rate = 2;
+  for (let step = 0; step < 20000; step += 1) {
     const grad = { bias: 0, top: 0, margin: 0, support: 0 };
     for (const { features, correct } of samples) {
       const error = sigmoid(w.bias + w.top * features.top + w.margin * features.margin + w.support * features.support) - (correct ? 1 : 0);
