@@ -5,5 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 npm run --silent lint
 bash scripts/run-tests.sh unit
+# Helm, OpenTofu, Grafana dashboards, alert rules: each checked by its own tool (tools/ops/check.sh).
+npm run --silent ops:check
 npm run --silent stack -- up
 bash scripts/run-tests.sh integration
