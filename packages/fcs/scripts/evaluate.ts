@@ -41,6 +41,7 @@ const { values } = parseArgs({
     limit: { type: 'string' },
     'batch-size': { type: 'string', default: '32' },
     out: { type: 'string' },
+    scorer: { type: 'string', default: 'v1' },
   },
 });
 const threshold = Number(values.threshold);
@@ -52,6 +53,8 @@ const rows = readFileSync(values.data, 'utf8')
 
 const maxTokens = Number(values['max-tokens']);
 const scorer = await FactConsistencyScorer.load({
+  // The synthetic-set figures in bench/fcs/RESULTS.md are v1's; real-eval.ts evaluates both.
+  scorerVersion: values.scorer === 'v2' ? 'v2' : 'v1',
   modelPath: values.model,
   tokenizerPath: values.tokenizer,
   maxTokens,

@@ -4,10 +4,13 @@ import type { Registry } from 'prom-client';
 import { z } from 'zod';
 import type { EvidencePassage, EvidenceWindow } from './evidence-windows.ts';
 import { buildWindows } from './evidence-windows.ts';
+import type { V2Combination, V2Features } from './claim-scoring.ts';
+import { combineV2, keyFactFeatures, lexicalFeatures, loadV2Combination, rankChunksForClaim, splitClaims } from './claim-scoring.ts';
 import type { ConsistencyModel, ExecutionProviderChoice } from './fcs-model.ts';
 import { DEFAULT_MODEL_PATH, DEFAULT_TOKENIZER_PATH, FcsModel, MAX_MODEL_TOKENS } from './fcs-model.ts';
 import type { KeyFactFinding, KeyFactKind } from './key-facts.ts';
-import { checkKeyFacts, contentOverlap, indexEvidence } from './key-facts.ts';
+import { checkKeyFacts, contentOverlap, contentWords, indexEvidence } from './key-facts.ts';
+import type { EncodedPair } from './pair-tokenizer.ts';
 import { PairTokenizer } from './pair-tokenizer.ts';
 import { ScoreCache, scoreCacheKey } from './score-cache.ts';
 
@@ -36,8 +39,38 @@ export interface EvidenceSnippet {
   passage_id: string;
   text: string;
   stance: 'supports' | 'contradicts';
-  /** The model's P(consistent) for the answer against this window of evidence. */
+  /** The model's P(consistent) for the answer (v2: the claim) against this window of evidence. */
   probability: number;
+  /** v2: which claim (sentence of the answer) this chunk supports or contradicts, and the chunk's index. */
+  claim_index?: number;
+  claim?: string;
+  chunk_index?: number;
+}
+
+/** v2: one sentence of the answer and the evidence chunk that best supports it. */
+export interface ClaimVerdict {
+  index: number;
+  text: string;
+  /** max over chunks of the model's P(consistent) for this claim (in the context of the question). */
+  probability: number;
+  chunk_index: number;
+  passage_id: string;
+  stance: 'supports' | 'contradicts';
+}
+
+export type ScorerVersion = 'v1' | 'v2';
+/**
+ * The scorer the sentinel and `immune fcs score` use unless told otherwise. v2 (claims x chunks, fitted
+ * combination) is the default once it passed the sentinel's fault-detection test; see bench/fcs/RESULTS.md.
+ */
+export const DEFAULT_SCORER_VERSION: ScorerVersion = 'v1';
+
+/** `FCS_SCORER_VERSION` (v1|v2) overrides the default for a process (tests, A/B runs); anything else is a config error. */
+export function scorerVersionFromEnv(env: NodeJS.ProcessEnv = process.env): ScorerVersion {
+  const value = env.FCS_SCORER_VERSION;
+  if (value === undefined || value === '') return DEFAULT_SCORER_VERSION;
+  if (value !== 'v1' && value !== 'v2') throw new FcsInputError(`FCS_SCORER_VERSION must be v1 or v2, got ${JSON.stringify(value)}`);
+  return value;
 }
 
 export interface FcsResult {
@@ -58,6 +91,14 @@ export interface FcsResult {
   execution_provider: string;
   cached: boolean;
   windows: number;
+  /** Which scorer produced this result. */
+  scorer_version?: ScorerVersion;
+  /** v2: true when no question was given, so short answers were judged without their context. */
+  question_missing?: boolean;
+  /** v2: per-claim verdicts (every sentence of the answer must be supported by some chunk). */
+  claims?: ClaimVerdict[];
+  /** v2: the features the combination saw (raw values), for debugging and evaluation. */
+  features?: V2Features;
 }
 
 /** Log-odds weights of the key-fact check; see packages/fcs/README.md for why these values. */
@@ -125,6 +166,15 @@ export interface FactConsistencyScorerOptions {
   cache?: ScoreCache<FcsResult> | false;
   registry?: Registry;
   logger?: Logger | false;
+  /** 'v1': whole answer vs windows + key-fact rules; 'v2': claims x chunks + fitted combination. */
+  scorerVersion?: ScorerVersion;
+  /** v2 combination; default models/fcs/combination-v2.json. */
+  combination?: V2Combination;
+  /** v2: compute every feature (evaluation and fitting), not only those the combination uses. */
+  allFeatures?: boolean;
+  /** v2: at most this many claims per answer (default 8) and chunks scored per claim (default 6, by lexical overlap). */
+  maxClaims?: number;
+  maxChunksPerClaim?: number;
 }
 
 export interface LoadScorerOptions extends Omit<FactConsistencyScorerOptions, 'model' | 'tokenizer'> {
@@ -133,6 +183,33 @@ export interface LoadScorerOptions extends Omit<FactConsistencyScorerOptions, 'm
   executionProvider?: ExecutionProviderChoice;
   intraOpNumThreads?: number;
 }
+
+interface PreparedV2 {
+  index: number;
+  question: string;
+  passages: EvidencePassage[];
+  claims: string[];
+  windows: EvidenceWindow[];
+  /**
+   * Per variant: per claim, the [pair index, chunk index] scored. 'ctx' (what the score uses): the question
+   * is prefixed to short claims only; 'noq': never; 'q': always (the last two for evaluation).
+   */
+  pairs: Partial<Record<'ctx' | 'noq' | 'q', [number, number][][]>>;
+  features: V2Features;
+  findings: KeyFactFinding[];
+  truncated: boolean;
+  cacheKey: string;
+}
+
+// v2 input budget: the question's last 48 tokens give the context, a claim keeps at most 96.
+const QUESTION_TOKENS = 48;
+const CLAIM_TOKENS = 96;
+/**
+ * A claim with fewer content words than this ("Slovenia.", "Yes, since 2019.") is read with its question
+ * in front; longer claims stand alone. Prefixing every claim measured far worse on the dev sets
+ * (the model then scores the question's words, not the claim's: bench/fcs/RESULTS.md).
+ */
+export const SHORT_CLAIM_CONTENT_WORDS = 5;
 
 interface Prepared {
   index: number;
@@ -161,11 +238,21 @@ export class FactConsistencyScorer {
   private readonly weights: CombinationWeights;
   readonly cache: ScoreCache<FcsResult> | undefined;
   private readonly logger: Logger | undefined;
+  readonly version: ScorerVersion;
+  private readonly combination: V2Combination | undefined;
+  private readonly allFeatures: boolean;
+  private readonly maxClaims: number;
+  private readonly maxChunksPerClaim: number;
 
   constructor(options: FactConsistencyScorerOptions) {
     this.model = options.model;
     this.tokenizer = options.tokenizer;
-    this.threshold = options.threshold ?? 0.5;
+    this.version = options.scorerVersion ?? DEFAULT_SCORER_VERSION;
+    this.combination = this.version === 'v2' ? (options.combination ?? loadV2Combination()) : undefined;
+    this.allFeatures = options.allFeatures ?? false;
+    this.maxClaims = options.maxClaims ?? 8;
+    this.maxChunksPerClaim = options.maxChunksPerClaim ?? 6;
+    this.threshold = options.threshold ?? this.combination?.threshold ?? 0.5;
     this.maxTokens = options.maxTokens ?? MAX_MODEL_TOKENS;
     this.maxWindows = options.maxWindows ?? 32;
     this.maxSnippets = options.maxSnippets ?? 3;
@@ -186,7 +273,7 @@ export class FactConsistencyScorer {
       ...(options.logger !== undefined ? { logger: options.logger } : {}),
     });
     const tokenizer = await PairTokenizer.fromFile(options.tokenizerPath ?? DEFAULT_TOKENIZER_PATH);
-    return new FactConsistencyScorer({ ...options, model, tokenizer });
+    return new FactConsistencyScorer({ ...options, scorerVersion: options.scorerVersion ?? scorerVersionFromEnv(), model, tokenizer });
   }
 
   get executionProvider(): string {
@@ -203,7 +290,8 @@ export class FactConsistencyScorer {
     const started = performance.now();
     const results = new Array<FcsResult | undefined>(inputs.length);
     const prepared: Prepared[] = [];
-    const pairs = [];
+    const preparedV2: PreparedV2[] = [];
+    const pairs: EncodedPair[] = [];
     for (const [index, raw] of inputs.entries()) {
       const parsed = fcsInputSchema.safeParse(raw);
       if (!parsed.success) {
@@ -212,7 +300,7 @@ export class FactConsistencyScorer {
       const { question, answer } = parsed.data;
       const passages = normalisePassages(parsed.data.evidence);
       if (passages.length === 0) {
-        results[index] = this.noEvidence();
+        results[index] = { ...this.noEvidence(), ...(this.version === 'v2' ? { question_missing: question.trim() === '' } : {}) };
         continue;
       }
       const cacheKey = scoreCacheKey(
@@ -223,6 +311,10 @@ export class FactConsistencyScorer {
       const hit = this.cache?.get(cacheKey);
       if (hit) {
         results[index] = { ...hit, label: this.label(hit.score), threshold: this.threshold, cached: true };
+        continue;
+      }
+      if (this.version === 'v2') {
+        preparedV2.push(this.prepareV2(index, question, answer, passages, cacheKey, pairs));
         continue;
       }
       const textA = `${question} ${answer}`.trim();
@@ -263,13 +355,139 @@ export class FactConsistencyScorer {
         execution_provider: this.model.executionProvider,
         cached: false,
         windows: item.windows.length,
+        scorer_version: 'v1',
       };
+      this.cache?.set(item.cacheKey, { ...result });
+      results[item.index] = result;
+    }
+    for (const item of preparedV2) {
+      const result = this.finishV2(item, probabilities, latency);
       this.cache?.set(item.cacheKey, { ...result });
       results[item.index] = result;
     }
     for (const r of results) if (r && (r.cached || r.status === 'no_evidence')) r.latency_ms = latency;
     this.logger?.debug({ triples: inputs.length, windows: pairs.length, latency_ms: latency }, 'fcs: scored');
     return results as FcsResult[];
+  }
+
+  /** v2: claims (sentences of the answer) x evidence chunks; the pairs are appended to `pairs`. */
+  private prepareV2(
+    index: number,
+    question: string,
+    answer: string,
+    passages: EvidencePassage[],
+    cacheKey: string,
+    pairs: EncodedPair[],
+  ): PreparedV2 {
+    const { claims, truncated: claimsDropped } = splitClaims(answer, this.maxClaims);
+    const questionIds = question.trim() ? this.tokenizer.ids(question).slice(-QUESTION_TOKENS) : [];
+    const fullClaimIds = claims.map((c) => this.tokenizer.ids(c));
+    const claimIds = fullClaimIds.map((ids) => ids.slice(0, CLAIM_TOKENS));
+    const longestA = questionIds.length + Math.max(...claimIds.map((ids) => ids.length));
+    // One chunking per triple (so snippets can name chunks), sized for the longest claim.
+    const budget = Math.max(64, this.maxTokens - 3 - longestA);
+    const plan = buildWindows(passages, (text) => this.tokenizer.ids(text), { budgetTokens: budget, maxWindows: this.maxWindows });
+    const chunkTexts = plan.windows.map((w) => w.text);
+    const ranked = claims.map((claim) => rankChunksForClaim(claim, chunkTexts).slice(0, this.maxChunksPerClaim));
+    const used = new Set(this.combination?.features ?? []);
+    const hasQuestion = questionIds.length > 0;
+    const short = claims.map((claim) => contentWords(claim).length < SHORT_CLAIM_CONTENT_WORDS);
+    let truncated = plan.truncated || claimsDropped || fullClaimIds.some((ids) => ids.length > CLAIM_TOKENS);
+    const variantPairs: PreparedV2['pairs'] = {};
+    // Identical (claim, prefix, chunk) pairs across variants are encoded and scored once.
+    const seen = new Map<string, number>();
+    const variants: ('ctx' | 'noq' | 'q')[] = ['ctx'];
+    if (hasQuestion && (this.allFeatures || used.has('model_noq_min'))) variants.push('noq');
+    if (hasQuestion && (this.allFeatures || used.has('model_q_min'))) variants.push('q');
+    for (const variant of variants) {
+      variantPairs[variant] = claimIds.map((ids, c) => {
+        const prefixed = hasQuestion && (variant === 'q' || (variant === 'ctx' && short[c]!));
+        return ranked[c]!.map((chunk) => {
+          const key = `${c}:${prefixed}:${chunk}`;
+          let pair = seen.get(key);
+          if (pair === undefined) {
+            const encoded = this.tokenizer.encodeIds(prefixed ? [...questionIds, ...ids] : ids, plan.windows[chunk]!.ids, this.maxTokens);
+            truncated ||= encoded.truncated;
+            pairs.push(encoded);
+            pair = pairs.length - 1;
+            seen.set(key, pair);
+          }
+          return [pair, chunk] as [number, number];
+        });
+      });
+    }
+    const findings = checkKeyFacts(answer, indexEvidence(passages));
+    const features: V2Features = {
+      ...lexicalFeatures(question, claims, passages.map((p) => p.text).join('\n')),
+      ...keyFactFeatures(findings),
+    };
+    return { index, question, passages, claims, windows: plan.windows, pairs: variantPairs, features, findings, truncated, cacheKey };
+  }
+
+  private finishV2(item: PreparedV2, probabilities: readonly number[], latency: number): FcsResult {
+    const best = (variant: [number, number][][]): { probability: number; chunk: number }[] =>
+      variant.map((scored) =>
+        scored.reduce((a, [pair, chunk]) => (probabilities[pair]! > a.probability ? { probability: probabilities[pair]!, chunk } : a), {
+          probability: -1,
+          chunk: scored[0]?.[1] ?? 0,
+        }),
+      );
+    const primary = best(item.pairs.ctx!);
+    const minOf = (variant: [number, number][][] | undefined): number | undefined =>
+      variant ? Math.min(...best(variant).map((b) => Math.max(0, b.probability))) : undefined;
+    const perClaim = primary.map((b) => Math.max(0, b.probability));
+    const features: V2Features = { ...item.features };
+    features.model_min = Math.min(...perClaim);
+    features.model_mean = perClaim.reduce((a, b) => a + b, 0) / perClaim.length;
+    // Without a question every variant is the same input.
+    features.model_noq_min = minOf(item.pairs.noq) ?? (item.question.trim() ? undefined : features.model_min);
+    features.model_q_min = minOf(item.pairs.q) ?? (item.question.trim() ? undefined : features.model_min);
+    if (features.model_noq_min === undefined) delete features.model_noq_min;
+    if (features.model_q_min === undefined) delete features.model_q_min;
+    const score = combineV2(features, this.combination!);
+    const claims: ClaimVerdict[] = item.claims.map((text, index) => {
+      const window = item.windows[primary[index]!.chunk]!;
+      return {
+        index,
+        text,
+        probability: perClaim[index]!,
+        chunk_index: primary[index]!.chunk,
+        passage_id: window.passageId,
+        stance: perClaim[index]! >= 0.5 ? 'supports' : 'contradicts',
+      };
+    });
+    const consistent = score >= this.threshold;
+    const snippets: EvidenceSnippet[] = claims
+      .map((claim) => ({
+        passage_id: claim.passage_id,
+        text: item.windows[claim.chunk_index]!.text,
+        stance: claim.stance,
+        probability: claim.probability,
+        claim_index: claim.index,
+        claim: claim.text,
+        chunk_index: claim.chunk_index,
+      }))
+      // Weakest claims first when the answer is judged inconsistent: that is what an engineer must read.
+      .sort((a, b) => (consistent ? b.probability - a.probability : a.probability - b.probability))
+      .slice(0, this.maxSnippets);
+    return {
+      status: 'scored',
+      score,
+      model_probability: features.model_min,
+      label: this.label(score),
+      threshold: this.threshold,
+      evidence_snippets: snippets,
+      key_fact_findings: item.findings,
+      truncated: item.truncated,
+      latency_ms: latency,
+      execution_provider: this.model.executionProvider,
+      cached: false,
+      windows: item.windows.length,
+      scorer_version: 'v2',
+      question_missing: item.question.trim() === '',
+      claims,
+      features,
+    };
   }
 
   private label(score: number | null): 'consistent' | 'inconsistent' | null {
@@ -291,6 +509,7 @@ export class FactConsistencyScorer {
       execution_provider: this.model.executionProvider,
       cached: false,
       windows: 0,
+      scorer_version: this.version,
     };
   }
 

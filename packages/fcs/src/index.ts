@@ -2,7 +2,20 @@ export type { EvidencePassage, EvidenceWindow, WindowOptions, WindowPlan } from 
 export { buildWindows, splitSentences } from './evidence-windows.ts';
 export type { ConsistencyModel, ExecutionProviderChoice, FcsModelOptions } from './fcs-model.ts';
 export { DEFAULT_FP32_MODEL_PATH, DEFAULT_MODEL_PATH, DEFAULT_TOKENIZER_PATH, FcsModel, MAX_MODEL_TOKENS } from './fcs-model.ts';
+export type { V2Combination, V2Feature, V2Features } from './claim-scoring.ts';
+export {
+  combineV2,
+  DEFAULT_V2_COMBINATION_PATH,
+  FALLBACK_V2_COMBINATION,
+  lexicalFeatures,
+  loadV2Combination,
+  splitClaims,
+  transformFeature,
+  V2_FEATURES,
+} from './claim-scoring.ts';
 export type {
+  ClaimVerdict,
+  ScorerVersion,
   CombinationWeights,
   EvidenceSnippet,
   FactConsistencyScorerOptions,
@@ -13,6 +26,7 @@ export type {
 } from './fcs-scorer.ts';
 export {
   combineScore,
+  DEFAULT_SCORER_VERSION,
   DEFAULT_WEIGHTS,
   FactConsistencyScorer,
   FcsInputError,
@@ -20,6 +34,7 @@ export {
   fcsLabelledInputSchema,
   isConsistentLabel,
   normalisePassages,
+  scorerVersionFromEnv,
 } from './fcs-scorer.ts';
 export type { ExtractedFacts, KeyFactFinding, KeyFactKind, KeyFactStatus } from './key-facts.ts';
 export { checkKeyFacts, extractFacts, indexEvidence, normaliseForKey } from './key-facts.ts';

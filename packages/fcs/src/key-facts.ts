@@ -397,7 +397,8 @@ export function indexEvidence(passages: readonly EvidencePassage[]): EvidenceInd
   };
 }
 
-function contentWords(sentence: string): string[] {
+/** Lower-case content words of a sentence (no stop words, negations or bare numbers). */
+export function contentWords(sentence: string): string[] {
   return [...wordSet(sentence)].filter((w) => !STOPWORDS.has(w) && !NEGATION_WORDS.has(w) && !/^\d+$/.test(w) && w.length > 1);
 }
 

@@ -45,6 +45,8 @@ export const SentinelEnvSchema = z.object({
   SENTINEL_DEBUG: z.enum(['0', '1']).default('0'),
   SENTINEL_DEBUG_DIR: z.string().default('/tmp/rag-immune-sentinel-debug'),
   SENTINEL_FCS_MODEL: z.string().optional(),
+  /** FCS scorer: v2 (answer sentences x evidence chunks, combination fitted on real data) or v1; default: the package's. */
+  SENTINEL_FCS_SCORER: z.enum(['v1', 'v2']).optional(),
   /** Loopback by default; binding elsewhere needs SENTINEL_API_TOKEN. */
   SENTINEL_HOST: z.string().default('127.0.0.1'),
   /** Bearer token for /probes (it reveals the probe set and the last results); /healthz and /metrics stay open. */

@@ -35,6 +35,7 @@ async function main(): Promise<void> {
   const telemetry = startTelemetry(SENTINEL_VERSION);
   const fcs = await FactConsistencyScorer.load({
     ...(config.SENTINEL_FCS_MODEL ? { modelPath: config.SENTINEL_FCS_MODEL } : {}),
+    ...(config.SENTINEL_FCS_SCORER ? { scorerVersion: config.SENTINEL_FCS_SCORER } : {}),
     logger,
     registry,
   });

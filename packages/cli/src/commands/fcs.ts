@@ -3,8 +3,14 @@ import { once } from 'node:events';
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import cliProgress from 'cli-progress';
-import type { ExecutionProviderChoice, FcsInput, FcsLabelledInput, FcsResult } from '@rag-immune/fcs';
-import { DEFAULT_MODEL_PATH, FactConsistencyScorer, fcsLabelledInputSchema, isConsistentLabel } from '@rag-immune/fcs';
+import type { ExecutionProviderChoice, FcsInput, FcsLabelledInput, FcsResult, ScorerVersion } from '@rag-immune/fcs';
+import {
+  DEFAULT_MODEL_PATH,
+  DEFAULT_SCORER_VERSION,
+  FactConsistencyScorer,
+  fcsLabelledInputSchema,
+  isConsistentLabel,
+} from '@rag-immune/fcs';
 import { CliError, ExitCode } from '../exit-codes.ts';
 
 /** sysexits EX_NOINPUT: the input file (or the model) cannot be opened. */
@@ -13,12 +19,16 @@ import { CliError, ExitCode } from '../exit-codes.ts';
 export interface FcsScorerLike {
   scoreMany(inputs: readonly FcsInput[]): Promise<FcsResult[]>;
   readonly executionProvider: string;
+  /** The scorer's own decision threshold (v2: fitted on dev data), used when --threshold is not given. */
+  readonly threshold?: number;
 }
 
 export interface FcsScorerFactoryOptions {
   modelPath: string;
-  threshold: number;
+  /** Undefined: the scorer's default (v1 0.5; v2 the threshold fitted with its combination). */
+  threshold: number | undefined;
   executionProvider: ExecutionProviderChoice;
+  scorerVersion: ScorerVersion;
 }
 
 export interface FcsCommandDeps {
@@ -29,7 +39,8 @@ export interface FcsCommandDeps {
 }
 
 interface ScoreOptions {
-  threshold: number;
+  threshold: number | undefined;
+  scorer: ScorerVersion;
   model: string;
   json: boolean;
   skipInvalid: boolean;
@@ -56,8 +67,9 @@ async function defaultScorer(options: FcsScorerFactoryOptions): Promise<FcsScore
   // No cache: a user evaluating their own data wants every line judged, not a replay.
   return FactConsistencyScorer.load({
     modelPath: options.modelPath,
-    threshold: options.threshold,
+    ...(options.threshold === undefined ? {} : { threshold: options.threshold }),
     executionProvider: options.executionProvider,
+    scorerVersion: options.scorerVersion,
     cache: false,
     // Quiet: stdout is the JSONL, stderr the progress bar; the summary names the execution provider.
     logger: false,
@@ -75,7 +87,12 @@ export function fcsCommand(deps: FcsCommandDeps = {}): Command {
         '"consistent"/"inconsistent") also get accuracy and F1 in the summary on stderr.',
     )
     .argument('[file]', 'JSONL input; stdin when omitted or "-"')
-    .option('--threshold <p>', 'FCS at or above this is "consistent"', parseThreshold, 0.5)
+    .option('--threshold <p>', 'FCS at or above this is "consistent" (default: the scorer\'s; v1 0.5, v2 fitted)', parseThreshold)
+    .addOption(
+      new Option('--scorer <version>', 'v2: answer sentences x evidence chunks, combination fitted on real data; v1: the original')
+        .choices(['v1', 'v2'])
+        .default(DEFAULT_SCORER_VERSION),
+    )
     .option('--model <path>', 'ONNX model (default: the committed INT8 model)', DEFAULT_MODEL_PATH)
     .option('--json', 'write the full result per line (adds key_fact_findings, model_probability, execution_provider)', false)
     .option('--skip-invalid', 'report invalid lines on stderr and carry on instead of stopping (exit 65)', false)
@@ -103,7 +120,9 @@ async function scoreCommand(file: string | undefined, options: ScoreOptions, dep
     modelPath: options.model,
     threshold: options.threshold,
     executionProvider: options.executionProvider,
+    scorerVersion: options.scorer,
   });
+  const threshold = options.threshold ?? scorer.threshold ?? 0.5;
 
   const bar = stderr.isTTY === true ? progressBar(stderr, fromStdin ? undefined : countLines(file)) : undefined;
   const summary = new Summary();
@@ -146,7 +165,7 @@ async function scoreCommand(file: string | undefined, options: ScoreOptions, dep
     bar?.stop();
     lines.close();
   }
-  stderr.write(`${summary.render(options.threshold, scorer.executionProvider)}\n`);
+  stderr.write(`${summary.render(threshold, scorer.executionProvider)}\n`);
 }
 
 function parseLine(text: string, line: number): Line | string {
@@ -174,6 +193,7 @@ function render(line: Line, result: FcsResult, full: boolean): Record<string, un
     label: result.label,
     evidence_snippets: result.evidence_snippets.map((s) => ({ ...s, probability: round(s.probability) })),
     truncated: result.truncated,
+    ...(result.question_missing === undefined ? {} : { question_missing: result.question_missing }),
     latency_ms: Math.round(result.latency_ms * 100) / 100,
   };
   if (!full) return base;
@@ -184,6 +204,9 @@ function render(line: Line, result: FcsResult, full: boolean): Record<string, un
     threshold: result.threshold,
     execution_provider: result.execution_provider,
     windows: result.windows,
+    ...(result.scorer_version === undefined ? {} : { scorer_version: result.scorer_version }),
+    ...(result.claims === undefined ? {} : { claims: result.claims.map((c) => ({ ...c, probability: round(c.probability) })) }),
+    ...(result.features === undefined ? {} : { features: result.features }),
   };
 }
 

@@ -20,7 +20,7 @@ class FakeModel implements ConsistencyModel {
 
 const tokenizer = await PairTokenizer.fromFile(DEFAULT_TOKENIZER_PATH);
 const scorer = (model: ConsistencyModel, registry = new Registry()): FactConsistencyScorer =>
-  new FactConsistencyScorer({ model, tokenizer, registry });
+  new FactConsistencyScorer({ model, tokenizer, registry, scorerVersion: 'v1' });
 
 const APT =
   'kicad-doc-de 6.0.11+dfsg-1: Kicad help files (German). It is maintained by Debian Electronics Team. ' +
@@ -88,7 +88,7 @@ test('a contradicted key fact overrules a confident model, and the contradicting
 
 test('all windows of all triples go to the model in one batched call', async () => {
   const model = new FakeModel();
-  const s = new FactConsistencyScorer({ model, tokenizer, cache: false });
+  const s = new FactConsistencyScorer({ model, tokenizer, cache: false, scorerVersion: 'v1' });
   const triples = Array.from({ length: 5 }, (_, i) => ({ question: `q${i}`, evidence: [APT, DISTRACTOR], answer: `Answer ${i}.` }));
   const results = await s.scoreMany(triples);
   assert.equal(results.length, 5);
@@ -119,7 +119,7 @@ test('the cache hits on case and punctuation variants of the same triple and cou
 
 test('over-long evidence is windowed and truncated deterministically, and the result says so', async () => {
   const model = new FakeModel();
-  const s = new FactConsistencyScorer({ model, tokenizer, cache: false });
+  const s = new FactConsistencyScorer({ model, tokenizer, cache: false, scorerVersion: 'v1' });
   const longSentence = `${Array.from({ length: 400 }, (_, i) => `token${i}`).join(' ')}.`;
   const long = [APT, longSentence, APT].join(' ');
   const input = { question: 'How big is the kicad-doc-de download?', evidence: [long], answer: 'The download is 19604184 bytes.' };
@@ -136,7 +136,7 @@ test('over-long evidence is windowed and truncated deterministically, and the re
 });
 
 test('the threshold decides the label', async () => {
-  const s = new FactConsistencyScorer({ model: new FakeModel(() => 0.6), tokenizer, threshold: 0.7, cache: false });
+  const s = new FactConsistencyScorer({ model: new FakeModel(() => 0.6), tokenizer, threshold: 0.7, cache: false, scorerVersion: 'v1' });
   const result = await s.score({ question: 'What is Palapeli?', evidence: [DISTRACTOR], answer: 'A jigsaw puzzle game.' });
   assert.equal(result.label, 'inconsistent');
   assert.equal(result.threshold, 0.7);

@@ -1,0 +1,149 @@
+/** Metrics and a small weighted logistic regression shared by real-fit.ts and real-report.ts. */
+import { readFileSync } from 'node:fs';
+import type { V2Features } from '../src/index.ts';
+
+export interface ScoredRecord {
+  id: string;
+  set: string;
+  split: string;
+  label: number;
+  score: number | null;
+  model_probability: number | null;
+  windows: number;
+  features?: V2Features;
+  question_missing?: boolean;
+}
+
+export function readRecords(path: string): ScoredRecord[] {
+  const byId = new Map<string, ScoredRecord>();
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (!line) continue;
+    const r = JSON.parse(line) as ScoredRecord;
+    byId.set(`${r.set}/${r.id}`, r);
+  }
+  return [...byId.values()];
+}
+
+/** Mean of the recall of each class at a threshold (score >= t means "consistent"). */
+export function balancedAccuracy(scores: readonly number[], labels: readonly number[], t: number): number {
+  let tp = 0;
+  let pos = 0;
+  let tn = 0;
+  let neg = 0;
+  scores.forEach((s, i) => {
+    if (labels[i] === 1) {
+      pos += 1;
+      if (s >= t) tp += 1;
+    } else {
+      neg += 1;
+      if (s < t) tn += 1;
+    }
+  });
+  if (pos === 0 || neg === 0) return NaN;
+  return (tp / pos + tn / neg) / 2;
+}
+
+/** ROC-AUC: P(score of a positive > score of a negative), ties half. */
+export function rocAuc(scores: readonly number[], labels: readonly number[]): number {
+  const order = scores.map((s, i) => [s, i] as const).sort((a, b) => a[0] - b[0]);
+  let rankSum = 0;
+  let positives = 0;
+  for (let i = 0; i < order.length;) {
+    let j = i;
+    while (j + 1 < order.length && order[j + 1]![0] === order[i]![0]) j += 1;
+    const rank = (i + j) / 2 + 1;
+    for (let k = i; k <= j; k += 1)
+      if (labels[order[k]![1]] === 1) {
+        rankSum += rank;
+        positives += 1;
+      }
+    i = j + 1;
+  }
+  const negatives = scores.length - positives;
+  return positives === 0 || negatives === 0 ? NaN : (rankSum - (positives * (positives + 1)) / 2) / (positives * negatives);
+}
+
+/**
+ * Weighted logistic regression by Newton's method with a small L2 penalty (not on the bias).
+ * Returns [bias, ...weights].
+ */
+export function fitLogistic(x: readonly number[][], y: readonly number[], w: readonly number[], l2 = 1e-3): number[] {
+  const d = (x[0]?.length ?? 0) + 1;
+  let beta = new Array<number>(d).fill(0);
+  const row = (i: number): number[] => [1, ...x[i]!];
+  const totalW = w.reduce((a, b) => a + b, 0);
+  for (let iter = 0; iter < 50; iter += 1) {
+    const grad = new Array<number>(d).fill(0);
+    const hess = Array.from({ length: d }, () => new Array<number>(d).fill(0));
+    for (let i = 0; i < x.length; i += 1) {
+      const xi = row(i);
+      const z = xi.reduce((a, v, k) => a + v * beta[k]!, 0);
+      const p = 1 / (1 + Math.exp(-z));
+      const wi = w[i]! / totalW;
+      for (let a = 0; a < d; a += 1) {
+        grad[a]! += wi * (p - y[i]!) * xi[a]!;
+        for (let b = 0; b < d; b += 1) hess[a]![b]! += wi * p * (1 - p) * xi[a]! * xi[b]!;
+      }
+    }
+    for (let a = 1; a < d; a += 1) {
+      grad[a]! += l2 * beta[a]!;
+      hess[a]![a]! += l2;
+    }
+    const step = solve(hess, grad);
+    beta = beta.map((b, k) => b - step[k]!);
+    if (Math.max(...step.map(Math.abs)) < 1e-8) break;
+  }
+  return beta;
+}
+
+function solve(a: number[][], b: number[]): number[] {
+  const n = b.length;
+  const m = a.map((r, i) => [...r, b[i]!]);
+  for (let c = 0; c < n; c += 1) {
+    let pivot = c;
+    for (let r = c + 1; r < n; r += 1) if (Math.abs(m[r]![c]!) > Math.abs(m[pivot]![c]!)) pivot = r;
+    [m[c], m[pivot]] = [m[pivot]!, m[c]!];
+    const div = m[c]![c]! || 1e-12;
+    for (let k = c; k <= n; k += 1) m[c]![k]! /= div;
+    for (let r = 0; r < n; r += 1) {
+      if (r === c) continue;
+      const f = m[r]![c]!;
+      for (let k = c; k <= n; k += 1) m[r]![k]! -= f * m[c]![k]!;
+    }
+  }
+  return m.map((r) => r[n]!);
+}
+
+/** Per set weights summing to 1 per set, so every set counts the same whatever its size. */
+export function perSetWeights(sets: readonly string[]): number[] {
+  const counts = new Map<string, number>();
+  for (const s of sets) counts.set(s, (counts.get(s) ?? 0) + 1);
+  return sets.map((s) => 1 / counts.get(s)!);
+}
+
+/** The threshold maximising the mean over sets of balanced accuracy (candidates: a 0.01 grid). */
+export function bestMacroThreshold(scores: readonly number[], labels: readonly number[], sets: readonly string[]): number {
+  let best = 0.5;
+  let bestValue = -1;
+  for (let t = 0.05; t <= 0.951; t += 0.01) {
+    const value = macroBalancedAccuracy(scores, labels, sets, t);
+    if (value > bestValue + 1e-12) {
+      bestValue = value;
+      best = Math.round(t * 100) / 100;
+    }
+  }
+  return best;
+}
+
+export function macroBalancedAccuracy(scores: readonly number[], labels: readonly number[], sets: readonly string[], t: number): number {
+  const names = [...new Set(sets)];
+  const values = names.map((name) => {
+    const idx = sets.map((s, i) => (s === name ? i : -1)).filter((i) => i >= 0);
+    return balancedAccuracy(
+      idx.map((i) => scores[i]!),
+      idx.map((i) => labels[i]!),
+      t,
+    );
+  });
+  return values.reduce((a, b) => a + b, 0) / values.length;
+}

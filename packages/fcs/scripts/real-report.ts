@@ -1,0 +1,169 @@
+/**
+ * Per-set balanced accuracy and ROC-AUC on the real test splits for v1 (model alone, combined) and v2
+ * (model alone, lexical alone, combined with the fitted combination), next to the published anchors,
+ * plus a reliability table of the v2 probability. Only triples scored by every system are compared.
+ *
+ *   npx tsx packages/fcs/scripts/real-report.ts [--v1 bench/fcs/real/v1-test.jsonl] [--v2 bench/fcs/real/v2-test.jsonl]
+ *     [--dev bench/fcs/real/v2-dev.jsonl] [--combination models/fcs/combination-v2.json] [--out bench/fcs/real/report.json]
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { combineV2, loadV2Combination } from '../src/index.ts';
+import type { ScoredRecord } from './real-metrics.ts';
+import { balancedAccuracy, bestMacroThreshold, readRecords, rocAuc } from './real-metrics.ts';
+
+const { values } = parseArgs({
+  options: {
+    v1: { type: 'string', default: 'bench/fcs/real/v1-test.jsonl' },
+    v2: { type: 'string', default: 'bench/fcs/real/v2-test.jsonl' },
+    dev: { type: 'string', default: 'bench/fcs/real/v2-dev.jsonl' },
+    combination: { type: 'string', default: 'models/fcs/combination-v2.json' },
+    out: { type: 'string', default: 'bench/fcs/real/report.json' },
+  },
+});
+
+// Published balanced accuracies on the same test splits (LLM-AggreFact; README of the data).
+const ANCHORS: Record<string, { minicheck_deberta_l: number; alignscore: number }> = {
+  wice: { minicheck_deberta_l: 69.4, alignscore: 66.0 },
+  expertqa: { minicheck_deberta_l: 58.9, alignscore: 58.3 },
+};
+// wice_oracle repeats wice's claims with short evidence: reported, but counted once (as wice) in the macro.
+const MACRO_TEST = ['wice', 'summedits', 'begin', 'expertqa', 'dialfact_testsmall', 'snli'];
+const HELD_OUT_ALL = ['faithdial_audit', 'q2'];
+
+const combination = loadV2Combination(values.combination);
+const v1 = new Map(readRecords(values.v1).map((r) => [`${r.set}/${r.id}`, r]));
+const v2 = new Map(readRecords(values.v2).map((r) => [`${r.set}/${r.id}`, r]));
+const keys = [...v2.keys()].filter((k) => v1.has(k));
+const sets = [...new Set(keys.map((k) => v2.get(k)!.set))];
+
+// The lexical rule's threshold is chosen on dev, like everything else.
+const dev = existsSync(values.dev) ? readRecords(values.dev).filter((r) => r.features) : [];
+const lexThreshold = dev.length
+  ? bestMacroThreshold(
+      dev.map((r) => r.features!.lex_cov!),
+      dev.map((r) => r.label),
+      dev.map((r) => r.set),
+    )
+  : 0.5;
+
+type System = { name: string; threshold: number; score: (a: ScoredRecord, b: ScoredRecord) => number };
+const systems: System[] = [
+  { name: 'v1_model', threshold: 0.5, score: (a) => a.model_probability ?? 0 },
+  { name: 'v1_combined', threshold: 0.5, score: (a) => a.score ?? 0 },
+  { name: 'v2_model', threshold: 0.5, score: (_, b) => b.features!.model_min! },
+  { name: 'v2_model_noq', threshold: 0.5, score: (_, b) => b.features!.model_noq_min! },
+  { name: 'lexical', threshold: lexThreshold, score: (_, b) => b.features!.lex_cov! },
+  { name: 'v2_combined', threshold: combination.threshold, score: (_, b) => combineV2(b.features!, combination) },
+];
+
+const table: Record<string, Record<string, { n: number; balanced_accuracy: number; auc: number }>> = {};
+for (const set of sets) {
+  const ks = keys.filter((k) => v2.get(k)!.set === set);
+  const labels = ks.map((k) => v2.get(k)!.label);
+  table[set] = {};
+  for (const s of systems) {
+    const scores = ks.map((k) => s.score(v1.get(k)!, v2.get(k)!));
+    table[set][s.name] = {
+      n: ks.length,
+      balanced_accuracy: 100 * balancedAccuracy(scores, labels, s.threshold),
+      auc: 100 * rocAuc(scores, labels),
+    };
+  }
+}
+const macro = (names: string[], system: string, metric: 'balanced_accuracy' | 'auc'): number => {
+  const present = names.filter((n) => table[n]);
+  return present.reduce((a, n) => a + table[n]![system]![metric], 0) / Math.max(1, present.length);
+};
+
+// Reliability of the v2 probability on the pooled test triples (each set as sampled).
+const bins = Array.from({ length: 10 }, (_, i) => ({ from: i / 10, to: (i + 1) / 10, n: 0, sumP: 0, positives: 0 }));
+for (const k of keys) {
+  const r = v2.get(k)!;
+  const p = combineV2(r.features!, combination);
+  const bin = bins[Math.min(9, Math.floor(p * 10))]!;
+  bin.n += 1;
+  bin.sumP += p;
+  bin.positives += r.label;
+}
+const ece = bins.reduce((a, b) => a + (b.n === 0 ? 0 : (b.n / keys.length) * Math.abs(b.sumP / b.n - b.positives / b.n)), 0);
+
+const f = (x: number): string => (Number.isNaN(x) ? 'n/a' : x.toFixed(1));
+const lines: string[] = [];
+lines.push(
+  `| set | n | v1 model BA / AUC | v1 combined BA / AUC | v2 model BA / AUC | lexical BA / AUC | **v2 combined BA / AUC** | anchors MiniCheck-DeBERTa-L / AlignScore |`,
+);
+lines.push('|---|---:|---:|---:|---:|---:|---:|---:|');
+const order = [...MACRO_TEST, 'wice_oracle', ...HELD_OUT_ALL].filter((s) => table[s]);
+for (const set of order) {
+  const t = table[set]!;
+  const cell = (name: string): string => `${f(t[name]!.balanced_accuracy)} / ${f(t[name]!.auc)}`;
+  const anchor = ANCHORS[set] ? `${ANCHORS[set].minicheck_deberta_l} / ${ANCHORS[set].alignscore}` : '';
+  const note = HELD_OUT_ALL.includes(set) ? ' (all, held out)' : set === 'wice_oracle' ? ' (same claims as wice)' : '';
+  lines.push(
+    `| ${set}${note} | ${t.v2_combined!.n} | ${cell('v1_model')} | ${cell('v1_combined')} | ${cell('v2_model')} | ${cell('lexical')} | **${cell('v2_combined')}** | ${anchor} |`,
+  );
+}
+for (const [label, names] of [
+  ['macro, test splits (wice once)', MACRO_TEST],
+  ['macro, test splits + held-out sets', [...MACRO_TEST, ...HELD_OUT_ALL]],
+] as const) {
+  const cell = (name: string): string => `${f(macro([...names], name, 'balanced_accuracy'))} / ${f(macro([...names], name, 'auc'))}`;
+  lines.push(
+    `| **${label}** | | ${cell('v1_model')} | ${cell('v1_combined')} | ${cell('v2_model')} | ${cell('lexical')} | **${cell('v2_combined')}** | |`,
+  );
+}
+lines.push('');
+lines.push(`Question in context (v2 model alone, claim with vs without the question; sets that have one):`);
+lines.push('| set | with question BA / AUC | without BA / AUC |');
+lines.push('|---|---:|---:|');
+for (const set of ['begin', 'expertqa', 'dialfact_testsmall', 'faithdial_audit', 'q2'].filter((s) => table[s])) {
+  const t = table[set]!;
+  lines.push(
+    `| ${set} | ${f(t.v2_model!.balanced_accuracy)} / ${f(t.v2_model!.auc)} | ${f(t.v2_model_noq!.balanced_accuracy)} / ${f(t.v2_model_noq!.auc)} |`,
+  );
+}
+lines.push('');
+lines.push(`Reliability of the v2 probability (pooled test triples, n = ${keys.length}; ECE ${ece.toFixed(3)}):`);
+lines.push('| p bin | n | mean p | observed P(consistent) |');
+lines.push('|---|---:|---:|---:|');
+for (const b of bins) {
+  if (b.n === 0) continue;
+  lines.push(`| ${b.from.toFixed(1)}-${b.to.toFixed(1)} | ${b.n} | ${(b.sumP / b.n).toFixed(3)} | ${(b.positives / b.n).toFixed(3)} |`);
+}
+const markdown = lines.join('\n');
+console.log(markdown);
+writeFileSync(
+  values.out,
+  `${JSON.stringify(
+    {
+      triples: keys.length,
+      lexical_threshold_from_dev: lexThreshold,
+      combination,
+      per_set: table,
+      macro_test: Object.fromEntries(
+        systems.map((s) => [s.name, { ba: macro(MACRO_TEST, s.name, 'balanced_accuracy'), auc: macro(MACRO_TEST, s.name, 'auc') }]),
+      ),
+      macro_test_and_held_out: Object.fromEntries(
+        systems.map((s) => [
+          s.name,
+          {
+            ba: macro([...MACRO_TEST, ...HELD_OUT_ALL], s.name, 'balanced_accuracy'),
+            auc: macro([...MACRO_TEST, ...HELD_OUT_ALL], s.name, 'auc'),
+          },
+        ]),
+      ),
+      reliability: bins.map((b) => ({
+        from: b.from,
+        to: b.to,
+        n: b.n,
+        mean_p: b.n ? b.sumP / b.n : null,
+        observed: b.n ? b.positives / b.n : null,
+      })),
+      ece,
+    },
+    null,
+    2,
+  )}\n`,
+);
+writeFileSync(values.out.replace(/\.json$/, '.md'), `${markdown}\n`);
