@@ -70,7 +70,13 @@ export const FAULT_EXPECTATIONS: Record<string, FaultExpectation> = {
     scoped: false,
   },
   // A silent query-embedder swap: retrieval breaks, no repair hook of the reference RAG undoes it.
-  'embedding-model-swap': { cause: null, components: ['retriever'], healingIntents: [], modes: ['permute-dimensions'], scoped: false },
+  'embedding-model-swap': {
+    cause: null,
+    components: ['unknown', 'retriever'],
+    healingIntents: [],
+    modes: ['permute-dimensions'],
+    scoped: false,
+  },
 };
 
 export function expectationOf(kind: string): FaultExpectation {

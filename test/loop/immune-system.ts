@@ -101,6 +101,8 @@ export class ImmuneSystem {
         IDENTIFIER_PORT: String(port),
         IDENTIFIER_API_TOKEN: this.tokens.identifier,
         IDENTIFIER_GROUP_ID: group,
+        // An incident with a single anomalous result waits this long for more before it is reported.
+        IDENTIFIER_MAX_WAIT_SECONDS: String(Math.max(20, o.probeIntervalSeconds * 4)),
       },
       effector: {
         EFFECTOR_ONLINE_RAG_URL: o.onlineUrl,

@@ -1,0 +1,107 @@
+/**
+ * The closed loop in CI (the short version of bench/healing): the reference RAG pair and the four
+ * workers as their own processes on the real stack, one trial per fault kind on the same RAG and
+ * workers. After a clean phase, each fault is injected (never undone by the test) and must be
+ * detected within one probe interval, named with the right cause, repaired and verified by the
+ * effector and seen recovered by the sentinel; the incident then closes and the clean phase that
+ * follows has no report and no action. Kinds whose repairs would mask a later kind run last; the
+ * unseen kind (no repair can heal it) runs at the very end and must get no wrongly verified repair.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { LoopRun } from '../loop/loop-run.ts';
+import { expectationOf } from '../loop/faults.ts';
+import { runTrial, type TrialResult } from '../loop/trial.ts';
+import { sleep } from '../loop/processes.ts';
+
+const INTERVAL_SECONDS = 4;
+/** A round already in flight when the fault lands, plus scoring on 2 busy cores. */
+const DETECTION_SLACK_MS = 15_000;
+const ORDER = [
+  'vector-index-corruption',
+  'reranker-drift',
+  'tokenizer-anomaly',
+  'parser-bug',
+  'knowledge-source-failure',
+  // Answer validation (its repair) stays on and would withhold later faulty answers: after the others.
+  'generator-inconsistency',
+  // Nothing heals it: last.
+  'embedding-model-swap',
+];
+
+let run: LoopRun;
+
+before(async () => {
+  run = new LoopRun({ label: 'it-loop', packages: 25, probeCount: 8, probeIntervalSeconds: INTERVAL_SECONDS });
+  await run.start();
+});
+
+after(async () => {
+  await run?.close();
+});
+
+const secondsAfter = (trial: TrialResult, at?: number) => (at === undefined ? 'never' : `${((at - trial.injectedAt) / 1000).toFixed(1)} s`);
+
+/** Waits for the identifier's "incident closed" line for each of the incidents. */
+async function incidentsClosed(incidents: string[], timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    run.recorder.pollLogs();
+    const closed = new Set(
+      run.recorder.healing.filter((h) => h.worker.startsWith('identifier') && /closed/.test(h.message)).map((h) => h.incidentId),
+    );
+    if (incidents.every((id) => closed.has(id))) return true;
+    await sleep(500);
+  }
+  return false;
+}
+
+test('clean phase: no anomaly, no report, no repair action', async () => {
+  const clean = await run.cleanRounds(2);
+  assert.ok(clean.results >= 2 * run.probes.probes.length, `probe results: ${clean.results}`);
+  assert.deepEqual(
+    { anomalies: clean.anomalies, reports: clean.reports, actions: clean.actions },
+    { anomalies: 0, reports: 0, actions: 0 },
+  );
+});
+
+for (const kind of ORDER) {
+  const expectation = expectationOf(kind);
+  const title =
+    expectation.cause === null
+      ? `${kind} (unseen): detected, and no wrong repair is verified as success`
+      : `${kind}: detected within one probe interval, named ${expectation.cause}, repaired and verified, then a clean phase with no action`;
+  test(title, async () => {
+    const trial = await runTrial(run.context, { kind, fraction: 0.5, seed: 'ci' }, { timeoutMs: 150_000 });
+    console.log(
+      `${kind}: ${trial.outcome}; detected ${secondsAfter(trial, trial.detectedAt)}, report ${secondsAfter(trial, trial.firstReportAt)} ` +
+        `(${trial.finalReport?.root_cause}/${trial.finalReport?.affected_component} ${trial.finalReport?.confidence.toFixed(2)}), ` +
+        `verified ${secondsAfter(trial, trial.verifiedAt)} by ${trial.verifiedIntent ?? '-'}, sentinel recovered ${secondsAfter(trial, trial.sentinelRecoveredAt)}, ` +
+        `actions ${trial.actions.map((a) => `${a.intent}:${a.statuses.join('>')}`).join(' ') || '-'}`,
+    );
+    assert.ok(trial.touched.length > 0, 'the fault touches some probes');
+    assert.ok(trial.detectedAt !== undefined, 'detected');
+    assert.ok(
+      trial.detectedAt - trial.injectedAt <= INTERVAL_SECONDS * 1100 + DETECTION_SLACK_MS,
+      `detection took ${trial.detectedAt - trial.injectedAt} ms`,
+    );
+    assert.equal(trial.incidents.length, 1, `one incident per fault: ${trial.incidents.join(', ')}`);
+    assert.equal(trial.wrongRepairVerified, false, 'a repair that does not heal this fault was verified as success');
+    if (expectation.cause === null) return;
+    assert.equal(trial.finalReport?.root_cause, expectation.cause);
+    assert.ok(expectation.components.includes(trial.finalReport.affected_component), trial.finalReport.affected_component);
+    assert.equal(trial.outcome, 'healed');
+    assert.ok(expectation.healingIntents.includes(trial.verifiedIntent as never), `verified by ${trial.verifiedIntent}`);
+    assert.ok(trial.sentinelRecoveredAt !== undefined, 'the sentinel sees every touched probe clean again');
+    // Clean phase: the incident closes after clean rounds, and nothing new is reported or repaired.
+    const phaseStart = Date.now();
+    assert.ok(await incidentsClosed(trial.incidents, INTERVAL_SECONDS * 1000 * 6 + 30_000), 'the incident closed');
+    await sleep(INTERVAL_SECONDS * 1000);
+    const lateReports = run.recorder.reports.filter((r) => r.receivedAt >= phaseStart && !trial.incidents.includes(r.event.incident_id));
+    const lateActions = run.recorder.actions.filter((a) => a.receivedAt >= phaseStart);
+    assert.deepEqual(
+      [...lateReports.map((r) => `report ${r.event.root_cause}`), ...lateActions.map((a) => `action ${a.event.intent} ${a.event.status}`)],
+      [],
+    );
+  });
+}
