@@ -5,7 +5,7 @@ export { SchemaCatalog } from './schema-catalog.ts';
 export { ensureTopics, plannedTopics } from './topic-admin.ts';
 export { createKafka, kafkaSslOptions } from './kafka-client.ts';
 export { BusMetrics } from './metrics.ts';
-export { DeadLetterHeaders, sendToDeadLetter } from './dead-letter.ts';
+export { DeadLetterHeaders, sendToDeadLetter, MAX_DEAD_LETTER_VALUE_BYTES } from './dead-letter.ts';
 export { InMemoryProcessedEventStore, FileProcessedEventStore, type ProcessedEventStore, type ClaimOutcome } from './processed-events.ts';
 export {
   ElasticsearchProcessedEventStore,

@@ -18,6 +18,8 @@ export class SchemaCatalog {
   private readonly readerTypes = new Map<TopicId, avro.Type>();
   /** Writer-to-reader resolvers by writer schema id; building one costs far more than a decode. */
   private readonly resolvers = new Map<number, avro.Resolver>();
+  /** Schema ids the registry answered 404 for, until when: a flood of garbage must not become a flood of registry calls. */
+  private readonly unknownIds = new Map<number, number>();
 
   constructor(
     readonly registry: SchemaRegistry,
@@ -89,12 +91,20 @@ export class SchemaCatalog {
       throw new PoisonMessageError('truncated_message', `message of ${buffer?.length ?? 0} bytes is shorter than the wire header`);
     if (buffer[0] !== 0) throw new PoisonMessageError('bad_magic_byte', `magic byte is ${buffer[0]}, expected 0`);
     const writerId = buffer.readInt32BE(1);
+    const unknownUntil = this.unknownIds.get(writerId);
+    if (unknownUntil !== undefined && unknownUntil > Date.now())
+      throw new PoisonMessageError('unknown_schema_id', `schema id ${writerId} is not in the registry`);
     let writer: avro.Type;
     try {
       writer = (await this.registry.getSchema(writerId)) as unknown as avro.Type;
     } catch (error) {
       const status = (error as { status?: number }).status;
-      if (status === 404) throw new PoisonMessageError('unknown_schema_id', `schema id ${writerId} is not in the registry`);
+      if (status === 404) {
+        // Remembered briefly (a schema registered a moment later is found after the minute).
+        if (this.unknownIds.size >= 10_000) this.unknownIds.clear();
+        this.unknownIds.set(writerId, Date.now() + 60_000);
+        throw new PoisonMessageError('unknown_schema_id', `schema id ${writerId} is not in the registry`);
+      }
       throw error;
     }
     if (writer.name !== Topics[topic].recordName)
