@@ -3,6 +3,7 @@ import { eventsCommand } from './commands/events.ts';
 import { probesCommand } from './commands/probes.ts';
 import { ragCommand } from './commands/rag.ts';
 import { fcsCommand } from './commands/fcs.ts';
+import { casesCommand } from './commands/cases.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
 
 const program = new Command('immune')
@@ -15,6 +16,7 @@ program.addCommand(eventsCommand());
 program.addCommand(probesCommand());
 program.addCommand(ragCommand());
 program.addCommand(fcsCommand());
+program.addCommand(casesCommand());
 
 // addCommand() does not pass exitOverride down; every level must throw instead of exiting so
 // usage errors map to one exit code below.
