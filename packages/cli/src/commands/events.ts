@@ -44,6 +44,58 @@ function untilDone(max: number | undefined, idleMs: number | undefined) {
   };
 }
 
+/** One dead letter as read from the topic: each consumer group that fails a message parks its own copy. */
+export interface ParkedLetter {
+  partition: number;
+  offset: string;
+  reason: string | null;
+  detail: string | null;
+  origin: { topic: string | null; partition: string | null; offset: string | null };
+  group: string | null;
+  failedAt: string | null;
+  bytes: number;
+}
+
+/** A poison message once, with every group that parked it (and why, if the groups disagree). */
+export interface PoisonMessage {
+  origin: ParkedLetter['origin'];
+  reason: string | null;
+  detail: string | null;
+  bytes: number;
+  firstFailedAt: string | null;
+  groups: { group: string | null; reason: string | null; failedAt: string | null; partition: number; offset: string }[];
+}
+
+/** Folds the copies of one poison message (same origin topic, partition and offset) into one entry, in first-seen order. */
+export function groupDeadLetters(letters: readonly ParkedLetter[]): PoisonMessage[] {
+  const byOrigin = new Map<string, PoisonMessage>();
+  for (const letter of letters) {
+    const key = `${letter.origin.topic}\u0000${letter.origin.partition}\u0000${letter.origin.offset}`;
+    let message = byOrigin.get(key);
+    if (message === undefined) {
+      message = {
+        origin: letter.origin,
+        reason: letter.reason,
+        detail: letter.detail,
+        bytes: letter.bytes,
+        firstFailedAt: letter.failedAt,
+        groups: [],
+      };
+      byOrigin.set(key, message);
+    }
+    if (letter.failedAt !== null && (message.firstFailedAt === null || letter.failedAt < message.firstFailedAt))
+      message.firstFailedAt = letter.failedAt;
+    message.groups.push({
+      group: letter.group,
+      reason: letter.reason,
+      failedAt: letter.failedAt,
+      partition: letter.partition,
+      offset: letter.offset,
+    });
+  }
+  return [...byOrigin.values()];
+}
+
 export function eventsCommand(): Command {
   const events = new Command('events').description(
     'Read the immune system event topics (rag-sentinel-probes, rag-identifiers-reports, rag-effectors-actions)',
@@ -84,8 +136,10 @@ export function eventsCommand(): Command {
 
   events
     .command('dead-letters')
-    .description(`Print messages parked in ${DEAD_LETTER_TOPIC} with why and where they came from`)
-    .option('--max <n>', 'stop after n messages', parseCount)
+    .description(
+      `Print the poison messages parked in ${DEAD_LETTER_TOPIC}, each once, with why, where it came from and the consumer groups that parked it`,
+    )
+    .option('--max <n>', 'stop after reading n dead letters', parseCount)
     .option('--idle-timeout <ms>', 'stop after this long without a message', parseCount, 5000)
     .option('--json', 'one JSON object per line', false)
     .action(async (options: { max?: number; idleTimeout: number; json: boolean }) => {
@@ -97,10 +151,11 @@ export function eventsCommand(): Command {
       });
       await consumer.subscribe({ topic: topicNameOf(config, 'deadLetter'), fromBeginning: true });
       const progress = untilDone(options.max, options.idleTimeout);
+      const letters: ParkedLetter[] = [];
       await consumer.run({
         eachMessage: async ({ partition, message }) => {
           const header = (name: string) => message.headers?.[name]?.toString() ?? null;
-          const letter = {
+          const letter: ParkedLetter = {
             partition,
             offset: message.offset,
             reason: header(DeadLetterHeaders.reason),
@@ -110,20 +165,26 @@ export function eventsCommand(): Command {
               partition: header(DeadLetterHeaders.originPartition),
               offset: header(DeadLetterHeaders.originOffset),
             },
+            group: header(DeadLetterHeaders.consumerGroup),
             failedAt: header(DeadLetterHeaders.failedAt),
-            bytes: message.value?.length ?? 0,
+            bytes: Number(header(DeadLetterHeaders.originalBytes) ?? message.value?.length ?? 0),
           };
-          emit(
-            options.json,
-            letter,
-            () =>
-              `${letter.failedAt} ${letter.reason} from ${letter.origin.topic}[${letter.origin.partition}]@${letter.origin.offset}: ${letter.detail}`,
-          );
+          letters.push(letter);
           progress.count();
         },
       });
       await progress.done;
       await consumer.disconnect();
+      // Printed once read: the copies of one message (one per group) may lie in different partitions.
+      for (const poison of groupDeadLetters(letters)) {
+        emit(
+          options.json,
+          poison,
+          () =>
+            `${poison.firstFailedAt} ${poison.reason} from ${poison.origin.topic}[${poison.origin.partition}]@${poison.origin.offset} ` +
+            `parked by ${poison.groups.map((g) => g.group ?? '?').join(', ')}: ${poison.detail}`,
+        );
+      }
     });
 
   return events;

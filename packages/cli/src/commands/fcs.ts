@@ -46,6 +46,8 @@ interface ScoreOptions {
   skipInvalid: boolean;
   batchSize: number;
   executionProvider: ExecutionProviderChoice;
+  /** false with --no-question: the data knowingly has no questions; no per-line warning. */
+  question: boolean;
 }
 
 // `id` is echoed back; `label` (if present) turns on the evaluation summary.
@@ -97,6 +99,10 @@ export function fcsCommand(deps: FcsCommandDeps = {}): Command {
     .option('--json', 'write the full result per line (adds key_fact_findings, model_probability, execution_provider)', false)
     .option('--skip-invalid', 'report invalid lines on stderr and carry on instead of stopping (exit 65)', false)
     .option('--batch-size <n>', 'triples scored per model pass', parseBatchSize, 16)
+    .option(
+      '--no-question',
+      'the triples knowingly have no question: score them without one and do not warn per line (a missing question changes the score a lot)',
+    )
     .addOption(new Option('--execution-provider <ep>', 'onnxruntime execution provider').choices(['auto', 'cuda', 'cpu']).default('auto'))
     .action(async (file: string | undefined, options: ScoreOptions) => {
       await scoreCommand(file, options, deps);
@@ -157,6 +163,12 @@ async function scoreCommand(file: string | undefined, options: ScoreOptions, dep
         stderr.write(`immune: skipped ${parsed}\n`);
         continue;
       }
+      if (options.question && (parsed.question ?? '').trim() === '') {
+        summary.withoutQuestion += 1;
+        stderr.write(
+          `immune: warning: line ${lineNumber}: no question; scored without one, which can change the score a lot (pass --no-question if your data has none)\n`,
+        );
+      }
       batch.push(parsed);
       if (batch.length >= options.batchSize) await flush();
     }
@@ -177,10 +189,18 @@ function parseLine(text: string, line: number): Line | string {
   }
   const parsed = fcsLabelledInputSchema.safeParse(value);
   if (!parsed.success) {
-    const why = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'line'}: ${issue.message}`).join('; ');
+    const why = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'line'}: ${describeIssue(issue, value)}`).join('; ');
     return `line ${line}: not an FCS triple {question, evidence, answer}: ${why}`;
   }
   return { ...parsed.data, line };
+}
+
+/** zod says "Required" or, for a union such as evidence, "Invalid input" for a missing key: say "required". */
+function describeIssue(issue: { path: (string | number)[]; message: string }, value: unknown): string {
+  const [key] = issue.path;
+  const missing =
+    issue.path.length === 1 && typeof value === 'object' && value !== null && (value as Record<string, unknown>)[key!] === undefined;
+  return missing ? 'required' : issue.message;
 }
 
 function render(line: Line, result: FcsResult, full: boolean): Record<string, unknown> {
@@ -235,6 +255,7 @@ function progressBar(stream: NodeJS.WritableStream, total: number | undefined): 
 /** Counts, latency and, for labelled input, accuracy/F1 (both classes; "inconsistent" is what the sentinel alerts on). */
 class Summary {
   skipped = 0;
+  withoutQuestion = 0;
   private scored = 0;
   private noEvidence = 0;
   private consistent = 0;
@@ -266,7 +287,7 @@ class Summary {
     const p50 = sorted[Math.floor(sorted.length / 2)] ?? 0;
     const parts = [
       `fcs score: ${this.scored} scored (${this.consistent} consistent, ${this.scored - this.consistent} inconsistent at threshold ${threshold})`,
-      `${this.noEvidence} no_evidence, ${this.skipped} skipped; p50 ${p50.toFixed(1)} ms/triple on ${provider}`,
+      `${this.noEvidence} no_evidence, ${this.skipped} skipped${this.withoutQuestion > 0 ? `, ${this.withoutQuestion} without a question` : ''}; p50 ${p50.toFixed(1)} ms/triple on ${provider}`,
     ];
     const labelled = this.tp + this.fp + this.fn + this.tn;
     if (labelled > 0) {

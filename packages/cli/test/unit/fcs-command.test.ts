@@ -199,3 +199,25 @@ test('immune fcs score end to end with the INT8 model', { skip: e2eSkip, timeout
     ['consistent', 'inconsistent'],
   );
 });
+
+test('a triple without a question is scored with a warning naming its line; --no-question silences it', async () => {
+  const input = [triple('yes'), JSON.stringify({ evidence: ['some evidence'], answer: 'yes' }), triple('no', { question: '  ' })].join(
+    '\n',
+  );
+  const warned = await run(['--model', fakeModel], input);
+  assert.equal(warned.lines.length, 3);
+  assert.match(warned.stderr, /warning: line 2: no question/);
+  assert.match(warned.stderr, /warning: line 3: no question/);
+  assert.doesNotMatch(warned.stderr, /line 1: no question/);
+  assert.match(warned.stderr, /2 without a question/);
+  const quiet = await run(['--model', fakeModel, '--no-question'], input);
+  assert.equal(quiet.lines.length, 3);
+  assert.doesNotMatch(quiet.stderr, /no question/);
+});
+
+test('a triple without evidence is refused with "evidence: required"', async () => {
+  await assert.rejects(
+    run(['--model', fakeModel], `${JSON.stringify({ question: 'q', answer: 'x' })}\n`),
+    (e: unknown) => e instanceof CliError && /line 1: .*evidence: required/.test(e.message),
+  );
+});
