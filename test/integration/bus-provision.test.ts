@@ -46,7 +46,13 @@ test('the development profile creates every topic with its partitions and regist
     .map((line) => JSON.parse(line) as { msg: string; topics?: { topic: string; partitions: number }[] })
     .find((line) => line.msg === 'bus provisioned');
   assert.ok(summary?.topics, stdout);
-  const want = plannedTopics({ ...busDefaults('development'), topicPrefix: `${prefix}dev-` });
+  const want = plannedTopics({
+    ...busDefaults('development'),
+    clientId: 'x',
+    brokers: endpoints.kafkaBrokers,
+    schemaRegistryUrl: endpoints.schemaRegistryUrl,
+    topicPrefix: `${prefix}dev-`,
+  });
   assert.deepEqual(summary.topics.map((t) => t.topic).sort(), want.map((t) => t.topic).sort());
 
   const admin = kafka.admin();

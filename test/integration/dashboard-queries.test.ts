@@ -1,0 +1,145 @@
+/**
+ * Every PromQL query of every committed Grafana dashboard (grafana/dashboards/*.json) against the
+ * stack's real Prometheus, scraping the real workers of a closed-loop run (test/loop): the four
+ * workers run as processes, Prometheus scrapes them through a file_sd target file, and the run
+ * produces what the panels show: a healed fault (vector-index corruption), an escalated one (a
+ * silent embedding-model swap no repair can undo), a poison message (dead letters), an unreachable
+ * baseline RAG (probe errors) and an operator's rollback through the effector's API. Each query must
+ * return at least one finite sample, and each metric it names must have series scraped from this
+ * run's workers (not from another test's).
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createKafka, topicNameOf } from '@rag-immune/bus';
+import { repoRoot } from '@rag-immune/stack';
+import { LoopRun } from '../loop/loop-run.ts';
+import { runTrial, type TrialResult } from '../loop/trial.ts';
+import { sleep } from '../loop/processes.ts';
+
+interface PanelQuery {
+  dashboard: string;
+  panel: string;
+  expr: string;
+}
+
+const dashboardsDir = join(repoRoot(), 'grafana', 'dashboards');
+const targetsDir = join(repoRoot(), '.stack', 'prometheus', 'targets');
+const RUN_LABEL = 'rag_immune_run';
+
+/** Every target's expr of every panel (rows carry none). */
+function panelQueries(): PanelQuery[] {
+  const out: PanelQuery[] = [];
+  for (const file of readdirSync(dashboardsDir).filter((f) => f.endsWith('.json'))) {
+    const dashboard = JSON.parse(readFileSync(join(dashboardsDir, file), 'utf8')) as {
+      title: string;
+      panels: { type: string; title: string; targets?: { expr?: string }[] }[];
+    };
+    for (const panel of dashboard.panels) {
+      if (panel.type === 'row') continue;
+      for (const target of panel.targets ?? []) out.push({ dashboard: dashboard.title, panel: panel.title, expr: target.expr ?? '' });
+    }
+  }
+  return out;
+}
+
+/** Metric names a query reads (histogram suffixes kept: they are the scraped series' names). */
+function metricNames(expr: string): string[] {
+  return [...new Set(expr.match(/\b(?:rag_immune|identifier|effector|memory)_[a-z0-9_]+\b/g) ?? [])];
+}
+
+let run: LoopRun;
+let promUrl: string;
+let targetFile: string;
+const trials: TrialResult[] = [];
+
+async function prom<T>(path: string, params: Record<string, string>): Promise<T> {
+  const response = await fetch(`${promUrl}${path}?${new URLSearchParams(params)}`);
+  const body = (await response.json()) as { status: string; data: T; error?: string };
+  assert.equal(body.status, 'success', `${path} ${JSON.stringify(params)}: ${body.error ?? response.status}`);
+  return body.data;
+}
+
+before(async () => {
+  assert.ok(existsSync(targetsDir), `${targetsDir} missing: is the stack's Prometheus up (npm run stack -- up)?`);
+  run = new LoopRun({ label: 'dashq', packages: 15, probeCount: 6, probeIntervalSeconds: 4, effectorMode: 'auto' });
+  promUrl = run.endpoints.prometheusUrl;
+  await run.start();
+  // Prometheus reads file_sd target files every 5 s; the run label tells this run's series apart.
+  targetFile = join(targetsDir, `${run.namespace}.json`);
+  writeFileSync(
+    targetFile,
+    JSON.stringify([{ targets: run.system.instances.map((w) => new URL(w.url).host), labels: { [RUN_LABEL]: run.namespace } }]),
+  );
+
+  // Dead letters: an undecodable message on the probes topic, which the identifier and memory consume.
+  const kafka = createKafka({ clientId: 'dashq-poison', brokers: run.endpoints.kafkaBrokers });
+  const producer = kafka.producer();
+  await producer.connect();
+  await producer.send({
+    topic: topicNameOf({ topicPrefix: run.system.topicPrefix }, 'probes'),
+    messages: [{ key: 'poison', value: Buffer.from('not avro') }],
+  });
+  await producer.disconnect();
+
+  trials.push(await runTrial(run.context, { kind: 'vector-index-corruption' }, { timeoutMs: 150_000, settleMs: 10_000 }));
+  trials.push(await runTrial(run.context, { kind: 'embedding-model-swap' }, { timeoutMs: 120_000, settleMs: 5_000 }));
+
+  // An operator undoes the verified repair through the effector's API (a manual rollback).
+  const repaired = trials[0]?.actions.find((a) => a.statuses.includes('succeeded'));
+  if (repaired) {
+    const effector = run.system.instances.find((w) => w.kind === 'effector');
+    const response = await fetch(`${effector?.url}/rollback`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${run.system.tokens.effector}` },
+      body: JSON.stringify({ target: repaired.actionId }),
+    });
+    assert.ok(response.ok, `rollback: ${response.status} ${await response.text()}`);
+  }
+
+  // The baseline RAG becomes unreachable: the sentinel's next calls to it fail.
+  await run.rag.baseline.kill();
+  await sleep(run.probeIntervalMs * 2 + 2000);
+  // Two more scrapes after the last event.
+  await sleep(12_000);
+});
+
+after(async () => {
+  if (targetFile) rmSync(targetFile, { force: true });
+  await run?.close();
+});
+
+test('the run healed one fault and escalated the other (what the healing panels show)', () => {
+  assert.equal(trials[0]?.outcome, 'healed', `vector-index-corruption: ${trials[0]?.outcome}`);
+  assert.ok(trials[1]?.outcome === 'escalated' || trials[1]?.escalated, `embedding-model-swap: ${trials[1]?.outcome}`);
+});
+
+test('Prometheus scrapes all four workers of the run', async () => {
+  const data = await prom<{ activeTargets: { labels: Record<string, string>; health: string }[] }>('/api/v1/targets', { state: 'active' });
+  const mine = data.activeTargets.filter((t) => t.labels[RUN_LABEL] === run.namespace);
+  assert.equal(mine.length, run.system.instances.length);
+  assert.deepEqual(
+    mine.filter((t) => t.health !== 'up').map((t) => t.labels.instance),
+    [],
+  );
+});
+
+test('every dashboard query returns data from the real workers after the healing run', async () => {
+  const queries = panelQueries();
+  assert.ok(queries.length >= 30, `only ${queries.length} queries found in ${dashboardsDir}`);
+  const empty: string[] = [];
+  const foreign: string[] = [];
+  for (const q of queries) {
+    // Grafana's $__rate_interval; the window covers the whole run.
+    const expr = q.expr.replaceAll('$__rate_interval', '15m');
+    const result = await prom<{ result: { value: [number, string] }[] }>('/api/v1/query', { query: expr });
+    if (!result.result.some((sample) => Number.isFinite(Number(sample.value[1])))) empty.push(`${q.dashboard} / ${q.panel}: ${expr}`);
+    for (const name of metricNames(q.expr)) {
+      const series = await prom<unknown[]>('/api/v1/series', { 'match[]': `${name}{${RUN_LABEL}="${run.namespace}"}` });
+      if (series.length === 0) foreign.push(`${q.dashboard} / ${q.panel}: ${name}`);
+    }
+  }
+  assert.deepEqual(empty, [], `queries without data:\n${empty.join('\n')}`);
+  assert.deepEqual(foreign, [], `metrics this run's workers did not export:\n${foreign.join('\n')}`);
+});
