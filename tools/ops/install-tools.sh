@@ -20,8 +20,8 @@ TFLINT_VERSION=v0.64.0
 TOFU_VERSION=$(awk '$1 == "github.com/opentofu/opentofu" { print $2 }' tools/ops/tofu/go.mod)
 # The provider has no Go-module-compatible release tags (v2+ lacks /v2), so a main-branch pseudo-version.
 K8S_PROVIDER_MODULE=v1.13.4-0.20260821094251-3a33fb6cc605
-# The version the mirror serves it as; terraform/ requires ~> 3.0 (see terraform/README.md).
-K8S_PROVIDER_VERSION=3.0.1
+# The version the mirror serves it as (that commit is main after the 3.2.1 release); terraform/ requires ~> 3.0.
+K8S_PROVIDER_VERSION=3.2.1
 KUBERNETES_VALIDATE_VERSION=1.37.0
 KUBERNETES_SCHEMA_VERSION=${KUBERNETES_SCHEMA_VERSION:-1.32.0}
 
@@ -35,8 +35,9 @@ fi
 
 mkdir -p "$TOOLS/bin" "$TOOLS/stamps"
 export GOPATH="$TOOLS/go" GOMODCACHE="$TOOLS/go/pkg/mod" GOCACHE="$TOOLS/go-build" GOBIN="$TOOLS/bin"
-# Two shared cores: one package at a time, lowest priority, so the rest of CI and other work keep going.
-export GOFLAGS="-p=1 -buildvcs=false -trimpath" GOTOOLCHAIN=local CGO_ENABLED=0
+# Lowest priority, and by default one package at a time so a shared machine stays usable;
+# OPS_TOOLS_JOBS=$(nproc) (what .ci/run sets on a CI machine of its own) builds in parallel.
+export GOFLAGS="-p=${OPS_TOOLS_JOBS:-1} -buildvcs=false -trimpath" GOTOOLCHAIN=local CGO_ENABLED=0
 exec 9>"$TOOLS/.lock"
 flock 9
 
