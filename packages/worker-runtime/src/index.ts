@@ -13,3 +13,4 @@ export {
   type BearerAuthOptions,
   type WorkerHttpOptions,
 } from './http-app.ts';
+export { testPause } from './test-hooks.ts';
