@@ -12,18 +12,6 @@ terraform {
   }
 }
 
-variable "kubeconfig" {
-  description = "Path to the kubeconfig of the target cluster."
-  type        = string
-  default     = "~/.kube/config"
-}
-
-variable "kube_context" {
-  description = "kubeconfig context to use."
-  type        = string
-  default     = null
-}
-
 provider "kubernetes" {
   config_path    = pathexpand(var.kubeconfig)
   config_context = var.kube_context
@@ -58,9 +46,4 @@ module "rag_immune" {
   worker_config = {
     effector = { EFFECTOR_MODE = "approve" }
   }
-}
-
-output "worker_urls" {
-  description = "In-cluster URLs of the workers."
-  value       = module.rag_immune.worker_urls
 }
