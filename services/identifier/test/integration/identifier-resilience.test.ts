@@ -188,9 +188,15 @@ test('traces that are missing, malformed or never answer become trace_unavailabl
 test('Elasticsearch unreachable: nothing is committed; the same events are handled once it is back', async () => {
   const { ns, bus, publisher, env, reports } = await setup('ides');
   const group = env.IDENTIFIER_GROUP_ID!;
-  // Establish the group's offsets with a healthy worker first (a new group starts at the latest offset).
+  // Establish the group's offsets with a healthy worker first: a partition without a committed
+  // offset starts at the latest one (bus default), so prime every partition the test will use by
+  // sending clean results under the same keys (probe ids).
   let worker = await startIdentifierWorker(env, logger);
-  await publisher.publish('probes', { ...fresh(runs.find((r) => r.kind === 'clean')!.result) });
+  const clean = runs.find((r) => r.kind === 'clean')!.result;
+  await publisher.publishMany(
+    'probes',
+    rerankerRuns.map((r) => ({ ...fresh(clean), probe_id: r.result.probe_id })),
+  );
   await drained(ns, bus, group);
   await worker.stop();
 
@@ -221,7 +227,13 @@ test('Elasticsearch unreachable: nothing is committed; the same events are handl
       'every held-back ProbeResult in the incident',
       async () => {
         const incident = await worker.store.get(report.incident_id);
-        return results.every((r) => incident?.doc.probe_event_ids.includes(r.event_id)) ? true : undefined;
+        const missing = results.filter((r) => !incident?.doc.probe_event_ids.includes(r.event_id));
+        if (process.env.DEBUG_IDENTIFIER_TEST)
+          console.log(
+            missing.length,
+            (await worker.store.list()).map((i) => [i.incident_id, i.state, i.probe_event_ids.length]),
+          );
+        return missing.length === 0 ? true : undefined;
       },
       30_000,
     );
