@@ -7,12 +7,14 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { pino } from 'pino';
 import { trace } from '@opentelemetry/api';
 import { EventBus, busConfigFromEnv } from '@rag-immune/bus';
 import { SentenceEmbedder } from '@rag-immune/embeddings';
 import { MemoryClient, Recommendation, type RecommendRequest } from '@rag-immune/memory-client';
-import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import { loadStackConfig, repoRoot, stackEndpoints } from '@rag-immune/stack';
 import { memoryConfigFromEnv, MemoryWorker, type HealingCase } from '../../src/index.ts';
 import { action, claim, report } from '../support/events.ts';
 
@@ -228,6 +230,36 @@ test('bad requests are 400 with a message, missing token 401, unknown case 404',
   const metrics = await (await fetch(`${baseUrl}/metrics`)).text();
   assert.match(metrics, /memory_recommendations_total\{source="cases",degraded="false"\} [1-9]/);
   assert.match(metrics, /memory_rule_fallbacks_total\{reason="below_similarity_threshold; rule reranker-drift-rollback"\} 1/);
+});
+
+test('the CLI shows cases and what memory would recommend for an incident, with citations', async () => {
+  const cli = (...args: string[]) =>
+    promisify(execFile)(process.execPath, ['--import', 'tsx', 'packages/cli/src/main.ts', 'cases', ...args, '--url', baseUrl], {
+      cwd: repoRoot(),
+      env: { ...process.env, IMMUNE_API_TOKEN: TOKEN },
+    });
+  const b = await caseOf(incidents.b, () => true);
+  const a = await caseOf(incidents.a, () => true);
+  const { stdout } = await cli('recommend', '--incident', incidents.b, '--json');
+  const answer = Recommendation.parse(JSON.parse(stdout));
+  assert.equal(answer.incident_id, incidents.b);
+  assert.equal(answer.source, 'cases');
+  assert.equal(answer.strategy[0]?.intent, 'rollback_reranker');
+  assert.ok(answer.citations.some((c) => c.case_id === a.case_id));
+  assert.ok(!answer.citations.some((c) => c.case_id === b.case_id));
+  const shown = await cli('show', incidents.b);
+  assert.match(shown.stdout, new RegExp(`case +${b.case_id}`));
+  assert.match(shown.stdout, /action .* rebuild_index_incremental via reindex .*: failed/);
+  const listed = await cli('list', '--cause', 'vector_index_corruption');
+  assert.match(listed.stdout, new RegExp(incidents.c));
+  assert.doesNotMatch(listed.stdout, new RegExp(incidents.a));
+  await assert.rejects(
+    promisify(execFile)(process.execPath, ['--import', 'tsx', 'packages/cli/src/main.ts', 'cases', 'show', 'no-such-case', '--url', baseUrl], {
+      cwd: repoRoot(),
+      env: { ...process.env, IMMUNE_API_TOKEN: TOKEN },
+    }),
+    (error: { code?: number; stderr?: string }) => error.code === 66 && /404/.test(error.stderr ?? ''),
+  );
 });
 
 test('forgetting compacts a near-duplicate in both stores, recorded, and the superseded case is no longer cited', async () => {
