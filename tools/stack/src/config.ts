@@ -10,6 +10,11 @@ import { repoRoot } from './repo-root.ts';
 export const StackConfigSchema = z
   .object({
     host: z.literal('127.0.0.1').default('127.0.0.1'),
+    /** When the stack runs as root, its servers run as this system user (created on first use). */
+    serverUser: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_-]*$/)
+      .default('rag-immune'),
     kafka: z
       .object({
         version: z.string().default('4.1.2'),

@@ -15,6 +15,7 @@ import {
   writePidRecord,
 } from './process-supervisor.ts';
 import type { StackContext, StackService } from './service.ts';
+import { dropPrivileges } from './unprivileged.ts';
 
 /** Grace period between SIGTERM and SIGKILL: Kafka needs a few seconds to close its logs cleanly. */
 const STOP_GRACE_MS = 30_000;
@@ -106,7 +107,13 @@ export class StackManager {
 
     await this.refuseBusyPort(service, ctx);
     const t1 = performance.now();
-    const spec = await service.launch(ctx);
+    // As root, the servers run as the stack's system user (Elasticsearch switches by itself).
+    const spec = await dropPrivileges(await service.launch(ctx), {
+      user: this.config.serverUser,
+      serviceDir: ctx.serviceDir,
+      service: service.name,
+      log: this.log,
+    });
     const record = await startProcess(spec, logFilePath(ctx.serviceDir, service.name));
     await writePidRecord(ctx.serviceDir, service.name, record);
     await this.waitHealthy(service, ctx, record.pid, record.logFile);

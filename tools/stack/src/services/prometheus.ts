@@ -19,28 +19,50 @@ function paths(ctx: StackContext) {
   };
 }
 
-/**
- * The Debian package starts its own daemon on :9090 when it can. We want only ours, so after an
- * apt install we stop a daemon that runs the Debian default config (never one that runs ours).
- */
-async function stopDebianDaemon(ctx: StackContext): Promise<void> {
+/** A running process: its pid and command line. */
+export interface ProcessEntry {
+  pid: number;
+  argv: string[];
+}
+
+async function prometheusProcesses(): Promise<ProcessEntry[]> {
+  const found: ProcessEntry[] = [];
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const argv = await readFile(`/proc/${entry}/cmdline`, 'utf8').then(
-      (s) => s.split('\0'),
-      () => [],
+      (s) => s.split('\0').filter(Boolean),
+      () => [] as string[],
     );
-    if (argv[0] !== PROMETHEUS_BINARY && argv[0] !== 'prometheus') continue;
-    if (argv.some((arg) => arg.startsWith('--config.file=') && arg.includes('/.stack/'))) continue;
-    ctx.log(`prometheus: stopping the Debian package's daemon (pid ${entry})`);
+    if (argv[0] === PROMETHEUS_BINARY || argv[0] === 'prometheus') found.push({ pid: Number(entry), argv });
+  }
+  return found;
+}
+
+/**
+ * The Prometheus daemons our own `apt-get install` started: pids that were not running before the
+ * install. A Prometheus that ran before (an operator's, another project's) is never among them.
+ */
+export function daemonsStartedByInstall(before: readonly ProcessEntry[], after: readonly ProcessEntry[]): ProcessEntry[] {
+  const existing = new Set(before.map((p) => `${p.pid}\0${p.argv.join('\0')}`));
+  return after.filter((p) => !existing.has(`${p.pid}\0${p.argv.join('\0')}`));
+}
+
+/**
+ * The Debian package starts its own daemon on :9090 when the machine's policy allows it (our
+ * policy-rc.d normally prevents that). We stop only a daemon our install started, by pid, and
+ * keep the package from starting at boot; nothing else is touched.
+ */
+async function stopDaemonsOurInstallStarted(ctx: StackContext, before: readonly ProcessEntry[]): Promise<void> {
+  for (const daemon of daemonsStartedByInstall(before, await prometheusProcesses())) {
+    ctx.log(`prometheus: stopping the daemon our apt-get install started (pid ${daemon.pid})`);
     try {
-      process.kill(Number(entry), 'SIGTERM');
+      process.kill(daemon.pid, 'SIGTERM');
     } catch {
       // Already gone.
     }
   }
   await execFileAsync('update-rc.d', ['prometheus', 'disable']).catch(() => undefined);
-  await execFileAsync('systemctl', ['disable', '--now', 'prometheus']).catch(() => undefined);
+  await execFileAsync('systemctl', ['disable', 'prometheus']).catch(() => undefined);
 }
 
 /** apt install with service starts blocked (policy-rc.d exit 101), as CI starts from a bare machine. */
@@ -49,6 +71,7 @@ async function aptInstallPrometheus(ctx: StackContext): Promise<void> {
     throw new Error(`${PROMETHEUS_BINARY} is missing; install it as root: apt-get install -y prometheus`);
   }
   ctx.log('prometheus: installing the Debian package (apt-get install prometheus)');
+  const before = await prometheusProcesses();
   const ownPolicy = !existsSync(POLICY_RC_D);
   if (ownPolicy)
     await writeFile(POLICY_RC_D, '#!/bin/sh\n# rag-immune stack: no daemon starts during install\nexit 101\n', { mode: 0o755 });
@@ -64,7 +87,7 @@ async function aptInstallPrometheus(ctx: StackContext): Promise<void> {
     if (ownPolicy) await rm(POLICY_RC_D, { force: true });
   }
   await sleep(500);
-  await stopDebianDaemon(ctx);
+  await stopDaemonsOurInstallStarted(ctx, before);
 }
 
 /**
