@@ -48,11 +48,11 @@ timed() { # name stamp command...: runs the command unless the stamp exists, and
     echo "ops-tools: $name cached ($stamp)"
     return
   fi
-  local t0=$SECONDS
   echo "ops-tools: building $name ($stamp)"
-  nice -n 19 "$@"
+  # Wall time depends on what else runs; user+sys CPU seconds say what it costs on any machine.
+  local TIMEFORMAT="ops-tools: $name built in %0R s wall, %0U s user + %0S s sys CPU"
+  time nice -n 19 "$@"
   touch "$TOOLS/stamps/$stamp"
-  echo "ops-tools: $name built in $((SECONDS - t0)) s"
 }
 
 total0=$SECONDS
