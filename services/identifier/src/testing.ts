@@ -6,5 +6,6 @@ export * from './ledger/evidence-record.ts';
 export * from './incidents/incident-state.ts';
 export * from './verdict/calibration.ts';
 export * from './verdict/verdict.ts';
+export { labelledSamples } from './verdict/labelled-samples.ts';
 export * from './verdict/claim-gate.ts';
 export { analyseTraces, evidenceDrafts, toProbeAnalysis, firstDivergingLayer, type PreparedAnalysis } from './analysis.ts';

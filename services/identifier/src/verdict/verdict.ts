@@ -68,15 +68,16 @@ function mean(values: number[]): number {
 }
 
 /** Aggregated detector scores over the analysed probes, best first. */
-export function rankCauses(analyses: readonly ProbeAnalysis[]): { cause: Cause; score: number }[] {
+/** `exclude` leaves one detector out (calibration: what a cause without a detector looks like). */
+export function rankCauses(analyses: readonly ProbeAnalysis[], exclude?: Cause): { cause: Cause; score: number }[] {
   const traced = analyses.filter((a) => a.trace_status === 'ok');
-  return DETECTORS.map((detector) => ({ cause: detector.cause, score: mean(traced.map((a) => a.scores[detector.cause] ?? 0)) })).sort(
-    (a, b) => b.score - a.score,
-  );
+  return DETECTORS.filter((d) => d.cause !== exclude)
+    .map((detector) => ({ cause: detector.cause, score: mean(traced.map((a) => a.scores[detector.cause] ?? 0)) }))
+    .sort((a, b) => b.score - a.score);
 }
 
-export function verdictFeatures(analyses: readonly ProbeAnalysis[]): VerdictFeatures {
-  const ranked = rankCauses(analyses);
+export function verdictFeatures(analyses: readonly ProbeAnalysis[], exclude?: Cause): VerdictFeatures {
+  const ranked = rankCauses(analyses, exclude);
   const traced = analyses.filter((a) => a.trace_status === 'ok').length;
   return { top: ranked[0]?.score ?? 0, margin: (ranked[0]?.score ?? 0) - (ranked[1]?.score ?? 0), support: Math.min(traced, 4) / 4 };
 }

@@ -8,10 +8,11 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Client } from '@elastic/elasticsearch';
 import { pino } from 'pino';
-import { EventBus, topicNameOf } from '@rag-immune/bus';
+import { topicNameOf, type EventBus } from '@rag-immune/bus';
 import type { ProbeResult, RootCauseReport } from '@rag-immune/contracts';
 import { startIdentifierWorker, type IdentifierWorker } from '../../src/index.ts';
 import { loadRecordedRuns } from '../support/fixtures.ts';
@@ -19,6 +20,15 @@ import { MALFORMED_TRACE, SLOW_TRACE, serveRecordedTraces } from '../support/rec
 import { cleanup, collectReports, endpoints, identifierEnv, namespace, sleep, waitFor, type Namespace } from '../support/stack.ts';
 
 const logger = pino({ level: 'warn' });
+
+/** The `immune` CLI as a process. */
+function immune(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'packages/cli/src/main.ts', ...args], { timeout: 60_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
 const runs = loadRecordedRuns();
 const es = new Client({ node: endpoints.elasticsearchUrl });
 let rag: Awaited<ReturnType<typeof serveRecordedTraces>>;
@@ -116,12 +126,24 @@ test('recorded reranker drift → one report; a replay of the same ProbeResults 
     assert.equal(shown.incident.state, 'reported');
     for (const claim of report.claims) for (const id of claim.evidence_ids) assert.ok(shown.evidence.some((e) => e.record_id === id));
 
+    const shownByCli = await immune(['incidents', 'show', report.incident_id, '--url', `http://127.0.0.1:${worker.port}`]);
+    assert.equal(shownByCli.code, 0, shownByCli.stderr);
+    assert.match(shownByCli.stdout, /Timeline:/);
+    assert.match(shownByCli.stdout, /reported/);
+    assert.match(shownByCli.stdout, new RegExp(`Evidence chain \\(${before} records`));
+    const listed = await immune(['incidents', 'list', '--json', '--url', `http://127.0.0.1:${worker.port}`]);
+    assert.equal((JSON.parse(listed.stdout) as { incident_id: string }[])[0]?.incident_id, report.incident_id);
+    assert.equal((await immune(['ledger', 'verify', report.incident_id, '--url', `http://127.0.0.1:${worker.port}`])).code, 0);
+
     // Tamper with one record's figure.
     const victim = shown.evidence[1]!.record_id;
     await es.update({ index: `${ns.indexPrefix}-evidence-ledger`, id: victim, doc: { observed: 12345 }, refresh: true });
     const tampered = (await (await fetch(`${url}/ledger/verify`)).json()) as { ok: boolean; problems: { record_id: string }[] };
     assert.equal(tampered.ok, false);
     assert.ok(tampered.problems.some((p) => p.record_id === victim));
+    const cliVerify = await immune(['ledger', 'verify', report.incident_id, '--url', `http://127.0.0.1:${worker.port}`]);
+    assert.equal(cliVerify.code, 65, cliVerify.stdout);
+    assert.match(cliVerify.stdout, /BROKEN/);
     // Create-only: the ledger refuses to overwrite an existing id.
     await assert.rejects(
       es.create({ index: `${ns.indexPrefix}-evidence-ledger`, id: victim, document: shown.evidence[1] as never }),

@@ -14,7 +14,7 @@ export interface QuestionLike {
   question: string;
   knowledge_id: string;
   expected: string;
-  expected_baseline: string;
+  expected_baseline: string | null;
 }
 
 /** A golden probe as the sentinel's probe file holds it. */

@@ -1,0 +1,197 @@
+import { Command } from 'commander';
+import { emit } from '../output.ts';
+import { CliError, ExitCode } from '../exit-codes.ts';
+
+/**
+ * `immune incidents list|show` and `immune ledger verify` against the identifier's HTTP API
+ * (token from IMMUNE_API_TOKEN or --token when the identifier requires one; never printed).
+ */
+
+interface ApiOptions {
+  url: string;
+  token?: string;
+  json: boolean;
+}
+
+const DEFAULT_URL = process.env.IMMUNE_IDENTIFIER_URL ?? 'http://127.0.0.1:9465';
+
+function withApiOptions(command: Command): Command {
+  return command
+    .option('--url <url>', 'identifier API (env IMMUNE_IDENTIFIER_URL)', DEFAULT_URL)
+    .option('--token <token>', 'identifier API token (default: env IMMUNE_API_TOKEN)')
+    .option('--json', 'one JSON document on stdout', false);
+}
+
+/** GETs from the identifier; unreachable → 69, bad token → 77, not found/refused → 65, server error → 1. */
+async function get<T>(options: ApiOptions, path: string): Promise<T> {
+  const token = options.token ?? process.env.IMMUNE_API_TOKEN;
+  let response: Response;
+  try {
+    response = await fetch(`${options.url.replace(/\/+$/, '')}${path}`, {
+      signal: AbortSignal.timeout(60_000),
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+    });
+  } catch (error) {
+    throw new CliError(
+      `identifier unreachable at ${options.url}: ${error instanceof Error ? error.message : String(error)}`,
+      ExitCode.unavailable,
+    );
+  }
+  const text = await response.text();
+  let json: { error?: string } | undefined;
+  try {
+    json = JSON.parse(text) as { error?: string };
+  } catch {
+    json = undefined;
+  }
+  if (!response.ok) {
+    const message = json?.error ?? text.slice(0, 200);
+    const code =
+      response.status === 401 || response.status === 403
+        ? ExitCode.noPermission
+        : response.status >= 500
+          ? ExitCode.failure
+          : ExitCode.dataError;
+    throw new CliError(`GET ${path}: HTTP ${response.status}: ${message}`, code);
+  }
+  return json as T;
+}
+
+const time = (ms: number | null | undefined) => (ms === null || ms === undefined ? '-' : new Date(ms).toISOString());
+const short = (hash: string) => `${hash.slice(0, 12)}…`;
+
+interface Summary {
+  incident_id: string;
+  state: string;
+  opened_at: number;
+  report_revision: number;
+  root_cause: string | null;
+  component: string | null;
+  confidence: number | null;
+  probes: number;
+}
+
+function renderList(incidents: Summary[]): string {
+  if (incidents.length === 0) return 'No incidents.';
+  const rows = incidents.map((i) => [
+    i.incident_id,
+    i.state,
+    time(i.opened_at),
+    i.root_cause ?? '-',
+    i.component ?? '-',
+    i.confidence === null ? '-' : i.confidence.toFixed(2),
+    String(i.report_revision),
+    String(i.probes),
+  ]);
+  const header = ['INCIDENT', 'STATE', 'OPENED', 'CAUSE', 'COMPONENT', 'CONF', 'REV', 'PROBES'];
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
+  return [header, ...rows]
+    .map((r) =>
+      r
+        .map((cell, c) => cell.padEnd(widths[c]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+interface EvidenceView {
+  seq: number;
+  record_id: string;
+  prev_hash: string;
+  kind: string;
+  detector: string | null;
+  subject: string;
+  metric: string;
+  observed: number;
+  baseline: number | null;
+}
+
+interface IncidentView {
+  incident_id: string;
+  state: string;
+  resolution: string | null;
+  opened_at: number;
+  window_start: number;
+  window_end: number;
+  verdict: { root_cause: string; component: string; confidence: number; outcome: string } | null;
+  report_revision: number;
+  probes: { probe_id: string }[];
+  timeline: { at: number; state: string; event: string; detail?: Record<string, unknown> }[];
+  ledger_head?: { hash: string; seq: number };
+}
+
+interface Verification {
+  ok: boolean;
+  records: number;
+  head: string | null;
+  orphans: string[];
+  problems: { record_id: string; seq: number | null; problem: string }[];
+}
+
+function renderShow(body: { incident: IncidentView; evidence: EvidenceView[] }): string {
+  const { incident, evidence } = body;
+  const lines = [
+    `Incident ${incident.incident_id}: ${incident.state}${incident.resolution ? ` (${incident.resolution})` : ''}`,
+    `  opened ${time(incident.opened_at)}, anomalies ${time(incident.window_start)} … ${time(incident.window_end)}`,
+    `  verdict: ${incident.verdict ? `${incident.verdict.root_cause} (${incident.verdict.component}), confidence ${Number(incident.verdict.confidence).toFixed(2)}, ${incident.verdict.outcome}` : 'none yet'}; report revision ${incident.report_revision}`,
+    `  probes: ${incident.probes.map((p) => p.probe_id).join(', ')}`,
+    '',
+    'Timeline:',
+    ...incident.timeline.map(
+      (t) =>
+        `  ${time(t.at)}  ${t.state.padEnd(10)} ${t.event}${Object.keys(t.detail ?? {}).length ? `  ${JSON.stringify(t.detail)}` : ''}`,
+    ),
+    '',
+    `Evidence chain (${evidence.length} records, head ${incident.ledger_head?.hash ? short(incident.ledger_head.hash) : '-'}):`,
+    ...evidence.map(
+      (r) =>
+        `  #${String(r.seq).padStart(3)} ${short(r.record_id)} ← ${short(r.prev_hash)}  ${r.kind}${r.detector ? ` [${r.detector}]` : ''} ${r.subject} ${r.metric}=${r.observed}${r.baseline === null ? '' : ` (baseline ${r.baseline})`}`,
+    ),
+  ];
+  return lines.join('\n');
+}
+
+export function incidentsCommand(): Command {
+  const incidents = new Command('incidents').description("The identifier's incidents: verdicts, timelines and evidence");
+  withApiOptions(incidents.command('list').description('List incidents, newest first'))
+    .option('--state <state>', 'only incidents in this state')
+    .action(async (options: ApiOptions & { state?: string }) => {
+      const body = await get<{ incidents: Summary[] }>(
+        options,
+        `/incidents${options.state ? `?state=${encodeURIComponent(options.state)}` : ''}`,
+      );
+      emit(options.json, body.incidents, () => renderList(body.incidents));
+    });
+  withApiOptions(
+    incidents
+      .command('show')
+      .description('One incident: its timeline and its evidence chain')
+      .argument('<incident>', 'incident id (inc-…)'),
+  ).action(async (incidentId: string, options: ApiOptions) => {
+    const body = await get<{ incident: IncidentView; evidence: EvidenceView[] }>(options, `/incidents/${encodeURIComponent(incidentId)}`);
+    emit(options.json, body, () => renderShow(body));
+  });
+  return incidents;
+}
+
+export function ledgerCommand(): Command {
+  const ledger = new Command('ledger').description('The evidence ledger');
+  withApiOptions(
+    ledger
+      .command('verify')
+      .description("Check an incident's hash chain; exit 65 when it is broken")
+      .argument('<incident>', 'incident id (inc-…)'),
+  ).action(async (incidentId: string, options: ApiOptions) => {
+    const result = await get<Verification>(options, `/incidents/${encodeURIComponent(incidentId)}/ledger/verify`);
+    emit(options.json, result, () =>
+      result.ok
+        ? `Ledger of ${incidentId}: OK, ${result.records} records chained from genesis to ${result.head ? short(result.head) : '-'}${result.orphans.length ? ` (${result.orphans.length} orphaned records off the chain)` : ''}`
+        : [`Ledger of ${incidentId}: BROKEN`, ...result.problems.map((p) => `  #${p.seq ?? '?'} ${short(p.record_id)}: ${p.problem}`)].join(
+            '\n',
+          ),
+    );
+    if (!result.ok) process.exitCode = ExitCode.dataError;
+  });
+  return ledger;
+}
