@@ -59,7 +59,10 @@ for (const kind of kinds) {
       run.context,
       { kind, ...(process.env.DEMO_FAULT_MODE ? { mode: process.env.DEMO_FAULT_MODE } : {}), fraction: 0.5, seed: 'demo' },
       {
-        timeoutMs: 180_000,
+        timeoutMs: 240_000,
+        concise: true,
+        // After the verified repair: the sentinel's clean round and memory's case, at most this long.
+        settleMs: 60_000,
         onStep: (step) => {
           if (step.key === 'injected') t0 = step.at;
           console.log(`${elapsed(step.at - t0)}  ${step.worker.padEnd(12)} ${step.what}`);

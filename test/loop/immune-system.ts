@@ -80,7 +80,7 @@ export class ImmuneSystem {
   }
 
   /** A worker's own variables (names from each worker's config.ts / README). */
-  workerEnv(kind: WorkerKind, port: number): Record<string, string> {
+  workerEnv(kind: WorkerKind, port: number, name: string = kind): Record<string, string> {
     const o = this.options;
     const group = `${o.namespace}-${kind}`;
     const base: Record<WorkerKind, Record<string, string>> = {
@@ -115,6 +115,9 @@ export class ImmuneSystem {
         EFFECTOR_PORT: String(port),
         EFFECTOR_API_TOKEN: this.tokens.effector,
         EFFECTOR_GROUP_ID: group,
+        // A restarted replica resumes the actions it owned (its name is stable across restarts).
+        EFFECTOR_INSTANCE_ID: '__NAME__',
+        EFFECTOR_LEASE_MS: '60000',
       },
       memory: {
         MEMORY_HOST: '127.0.0.1',
@@ -123,7 +126,9 @@ export class ImmuneSystem {
         MEMORY_GROUP_ID: group,
       },
     };
-    return { ...this.commonEnv(), ...base[kind], ...(o.env?.[kind] ?? {}) };
+    const env = { ...this.commonEnv(), ...base[kind], ...(o.env?.[kind] ?? {}) };
+    for (const [key, value] of Object.entries(env)) if (value === '__NAME__') env[key] = name;
+    return env;
   }
 
   private async instance(kind: WorkerKind, index: number, count: number): Promise<WorkerInstance> {
@@ -133,7 +138,7 @@ export class ImmuneSystem {
     const proc = new ManagedProcess({
       name,
       entry: ENTRY[kind],
-      env: this.workerEnv(kind, port),
+      env: this.workerEnv(kind, port, name),
       logFile: join(this.options.runDir, `${name}.log`),
       ready: logMessage(`${kind} listening`),
       healthPort: () => port,
@@ -177,8 +182,8 @@ export class ImmuneSystem {
     await this.worker(name).process.kill();
   }
 
-  async restart(name: string): Promise<void> {
-    await this.worker(name).process.restart();
+  async restart(name: string, env: Record<string, string | undefined> = {}): Promise<void> {
+    await this.worker(name).process.restart(env);
   }
 
   /** Graceful stop, sentinel first (no new anomalies while the others finish). */

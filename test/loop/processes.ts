@@ -228,8 +228,13 @@ export class ManagedProcess {
     clearTimeout(timer);
   }
 
-  async restart(): Promise<void> {
+  /** Restarts it (SIGKILL first if it still runs); `env` changes apply from this start on (undefined removes). */
+  async restart(env: Record<string, string | undefined> = {}): Promise<void> {
     await this.kill();
+    for (const [key, value] of Object.entries(env)) {
+      if (value === undefined) delete this.spec.env[key];
+      else this.spec.env[key] = value;
+    }
     await this.start();
   }
 }

@@ -152,8 +152,14 @@ export function evaluateTrial(
     }
     if (clean.size === touched.size) sentinelRecoveredAt = Math.max(...clean.values());
   }
+  // Memory's line for a case whose outcome is settled (recovered, failed or escalated).
   const remembered = recorder.healing.find(
-    (h) => h.worker.startsWith('memory') && h.incidentId !== null && incidents.includes(h.incidentId),
+    (h) =>
+      h.worker.startsWith('memory') &&
+      h.incidentId !== null &&
+      incidents.includes(h.incidentId) &&
+      typeof h.fields.outcome === 'string' &&
+      h.fields.outcome !== 'open',
   );
   const finalReport = reports.at(-1);
   const outcome: TrialResult['outcome'] =
@@ -190,6 +196,8 @@ export interface WatchOptions {
   timeoutMs: number;
   /** After a verified repair: also wait for the sentinel's clean round and memory's case (bounded). */
   settleMs?: number;
+  /** Leave out [HEALING] lines that repeat an event (the demo's terminal). */
+  concise?: boolean;
   /** Called with each new healing step as it appears. */
   onStep?: (step: HealingStep) => void;
 }
@@ -200,7 +208,7 @@ export async function runTrial(ctx: TrialContext, plan: FaultPlan, options: Watc
   const injected = await injectFault(ctx, plan);
   const shown = new Set<string>();
   const emit = (result: TrialResult) => {
-    for (const step of healingSteps(ctx.recorder, result)) {
+    for (const step of healingSteps(ctx.recorder, result, { concise: options.concise ?? false })) {
       if (shown.has(step.key)) continue;
       shown.add(step.key);
       options.onStep?.(step);
@@ -228,8 +236,16 @@ export async function runTrial(ctx: TrialContext, plan: FaultPlan, options: Watc
 
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? '-' : x.toFixed(2));
 
+/** [HEALING] lines that say again what a RootCauseReport or RepairAction on Kafka already shows. */
+const REPEATS_AN_EVENT = [
+  /^verdict /,
+  /^incident (repairing|verified|failed)\b/,
+  /^repair \S+ (started|verified)/,
+  /updated by (action|report) /,
+];
+
 /** The healing steps of a trial in time order: what the demo prints and the HTML report draws. */
-export function healingSteps(recorder: LoopRecorder, trial: TrialResult): HealingStep[] {
+export function healingSteps(recorder: LoopRecorder, trial: TrialResult, options: { concise?: boolean } = {}): HealingStep[] {
   const steps: HealingStep[] = [];
   const incidents = new Set(trial.incidents);
   steps.push({
@@ -251,6 +267,7 @@ export function healingSteps(recorder: LoopRecorder, trial: TrialResult): Healin
   }
   for (const line of recorder.healing) {
     if (line.incidentId === null || !incidents.has(line.incidentId)) continue;
+    if (options.concise && REPEATS_AN_EVENT.some((pattern) => pattern.test(line.message))) continue;
     steps.push({ key: `log:${line.worker}:${line.at}:${line.message}`, at: line.at, worker: line.worker, what: line.message });
   }
   for (const { event: r } of recorder.reports) {
@@ -266,7 +283,8 @@ export function healingSteps(recorder: LoopRecorder, trial: TrialResult): Healin
   }
   for (const { event: a } of recorder.actions) {
     if (!incidents.has(a.incident_id)) continue;
-    const v = a.verification;
+    // The started step carries only the before-figures; the verdict step has both.
+    const v = a.status === 'started' ? null : a.verification;
     const detail = [
       a.snapshot_id ? `snapshot ${a.snapshot_id}` : '',
       v ? `FCS ${pct(v.fcs_before)} -> ${pct(v.fcs_after)}, IC ${pct(v.ic_before)} -> ${pct(v.ic_after)}, recovered ${v.recovered}` : '',
