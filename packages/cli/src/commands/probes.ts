@@ -9,6 +9,9 @@ import {
   ProbeSetBuilder,
   applyRotation,
   defaultProbeSetOptions,
+  defaultThresholds,
+  detectability,
+  intentCoverage,
   defaultRotationOptions,
   parseQueryLog,
   planRotation,
@@ -74,17 +77,57 @@ export function probesCommand(): Command {
 
   probes
     .command('validate')
-    .description('Check a probe file; every bad line is reported with its number (exit 65)')
+    .description(
+      'Check a probe file; every bad line is reported with its number (exit 65). With --rag, also measure each active ' +
+        'probe on a clean RAG and reject probes that can never fire (clean FCS too low to drop by the threshold, and no IC to drop)',
+    )
     .argument('[file]', 'probe file; default as for list')
+    .option('--rag <url>', 'a clean RAG (health contract) to measure each active probe against')
+    .option('--fcs-drop <x>', 'the sentinel FCS drop threshold the probes must be able to cross', parseValue, defaultThresholds.fcsDrop)
+    .option('--ic-drop <x>', 'the sentinel IC drop threshold', parseValue, defaultThresholds.icDrop)
     .option('--json', 'machine-readable result', false)
-    .action(async (file: string | undefined, options: { json: boolean }) => {
+    .action(async (file: string | undefined, options: { rag?: string; fcsDrop: number; icDrop: number; json: boolean }) => {
       const path = file ?? defaultProbeFile();
       const catalog = await loadCatalog(path);
-      emit(
-        options.json,
-        { file: path, valid: true, probes: catalog.probes.length, active: catalog.active().length },
-        () => `${path}: ${catalog.probes.length} probes, ${catalog.active().length} active, valid`,
-      );
+      if (options.rag === undefined) {
+        emit(
+          options.json,
+          { file: path, valid: true, probes: catalog.probes.length, active: catalog.active().length },
+          () => `${path}: ${catalog.probes.length} probes, ${catalog.active().length} active, valid`,
+        );
+        return;
+      }
+      const { FactConsistencyScorer } = await import('@rag-immune/fcs');
+      const fcs = await FactConsistencyScorer.load();
+      const rag = new RagClient({ baseUrl: options.rag });
+      const rejected: string[] = [];
+      for (const probe of catalog.active()) {
+        let response;
+        try {
+          response = await rag.query({ query: probe.query });
+        } catch (error) {
+          throw new CliError(`${options.rag}: ${(error as Error).message}`, ExitCode.unavailable);
+        }
+        const scored =
+          response.answer.trim() === ''
+            ? { score: null }
+            : await fcs.score({
+                question: probe.query,
+                evidence: response.chunks.map((c) => ({ id: c.chunk_id, text: c.text })),
+                answer: response.answer,
+              });
+        const ic = intentCoverage(probe.query, response.answer, response.abstained ?? false).ic;
+        const gate = detectability({ fcs: scored.score, ic }, { fcsDrop: options.fcsDrop, icDrop: options.icDrop });
+        if (gate.verdict === 'rejected') rejected.push(probe.id);
+        emit(
+          options.json,
+          { probe_id: probe.id, fcs: scored.score, ic, verdict: gate.verdict, reason: gate.reason },
+          () => `${gate.verdict.padEnd(8)} ${probe.id.padEnd(48)} ${gate.reason}`,
+        );
+      }
+      if (rejected.length > 0)
+        throw new CliError(`${path}: ${rejected.length} probe(s) can never fire: ${rejected.join(', ')}`, ExitCode.dataError);
+      process.stderr.write(`${path}: ${catalog.active().length} active probes can fire\n`);
     });
 
   probes

@@ -1,4 +1,4 @@
-import type { GoldenProbe } from '@rag-immune/probing';
+import { BROKEN_FCS_FLOOR, defaultThresholds, type GoldenProbe } from '@rag-immune/probing';
 
 export interface RotationOptions {
   /** A probe whose online FCS stayed above this has lost its warning value. */
@@ -7,6 +7,11 @@ export interface RotationOptions {
   alwaysBrokenBelow: number;
   /** Fewer runs than this in the window is too little evidence to retire anything. */
   minRuns: number;
+  /**
+   * The sentinel's FCS drop threshold: a probe whose online FCS never rose above it plus the broken
+   * floor cannot show a drop and is retired as unable to fire (default: the sentinel's default).
+   */
+  fcsDrop?: number;
 }
 
 export const defaultRotationOptions: RotationOptions = { alwaysHealthyAbove: 0.95, alwaysBrokenBelow: 0.3, minRuns: 6 };
@@ -46,6 +51,16 @@ export function planRotation(
       };
     if (max !== null && max < options.alwaysBrokenBelow)
       return { probe, runs: scores.length, min, max, retire: true, reason: `always broken: FCS stayed below ${options.alwaysBrokenBelow}` };
+    const canFireAbove = (options.fcsDrop ?? defaultThresholds.fcsDrop) + BROKEN_FCS_FLOOR;
+    if (max !== null && max <= canFireAbove)
+      return {
+        probe,
+        runs: scores.length,
+        min,
+        max,
+        retire: true,
+        reason: `cannot fire: FCS never above ${canFireAbove.toFixed(2)}, so a drop by the threshold cannot show`,
+      };
     return { probe, runs: scores.length, min, max, retire: false, reason: 'still informative' };
   });
 }

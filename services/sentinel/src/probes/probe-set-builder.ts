@@ -1,5 +1,14 @@
 import type { QueryResponse } from '@rag-immune/rag-contract';
-import type { FactConsistencyPort, RagPort, GoldenProbe } from '@rag-immune/probing';
+import {
+  defaultThresholds,
+  detectability,
+  intentCoverage,
+  type AnomalyThresholds,
+  type Detectability,
+  type FactConsistencyPort,
+  type RagPort,
+  type GoldenProbe,
+} from '@rag-immune/probing';
 import { distanceToCentroid, kMeans } from './kmeans.ts';
 import type { QueryLogEntry } from './query-log.ts';
 
@@ -15,6 +24,9 @@ import type { QueryLogEntry } from './query-log.ts';
  * A deterministic RAG gives the same answer on every repeat, so the N runs also vary the query's
  * surface (case, punctuation, a polite prefix) the way users do; a query whose FCS moves under
  * such noise is one whose answer is on a knife's edge, which is what a probe should watch.
+ * 4. every candidate must be able to fire: its clean FCS must leave room for a drop by the sentinel's
+ *    threshold (see `detectability`); one whose FCS is flat near the floor and whose IC cannot drop
+ *    either is rejected, one where only IC can fire is kept but flagged.
  */
 export interface ProbeSetOptions {
   size: number;
@@ -24,6 +36,8 @@ export interface ProbeSetOptions {
   attributionShare: number;
   seed: number;
   now: Date;
+  /** The sentinel's thresholds a probe must be able to cross (default: the sentinel's defaults). */
+  thresholds?: Pick<AnomalyThresholds, 'fcsDrop' | 'icDrop'>;
 }
 
 export const defaultProbeSetOptions: ProbeSetOptions = {
@@ -46,6 +60,8 @@ export interface CandidateVerdict {
   source_share: number | null;
   accepted: boolean;
   reason: string;
+  /** Whether a clean-state drop can show on the probe: 'flagged' means only IC can fire. */
+  detectability?: Detectability['verdict'];
 }
 
 export interface ProbeSetReport {
@@ -161,6 +177,7 @@ export class ProbeSetBuilder {
     const scores: number[] = [];
     let source: string | null = null;
     let share: number | null = null;
+    let ic: number | null = null;
     // A candidate dropped before its FCS spread could be measured.
     const rejected = (reason: string): CandidateVerdict => ({
       ...base,
@@ -178,7 +195,10 @@ export class ProbeSetBuilder {
       } catch (error) {
         return rejected(`RAG call failed: ${(error as Error).message}`);
       }
-      if (index === 0) ({ source, share } = attribution(response));
+      if (index === 0) {
+        ({ source, share } = attribution(response));
+        ic = intentCoverage(entry.query, response.answer, response.abstained ?? false).ic;
+      }
       const verdict = await this.ports.fcs.score({
         question: entry.query,
         evidence: response.chunks.map((c) => ({ id: c.chunk_id, text: c.text })),
@@ -190,6 +210,9 @@ export class ProbeSetBuilder {
     const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
     const std = stdDev(scores);
     const verdict = { ...base, fcs_mean: mean, fcs_std: std, source, source_share: share };
+    // First: a probe that can never fire is useless however attributable or fragile it is.
+    const gate = detectability({ fcs: mean, ic }, this.options.thresholds ?? defaultThresholds);
+    if (gate.verdict === 'rejected') return { ...verdict, accepted: false, reason: gate.reason, detectability: gate.verdict };
     if (share === null || share < this.options.attributionShare)
       return {
         ...verdict,
@@ -198,7 +221,13 @@ export class ProbeSetBuilder {
       };
     if (std <= this.options.fragilityThreshold)
       return { ...verdict, accepted: false, reason: `not fragile: FCS std ${std.toFixed(3)} <= ${this.options.fragilityThreshold}` };
-    return { ...verdict, accepted: true, reason: `fragile (FCS std ${std.toFixed(3)}) and attributable to ${source}` };
+    const flagged = gate.verdict === 'flagged' ? `; flagged: ${gate.reason}` : '';
+    return {
+      ...verdict,
+      accepted: true,
+      reason: `fragile (FCS std ${std.toFixed(3)}) and attributable to ${source}${flagged}`,
+      detectability: gate.verdict,
+    };
   }
 
   private toProbe(entry: QueryLogEntry, cluster: string, source: string, index: number): GoldenProbe {
