@@ -19,7 +19,7 @@ export {
   type CardTransition,
   type HealingCase,
 } from './cases/healing-case.ts';
-export { CaseStore, CaseVersionConflictError, type CaseFilter, type StoredCase } from './cases/case-store.ts';
+export { CaseStore, CaseVersionConflictError, pointPayload, type CaseFilter, type StoredCase } from './cases/case-store.ts';
 export { CachedEmbedder, CaseRecorder, type SignatureEmbedder } from './cases/case-recorder.ts';
 export { reciprocalRankFusion } from './recommend/rrf.ts';
 export { rankStrategies, halfLifeWeight, caseWeight, type RankingCandidate, type StrategyRanking } from './recommend/strategy-ranking.ts';

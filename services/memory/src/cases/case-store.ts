@@ -267,7 +267,7 @@ export class CaseStore {
   }
 }
 
-function pointPayload(healingCase: HealingCase): Record<string, unknown> {
+export function pointPayload(healingCase: HealingCase): Record<string, unknown> {
   return {
     case_id: healingCase.case_id,
     incident_id: healingCase.incident_id,

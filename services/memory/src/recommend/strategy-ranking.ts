@@ -15,6 +15,8 @@ export interface RankingOptions {
   /** How much one failure of an intent counts against one success (default 1: equal). */
   failurePenalty?: number;
   excludeIntents?: readonly Intent[];
+  /** Temperature of the similarity kernel (default SIMILARITY_TEMPERATURE). */
+  similarityTemperature?: number;
 }
 
 export interface IntentEvidence {
@@ -44,11 +46,22 @@ export function halfLifeWeight(ageMs: number, halfLifeDays: number): number {
   return Math.pow(0.5, ageDays / halfLifeDays);
 }
 
-/** How much one case counts: similar, recent, important and standing for many duplicates counts more. */
-export function caseWeight(candidate: RankingCandidate, options: Pick<RankingOptions, 'now' | 'halfLifeDays'>): number {
+/** Default temperature of the similarity kernel: 0.05 lower similarity weighs e times less. */
+export const SIMILARITY_TEMPERATURE = 0.05;
+
+/**
+ * How much one case counts: similar, recent, important and standing for many duplicates counts
+ * more. Similarity enters through an exponential kernel, not linearly: above the threshold all cases
+ * of a cause look alike to a linear weight (0.7 vs 0.95), and the nearest incidents must decide.
+ */
+export function caseWeight(
+  candidate: RankingCandidate,
+  options: Pick<RankingOptions, 'now' | 'halfLifeDays' | 'similarityTemperature'>,
+): number {
   const { healingCase } = candidate;
   const recency = halfLifeWeight(options.now - healingCase.incident_at, options.halfLifeDays);
-  return candidate.similarity * recency * healingCase.card.importance * Math.max(1, healingCase.card.duplicate_count);
+  const kernel = Math.exp(-(1 - candidate.similarity) / (options.similarityTemperature ?? SIMILARITY_TEMPERATURE));
+  return kernel * recency * healingCase.card.importance * Math.max(1, healingCase.card.duplicate_count);
 }
 
 /**

@@ -103,6 +103,6 @@ test('excluded intents are never recommended; nothing healed means no strategy',
 test('a compacted case counts for each duplicate it stands for', () => {
   const many = healingCase('many', [['reparse_documents', true]]);
   many.card.duplicate_count = 4;
-  const ranking = rankStrategies([candidate(many, 0.7), candidate(healingCase('one', [['rollback_reranker', true]]), 0.9)], opts);
+  const ranking = rankStrategies([candidate(many, 0.85), candidate(healingCase('one', [['rollback_reranker', true]]), 0.9)], opts);
   assert.equal(ranking.strategy[0]?.intent, 'reparse_documents');
 });
