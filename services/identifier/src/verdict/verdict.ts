@@ -96,7 +96,7 @@ export function decideVerdict(
   const detector = DETECTORS.find((d) => d.cause === best);
   const mayWait = waitedMs < policy.maxWaitMs;
 
-  if (best !== null && confidence >= policy.acceptConfidence && (traced.length >= policy.minResults || !mayWait || confidence >= 0.95)) {
+  if (best !== null && confidence >= policy.acceptConfidence && (traced.length >= policy.minResults || !mayWait)) {
     return {
       outcome: 'cause',
       root_cause: best,

@@ -12,8 +12,11 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Client } from '@elastic/elasticsearch';
 import { pino } from 'pino';
+import { trace } from '@opentelemetry/api';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { startTelemetry, traceHeaders, type Telemetry } from '@rag-immune/worker-runtime';
 import { topicNameOf, type EventBus } from '@rag-immune/bus';
-import type { ProbeResult, RootCauseReport } from '@rag-immune/contracts';
+import { exampleRepairAction, type ProbeResult, type RepairAction, type RootCauseReport } from '@rag-immune/contracts';
 import { startIdentifierWorker, type IdentifierWorker } from '../../src/index.ts';
 import { loadRecordedRuns } from '../support/fixtures.ts';
 import { MALFORMED_TRACE, SLOW_TRACE, serveRecordedTraces } from '../support/recorded-rag.ts';
@@ -32,10 +35,15 @@ function immune(args: string[]): Promise<{ code: number; stdout: string; stderr:
 const runs = loadRecordedRuns();
 const es = new Client({ node: endpoints.elasticsearchUrl });
 let rag: Awaited<ReturnType<typeof serveRecordedTraces>>;
+// One tracer provider for the whole file (OpenTelemetry registers the first one globally), with
+// spans kept in memory so the trace-context test can look at them.
+const spans = new InMemorySpanExporter();
+let telemetry: Telemetry;
 const namespaces: Namespace[] = [];
 const buses: EventBus[] = [];
 
 before(async () => {
+  telemetry = startTelemetry('identifier', 'test', { env: {}, spanProcessors: [new SimpleSpanProcessor(spans)] });
   rag = await serveRecordedTraces(runs.flatMap((r) => [r.online_trace!, r.baseline_trace!]));
 });
 
@@ -44,6 +52,7 @@ after(async () => {
   await rag?.close();
   await Promise.all(namespaces.map((ns) => cleanup(ns)));
   await es.close();
+  await telemetry?.shutdown();
 });
 
 async function setup(label: string, extra: Record<string, string> = {}) {
@@ -96,7 +105,7 @@ const fresh = (result: ProbeResult): ProbeResult => ({ ...result, event_id: rand
 test('recorded reranker drift → one report; a replay of the same ProbeResults adds no ledger record; a tampered record fails verification', async () => {
   const { ns, reports, publisher, env, bus } = await setup('idr');
   const results = rerankerRuns.map((r) => fresh(r.result));
-  let worker: IdentifierWorker = await startIdentifierWorker(env, logger);
+  let worker: IdentifierWorker = await startIdentifierWorker(env, logger, { telemetry });
   try {
     await publisher.publishMany('probes', results);
     const report = await waitFor('a report', () => reports.find((r) => r.report_revision === 1), 30_000);
@@ -109,7 +118,7 @@ test('recorded reranker drift → one report; a replay of the same ProbeResults 
 
     // A fresh replica (no in-memory dedupe) reads the same ProbeResults again.
     await worker.stop();
-    worker = await startIdentifierWorker(env, logger);
+    worker = await startIdentifierWorker(env, logger, { telemetry });
     await publisher.publishMany('probes', results);
     await drained(ns, bus, env.IDENTIFIER_GROUP_ID!);
     assert.equal(await ledgerCount(ns, report.incident_id), before, 'the replay wrote ledger records');
@@ -156,7 +165,7 @@ test('recorded reranker drift → one report; a replay of the same ProbeResults 
 
 test('undecodable and schema-invalid events go to the dead-letter topic; the worker keeps consuming', async () => {
   const { ns, bus, publisher, env, reports } = await setup('idd');
-  const worker = await startIdentifierWorker(env, logger);
+  const worker = await startIdentifierWorker(env, logger, { telemetry });
   const producer = bus.kafka.producer();
   const consumer = bus.kafka.consumer({ groupId: `it-dlq-${ns.run}` });
   try {
@@ -185,7 +194,7 @@ test('undecodable and schema-invalid events go to the dead-letter topic; the wor
 
 test('traces that are missing, malformed or never answer become trace_unavailable open questions, never a cause', async () => {
   const { publisher, env, reports } = await setup('idt');
-  const worker = await startIdentifierWorker(env, logger);
+  const worker = await startIdentifierWorker(env, logger, { telemetry });
   try {
     const base = rerankerRuns[0]!.result;
     const withTrace = (id: string, probe: string): ProbeResult => ({
@@ -213,7 +222,7 @@ test('Elasticsearch unreachable: nothing is committed; the same events are handl
   // Establish the group's offsets with a healthy worker first: a partition without a committed
   // offset starts at the latest one (bus default), so prime every partition the test will use by
   // sending clean results under the same keys (probe ids).
-  let worker = await startIdentifierWorker(env, logger);
+  let worker = await startIdentifierWorker(env, logger, { telemetry });
   const clean = runs.find((r) => r.kind === 'clean')!.result;
   await publisher.publishMany(
     'probes',
@@ -222,7 +231,7 @@ test('Elasticsearch unreachable: nothing is committed; the same events are handl
   await drained(ns, bus, group);
   await worker.stop();
 
-  worker = await startIdentifierWorker({ ...env, ELASTICSEARCH_URL: 'http://127.0.0.1:9' }, pino({ level: 'silent' }));
+  worker = await startIdentifierWorker({ ...env, ELASTICSEARCH_URL: 'http://127.0.0.1:9' }, pino({ level: 'silent' }), { telemetry });
   const results = rerankerRuns.map((r) => fresh(r.result));
   await publisher.publishMany('probes', results);
   await sleep(8000);
@@ -239,7 +248,7 @@ test('Elasticsearch unreachable: nothing is committed; the same events are handl
   assert.equal(reports.length, 0);
   await worker.stop();
 
-  worker = await startIdentifierWorker(env, logger);
+  worker = await startIdentifierWorker(env, logger, { telemetry });
   try {
     const report = await waitFor('the report once Elasticsearch is back', () => reports[0], 60_000);
     assert.equal(report.root_cause, 'reranker_drift');
@@ -259,6 +268,91 @@ test('Elasticsearch unreachable: nothing is committed; the same events are handl
       },
       30_000,
     );
+  } finally {
+    await worker.stop();
+  }
+});
+
+test('repair lifecycle: actions move the incident to repairing and verified; anomalies meanwhile join it without a new report; clean rounds close it; a later anomaly opens a new incident', async () => {
+  const { publisher, env, reports } = await setup('idl', { IDENTIFIER_CLEAN_ROUNDS_TO_CLOSE: '1' });
+  const worker = await startIdentifierWorker(env, logger, { telemetry });
+  try {
+    const first = rerankerRuns.slice(0, 4).map((r) => fresh(r.result));
+    await publisher.publishMany('probes', first);
+    const report = await waitFor('a report', () => reports[0], 30_000);
+    // Reported once the evidence sufficed (two results); every affected probe is one of ours.
+    assert.ok(report.affected_probes.length >= 2);
+    assert.ok(report.affected_probes.every((p) => first.some((r) => r.probe_id === p.probe_id && r.query === p.query)));
+    const state = async () => (await worker.store.get(report.incident_id))?.doc;
+    const action = (status: RepairAction['status'], recovered: boolean | null = null): RepairAction => {
+      const template = exampleRepairAction(report.incident_id);
+      return {
+        ...template,
+        action_id: 'a-1',
+        report_event_id: report.event_id,
+        status,
+        verification: recovered === null ? null : { ...template.verification!, recovered },
+      };
+    };
+    await publisher.publishMany('actions', [action('planned'), action('started')]);
+    await waitFor('repairing', async () => ((await state())?.state === 'repairing' ? true : undefined), 20_000);
+
+    // An anomaly while repairing belongs to the incident; the verdict is unchanged, so no report.
+    const during = fresh(rerankerRuns[4]!.result);
+    await publisher.publish('probes', during);
+    await waitFor(
+      'the anomaly joined',
+      async () => ((await state())?.probe_event_ids.includes(during.event_id) ? true : undefined),
+      20_000,
+    );
+    assert.equal((await state())?.state, 'repairing');
+    assert.equal(reports.length, 1);
+
+    await publisher.publish('actions', action('succeeded', true));
+    await waitFor('verified', async () => ((await state())?.state === 'verified' ? true : undefined), 20_000);
+
+    // Clean results of every probe of the incident close it.
+    const clean = runs.find((r) => r.kind === 'clean')!.result;
+    const probeIds = (await state())!.probes.map((p) => p.probe_id);
+    await publisher.publishMany(
+      'probes',
+      probeIds.map((probeId) => ({ ...fresh(clean), probe_id: probeId })),
+    );
+    const closed = await waitFor('closed', async () => ((await state())?.state === 'closed' ? state() : undefined), 20_000);
+    assert.equal(closed!.resolution, 'repaired');
+    assert.deepEqual(
+      closed!.timeline.map((t) => t.state).filter((s, i, all) => all[i - 1] !== s),
+      ['open', 'diagnosing', 'reported', 'repairing', 'verified', 'closed'],
+    );
+
+    // After closure, a new anomaly is a new incident with its own report.
+    await publisher.publishMany(
+      'probes',
+      rerankerRuns.slice(0, 3).map((r) => fresh(r.result)),
+    );
+    const second = await waitFor('a second report', () => reports.find((r) => r.incident_id !== report.incident_id), 30_000);
+    assert.equal(second.report_revision, 1);
+  } finally {
+    await worker.stop();
+  }
+});
+
+test('identifier.analyze continues the trace context the ProbeResult carried in its Kafka headers', async () => {
+  const { publisher, env } = await setup('idc');
+  const worker = await startIdentifierWorker(env, logger, { telemetry });
+  try {
+    const result = fresh(rerankerRuns[0]!.result);
+    const traceId = await trace.getTracer('sentinel-test').startActiveSpan('sentinel.publish', async (span) => {
+      await publisher.publishMany('probes', [result], undefined, () => traceHeaders());
+      span.end();
+      return span.spanContext().traceId;
+    });
+    const analyze = await waitFor(
+      'an identifier.analyze span',
+      () => spans.getFinishedSpans().find((s) => s.name === 'identifier.analyze' && s.attributes.probe_event_id === result.event_id),
+      30_000,
+    );
+    assert.equal(analyze.spanContext().traceId, traceId);
   } finally {
     await worker.stop();
   }
