@@ -30,7 +30,12 @@ const out = resolve(repoRoot(), values.out ?? `bench/memory/cases/${values.prefi
 mkdirSync(dirname(out), { recursive: true });
 const bus = new EventBus(
   busConfigFromEnv(
-    { ...process.env, KAFKA_BROKERS: endpoints.kafkaBrokers.join(','), SCHEMA_REGISTRY_URL: endpoints.schemaRegistryUrl, BUS_TOPIC_PREFIX: values.prefix },
+    {
+      ...process.env,
+      KAFKA_BROKERS: endpoints.kafkaBrokers.join(','),
+      SCHEMA_REGISTRY_URL: endpoints.schemaRegistryUrl,
+      BUS_TOPIC_PREFIX: values.prefix,
+    },
     `memory-capture-${randomUUID().slice(0, 8)}`,
   ),
   pino({ level: 'warn' }),

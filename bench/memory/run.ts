@@ -91,7 +91,9 @@ function loadCaptured(dir: string): History[] {
 
 const time = (line: HistoryLine) => line.event.occurred_at;
 const asEvent = (line: HistoryLine): CaseEvent =>
-  line.topic === 'reports' ? { kind: 'report', event: line.event as RootCauseReport } : { kind: 'action', event: line.event as RepairAction };
+  line.topic === 'reports'
+    ? { kind: 'report', event: line.event as RootCauseReport }
+    : { kind: 'action', event: line.event as RepairAction };
 
 function storeFor(prefix: string, dimension: number): CaseStore {
   const names = storeNames(prefix);
@@ -142,12 +144,22 @@ async function accuracy(history: History, embedder: CachedEmbedder, index: numbe
     const all: HealingCase[] = [];
     for await (const s of store.scan(['active', 'superseded', 'archived'])) all.push(s.healingCase);
     const now = Math.max(...history.lines.map(time)) + 3_600_000;
-    const recommender = new Recommender(store, embedder, rules, audit, new MemoryMetrics(new Registry()), trace.getTracer('bench'), logger, {
-      threshold: config.MEMORY_SIMILARITY_THRESHOLD,
-      halfLifeDays: config.MEMORY_HALF_LIFE_DAYS,
-      candidates: config.MEMORY_CANDIDATES,
-      storeTimeoutMs: 10_000,
-    }, () => now);
+    const recommender = new Recommender(
+      store,
+      embedder,
+      rules,
+      audit,
+      new MemoryMetrics(new Registry()),
+      trace.getTracer('bench'),
+      logger,
+      {
+        threshold: config.MEMORY_SIMILARITY_THRESHOLD,
+        halfLifeDays: config.MEMORY_HALF_LIFE_DAYS,
+        candidates: config.MEMORY_CANDIDATES,
+        storeTimeoutMs: 10_000,
+      },
+      () => now,
+    );
     const evaluated = all.filter((c) => c.outcome === 'recovered' && c.signature !== null && c.recovered_by !== null);
     const result: AccuracyResult = {
       history,
@@ -228,11 +240,17 @@ async function latency(embedder: CachedEmbedder, inner: SentenceEmbedder): Promi
     }
     for (let i = 0; i < cases.length; i += 1000) {
       const batch = cases.slice(i, i + 1000);
-      const response = await store.es.bulk({ operations: batch.flatMap((c) => [{ index: { _index: store.options.casesIndex, _id: c.case_id } }, c]) });
+      const response = await store.es.bulk({
+        operations: batch.flatMap((c) => [{ index: { _index: store.options.casesIndex, _id: c.case_id } }, c]),
+      });
       if (response.errors) throw new Error('bulk load reported errors');
       await store.qdrant.upsert(store.options.collection, {
         wait: true,
-        points: batch.map((c) => ({ id: c.case_id, vector: Array.from(vectors.get(embeddingText(c.signature)) as Float32Array), payload: pointPayload(c) })),
+        points: batch.map((c) => ({
+          id: c.case_id,
+          vector: Array.from(vectors.get(embeddingText(c.signature)) as Float32Array),
+          payload: pointPayload(c),
+        })),
       });
     }
     await store.refresh();
@@ -270,7 +288,17 @@ async function latency(embedder: CachedEmbedder, inner: SentenceEmbedder): Promi
     }
     durations.sort((a, b) => a - b);
     const q = (p: number) => durations[Math.min(durations.length - 1, Math.ceil(p * durations.length) - 1)] ?? NaN;
-    return { cases: cases.length, requests: durations.length, p50: q(0.5), p95: q(0.95), p99: q(0.99), max: durations.at(-1) ?? NaN, fromCases, loadSeconds, distinctTexts: texts.length };
+    return {
+      cases: cases.length,
+      requests: durations.length,
+      p50: q(0.5),
+      p95: q(0.95),
+      p99: q(0.99),
+      max: durations.at(-1) ?? NaN,
+      fromCases,
+      loadSeconds,
+      distinctTexts: texts.length,
+    };
   } finally {
     await worker?.audit.flush();
     await worker?.stop();
@@ -310,7 +338,11 @@ const accuracyRows = results
   )
   .join('\n');
 const causeRows = results
-  .flatMap((r) => [...r.byCause.entries()].sort().map(([cause, row]) => `| ${r.history.name} | ${cause} | ${row.n} | ${pct(row.memory, row.n)} | ${pct(row.rules, row.n)} |`))
+  .flatMap((r) =>
+    [...r.byCause.entries()]
+      .sort()
+      .map(([cause, row]) => `| ${r.history.name} | ${cause} | ${row.n} | ${pct(row.memory, row.n)} | ${pct(row.rules, row.n)} |`),
+  )
   .join('\n');
 const markdown = `# bench/memory results
 
@@ -333,14 +365,18 @@ ${accuracyRows}
 
 Seed 003 §2.2: 89.3% on 217 cases. Goal of issue 10: ≥ 92% and strictly better than the rules alone.
 
-${results.some((r) => !r.history.provenance.startsWith('SYNTHETIC')) ? '' : `**No history captured from real loop runs was available for this run** (\`${values.history}/*.jsonl\` empty): the
+${
+  results.some((r) => !r.history.provenance.startsWith('SYNTHETIC'))
+    ? ''
+    : `**No history captured from real loop runs was available for this run** (\`${values.history}/*.jsonl\` empty): the
 only figure above is on a SYNTHETIC history. It shows that the retrieval pipeline (filters, vector + BM25, RRF, strategy
 ranking) learns a signature → action structure that a cause → action rule table cannot express, *where such structure
 exists*; the generator puts it there by assumption (see the ground-truth table in \`synthetic-history.ts\`: for
 vector-index corruption with points dropped over a wide scope and for a frozen knowledge source, the healing intent is not
 the rules' one; the effector's first try is the rules' intent). It is not evidence about the real loop, where the
 reference RAG's faults mostly have one healing hook per cause. Capture real histories with \`bench/memory/capture.ts\`.
-`}
+`
+}
 ### By cause
 
 | history | cause | scored | memory | rules only |

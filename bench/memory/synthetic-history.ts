@@ -43,8 +43,10 @@ export function prng(seed: number): () => number {
   };
 }
 
-const PACKAGES = Array.from({ length: 25 }, (_, i) =>
-  `pkg/${['openssl', 'curl', 'bash', 'coreutils', 'python3', 'nginx', 'postgresql', 'git', 'vim', 'systemd', 'zlib', 'libc6', 'perl', 'tar', 'gzip', 'openssh', 'sudo', 'apt', 'dpkg', 'grep', 'sed', 'gawk', 'util-linux', 'tzdata', 'ca-certificates'][i]}`,
+const PACKAGES = Array.from(
+  { length: 25 },
+  (_, i) =>
+    `pkg/${['openssl', 'curl', 'bash', 'coreutils', 'python3', 'nginx', 'postgresql', 'git', 'vim', 'systemd', 'zlib', 'libc6', 'perl', 'tar', 'gzip', 'openssh', 'sudo', 'apt', 'dpkg', 'grep', 'sed', 'gawk', 'util-linux', 'tzdata', 'ca-certificates'][i]}`,
 );
 
 interface Fault {
@@ -56,9 +58,21 @@ interface Fault {
 }
 
 const FAULTS: Fault[] = [
-  { kind: 'vector-index-corruption', cause: 'vector_index_corruption', component: 'vector_index', modes: ['perturb', 'zero', 'drop'], scoped: true },
+  {
+    kind: 'vector-index-corruption',
+    cause: 'vector_index_corruption',
+    component: 'vector_index',
+    modes: ['perturb', 'zero', 'drop'],
+    scoped: true,
+  },
   { kind: 'reranker-drift', cause: 'reranker_drift', component: 'reranker', modes: ['v2.2-drift'], scoped: false },
-  { kind: 'knowledge-source-failure', cause: 'knowledge_source_failure', component: 'knowledge_source', modes: ['stale', 'frozen'], scoped: true },
+  {
+    kind: 'knowledge-source-failure',
+    cause: 'knowledge_source_failure',
+    component: 'knowledge_source',
+    modes: ['stale', 'frozen'],
+    scoped: true,
+  },
   { kind: 'parser-bug', cause: 'parser_bug', component: 'parser', modes: ['merge-sections', 'boilerplate'], scoped: true },
   { kind: 'generator-inconsistency', cause: 'generator_inconsistency', component: 'generator', modes: ['swap'], scoped: true },
   { kind: 'tokenizer-anomaly', cause: 'tokenizer_anomaly', component: 'tokenizer', modes: ['lookalike-unicode'], scoped: false },
@@ -111,13 +125,25 @@ function claimsOf(kind: string, mode: string, r: () => number): Claim[] {
   const jitter = (x: number, spread: number) => x * (1 + (r() - 0.5) * spread);
   switch (`${kind}:${mode}`) {
     case 'vector-index-corruption:perturb':
-      return [c('retrieval_score_shift', 'top1_retrieval_score', jitter(0.55, 0.2), 0.82), c('retrieved_set_change', 'jaccard_top5', jitter(0.6, 0.2), 1)];
+      return [
+        c('retrieval_score_shift', 'top1_retrieval_score', jitter(0.55, 0.2), 0.82),
+        c('retrieved_set_change', 'jaccard_top5', jitter(0.6, 0.2), 1),
+      ];
     case 'vector-index-corruption:zero':
-      return [c('retrieval_score_shift', 'top1_retrieval_score', jitter(0.05, 0.5), 0.82), c('retrieved_set_change', 'jaccard_top5', jitter(0.1, 0.5), 1)];
+      return [
+        c('retrieval_score_shift', 'top1_retrieval_score', jitter(0.05, 0.5), 0.82),
+        c('retrieved_set_change', 'jaccard_top5', jitter(0.1, 0.5), 1),
+      ];
     case 'vector-index-corruption:drop':
-      return [c('retrieved_set_change', 'jaccard_top5', jitter(0.15, 0.5), 1), c('retrieved_set_change', 'retrieved_count', jitter(2, 0.4), 5)];
+      return [
+        c('retrieved_set_change', 'jaccard_top5', jitter(0.15, 0.5), 1),
+        c('retrieved_set_change', 'retrieved_count', jitter(2, 0.4), 5),
+      ];
     case 'reranker-drift:v2.2-drift':
-      return [c('rerank_score_shift', 'top1_rerank_score', jitter(0.4, 0.3), 0.91), c('component_version_change', 'reranker_version', 2.2, 2.1)];
+      return [
+        c('rerank_score_shift', 'top1_rerank_score', jitter(0.4, 0.3), 0.91),
+        c('component_version_change', 'reranker_version', 2.2, 2.1),
+      ];
     case 'knowledge-source-failure:stale':
       return [c('knowledge_staleness', 'kf_age_days', jitter(880, 0.2), 20), c('answer_fact_mismatch', 'fcs', jitter(0.35, 0.3), 0.9)];
     case 'knowledge-source-failure:frozen':
@@ -125,11 +151,17 @@ function claimsOf(kind: string, mode: string, r: () => number): Claim[] {
     case 'parser-bug:merge-sections':
       return [c('chunk_pollution', 'chunk_section_count', jitter(1, 0.2), 4), c('answer_fact_mismatch', 'fcs', jitter(0.4, 0.3), 0.9)];
     case 'parser-bug:boilerplate':
-      return [c('chunk_pollution', 'boilerplate_ratio', jitter(0.45, 0.3), 0.02), c('retrieval_score_shift', 'top1_retrieval_score', jitter(0.6, 0.2), 0.82)];
+      return [
+        c('chunk_pollution', 'boilerplate_ratio', jitter(0.45, 0.3), 0.02),
+        c('retrieval_score_shift', 'top1_retrieval_score', jitter(0.6, 0.2), 0.82),
+      ];
     case 'generator-inconsistency:swap':
       return [c('answer_fact_mismatch', 'fcs', jitter(0.2, 0.4), 0.92)];
     default:
-      return [c('query_encoding_anomaly', 'non_ascii_ratio', jitter(0.08, 0.5), 0), c('retrieval_score_shift', 'top1_retrieval_score', jitter(0.5, 0.3), 0.8)];
+      return [
+        c('query_encoding_anomaly', 'non_ascii_ratio', jitter(0.08, 0.5), 0),
+        c('retrieval_score_shift', 'top1_retrieval_score', jitter(0.5, 0.3), 0.8),
+      ];
   }
 }
 
@@ -155,7 +187,13 @@ export function syntheticHistory(options: SyntheticOptions): HistoryLine[] {
   const scopeSets = options.scopeSets
     ? Array.from({ length: options.scopeSets }, () => {
         const f = pick(fractions);
-        return { f, ids: [...PACKAGES].sort(() => r() - 0.5).slice(0, Math.max(1, Math.round(f * PACKAGES.length))).sort() };
+        return {
+          f,
+          ids: [...PACKAGES]
+            .sort(() => r() - 0.5)
+            .slice(0, Math.max(1, Math.round(f * PACKAGES.length)))
+            .sort(),
+        };
       })
     : null;
   const lines: HistoryLine[] = [];
@@ -170,7 +208,10 @@ export function syntheticHistory(options: SyntheticOptions): HistoryLine[] {
         fraction = set.f;
         ids = set.ids;
       } else {
-        ids = [...PACKAGES].sort(() => r() - 0.5).slice(0, Math.max(1, Math.round(fraction * PACKAGES.length))).sort();
+        ids = [...PACKAGES]
+          .sort(() => r() - 0.5)
+          .slice(0, Math.max(1, Math.round(fraction * PACKAGES.length)))
+          .sort();
       }
     }
     const incident = `syn-${options.seed}-${i}`;
@@ -228,7 +269,10 @@ export function syntheticHistory(options: SyntheticOptions): HistoryLine[] {
         failure: null,
         rollback_of_action_id: null,
       };
-      lines.push({ topic: 'actions', event: { ...base, event_id: uuid(`${actionId}:started`), occurred_at: t0, status: 'started', verification: null } });
+      lines.push({
+        topic: 'actions',
+        event: { ...base, event_id: uuid(`${actionId}:started`), occurred_at: t0, status: 'started', verification: null },
+      });
       const status = intent === 'escalate_to_human' ? 'escalated' : healed ? 'succeeded' : 'failed';
       lines.push({
         topic: 'actions',
@@ -240,7 +284,16 @@ export function syntheticHistory(options: SyntheticOptions): HistoryLine[] {
           verification:
             status === 'escalated'
               ? null
-              : { probe_ids: ['p'], fcs_before: 0.4, fcs_after: healed ? 0.9 : 0.4, ic_before: null, ic_after: null, kf_age_days_before: null, kf_age_days_after: null, recovered: healed },
+              : {
+                  probe_ids: ['p'],
+                  fcs_before: 0.4,
+                  fcs_after: healed ? 0.9 : 0.4,
+                  ic_before: null,
+                  ic_after: null,
+                  kf_age_days_before: null,
+                  kf_age_days_after: null,
+                  recovered: healed,
+                },
           failure: healed || status === 'escalated' ? null : { reason: 'verification_failed', message: 'probes still degraded' },
         },
       });

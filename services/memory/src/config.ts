@@ -32,7 +32,10 @@ export const MemoryConfigSchema = z.object({
   /** Per-call budget for Qdrant and Elasticsearch on the /recommend path. */
   MEMORY_STORE_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(800),
   /** A new consumer group reads the retained reports and actions from the start (default true). */
-  MEMORY_FROM_BEGINNING: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  MEMORY_FROM_BEGINNING: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
   MEMORY_CANDIDATES: z.coerce.number().int().min(1).max(500).default(50),
 });
 export type MemoryConfig = z.infer<typeof MemoryConfigSchema>;

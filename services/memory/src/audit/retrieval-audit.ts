@@ -71,7 +71,10 @@ export class RetrievalAudit {
       .index({ index: this.index, id: entry.audit_id, document: entry }, { requestTimeout: 5000, maxRetries: 1 })
       .then(() => undefined)
       .catch((error: unknown) => {
-        this.logger.warn({ audit_id: entry.audit_id, err: error instanceof Error ? error.message : String(error) }, 'retrieval audit record not written');
+        this.logger.warn(
+          { audit_id: entry.audit_id, err: error instanceof Error ? error.message : String(error) },
+          'retrieval audit record not written',
+        );
       })
       .finally(() => this.pending.delete(write));
     this.pending.add(write);

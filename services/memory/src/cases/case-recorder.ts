@@ -73,7 +73,11 @@ export class CaseRecorder {
     } else if (created) {
       healingLog(this.logger, fields, `case ${healingCase.case_id} opened for ${healingCase.signature?.root_cause ?? 'unknown cause'}`);
     } else if (healingCase.outcome !== 'open') {
-      healingLog(this.logger, fields, `case ${healingCase.case_id} ${healingCase.outcome}${healingCase.recovered_by ? ` by ${healingCase.recovered_by}` : ''}`);
+      healingLog(
+        this.logger,
+        fields,
+        `case ${healingCase.case_id} ${healingCase.outcome}${healingCase.recovered_by ? ` by ${healingCase.recovered_by}` : ''}`,
+      );
     } else {
       healingLog(this.logger, fields, `case ${healingCase.case_id} updated by ${input.kind} ${input.event.event_id}`);
     }

@@ -154,7 +154,11 @@ export class CaseStore {
 
   /** Keeps the point's filter payload (status, outcome) in step with the case document. */
   async syncPayload(healingCase: HealingCase): Promise<void> {
-    await this.qdrant.setPayload(this.options.collection, { wait: true, points: [healingCase.case_id], payload: pointPayload(healingCase) });
+    await this.qdrant.setPayload(this.options.collection, {
+      wait: true,
+      points: [healingCase.case_id],
+      payload: pointPayload(healingCase),
+    });
   }
 
   async many(ids: string[], budget?: CallBudget): Promise<HealingCase[]> {

@@ -293,6 +293,12 @@ export function embeddingText(signature: CaseSignature | null): string {
 export function signatureKey(environment: string, signature: CaseSignature | null): string {
   if (signature === null) return '';
   const claims = [...new Set(signature.claims.map((c) => `${c.kind}:${c.metric}:${moveWord(c.observed, c.baseline)}`))].sort();
-  const material = [environment, signature.root_cause, signature.affected_component, scopeWord(signature.affected_knowledge_ids.length), ...claims];
+  const material = [
+    environment,
+    signature.root_cause,
+    signature.affected_component,
+    scopeWord(signature.affected_knowledge_ids.length),
+    ...claims,
+  ];
   return createHash('sha256').update(material.join('\u0000')).digest('hex').slice(0, 32);
 }

@@ -79,7 +79,15 @@ export class Forgetter {
       const c = stored.get(t.case_id)?.healingCase;
       healingLog(
         this.logger,
-        { incident_id: c?.incident_id ?? 'unknown', case_id: t.case_id, field: t.field, from: t.from, to: t.to, reason: t.reason, related_case_id: t.related_case_id },
+        {
+          incident_id: c?.incident_id ?? 'unknown',
+          case_id: t.case_id,
+          field: t.field,
+          from: t.from,
+          to: t.to,
+          reason: t.reason,
+          related_case_id: t.related_case_id,
+        },
         `case ${t.case_id} ${t.field} ${t.from} -> ${t.to} (${t.reason})`,
       );
     }

@@ -60,7 +60,10 @@ export function planForgetting(cases: readonly HealingCase[], options: Forgettin
     const outcomes = new Set(group.map((c) => c.outcome));
     let survivors = group;
     if (outcomes.size > 1) {
-      const winner = [...group].sort((a, b) => conflictScore(b, options) - conflictScore(a, options) || b.incident_at - a.incident_at || a.case_id.localeCompare(b.case_id))[0] as HealingCase;
+      const winner = [...group].sort(
+        (a, b) =>
+          conflictScore(b, options) - conflictScore(a, options) || b.incident_at - a.incident_at || a.case_id.localeCompare(b.case_id),
+      )[0] as HealingCase;
       survivors = [];
       for (const c of group) {
         if (c.outcome === winner.outcome) {
@@ -77,7 +80,10 @@ export function planForgetting(cases: readonly HealingCase[], options: Forgettin
     }
     for (const same of byStrategy.values()) {
       if (same.length < 2) continue;
-      const [keeper, ...rest] = [...same].sort((a, b) => b.incident_at - a.incident_at || a.case_id.localeCompare(b.case_id)) as [HealingCase, ...HealingCase[]];
+      const [keeper, ...rest] = [...same].sort((a, b) => b.incident_at - a.incident_at || a.case_id.localeCompare(b.case_id)) as [
+        HealingCase,
+        ...HealingCase[],
+      ];
       for (const c of rest) {
         const from = keeper.card.duplicate_count;
         keeper.card.duplicate_count += c.card.duplicate_count;

@@ -1,15 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { SpanStatusCode, type Tracer } from '@opentelemetry/api';
-import {
-  ConsecutiveBreaker,
-  TimeoutStrategy,
-  circuitBreaker,
-  handleAll,
-  timeout,
-  wrap,
-  type IPolicy,
-} from 'cockatiel';
+import { ConsecutiveBreaker, TimeoutStrategy, circuitBreaker, handleAll, timeout, wrap, type IPolicy } from 'cockatiel';
 import { RecommendRequest, type ParsedRecommendRequest, type Recommendation } from '@rag-immune/memory-client';
 import { embeddingText, signatureText, type CaseSignature, type HealingCase } from '../cases/healing-case.ts';
 import type { CaseFilter, CaseStore, ScoredId } from '../cases/case-store.ts';
@@ -114,7 +106,10 @@ export class Recommender {
       retrieved = await this.storePolicy.execute(() => this.retrieve(vector, queryText, filter));
     } catch (caught) {
       error = caught instanceof Error ? `${caught.name}: ${caught.message}` : String(caught);
-      this.logger.warn({ incident_id: request.incident_id, audit_id: auditId, err: error }, 'case stores unreachable; answering from rules');
+      this.logger.warn(
+        { incident_id: request.incident_id, audit_id: auditId, err: error },
+        'case stores unreachable; answering from rules',
+      );
     }
 
     let answer: Recommendation;
@@ -122,7 +117,10 @@ export class Recommender {
     if (retrieved === null) {
       answer = this.fromRules(request, auditId, 'store_unavailable', true, null, []);
     } else {
-      const topSimilarity = retrieved.fused.reduce<number | null>((best, c) => (best === null || c.similarity > best ? c.similarity : best), null);
+      const topSimilarity = retrieved.fused.reduce<number | null>(
+        (best, c) => (best === null || c.similarity > best ? c.similarity : best),
+        null,
+      );
       const similar = retrieved.fused.filter((c) => c.similarity >= this.options.threshold);
       if (similar.length === 0) {
         const reason = retrieved.fused.length === 0 ? 'no_candidate_cases' : 'below_similarity_threshold';
@@ -175,7 +173,14 @@ export class Recommender {
     if (missing.length > 0) {
       for (const [id, stored] of await this.store.vectorsOf(missing)) similarity.set(id, clamp01(cosine(vector, stored)));
     }
-    const cases = new Map((await this.store.many(fused.map((f) => f.id), budget)).map((c) => [c.case_id, c]));
+    const cases = new Map(
+      (
+        await this.store.many(
+          fused.map((f) => f.id),
+          budget,
+        )
+      ).map((c) => [c.case_id, c]),
+    );
     return {
       vector: vectorHits,
       bm25: bm25Hits,
@@ -278,7 +283,12 @@ export class Recommender {
 }
 
 function citation(healingCase: HealingCase, similarity: number): Recommendation['citations'][number] {
-  return { case_id: healingCase.case_id, similarity: round(clamp01(similarity)), outcome: healingCase.outcome, intents: healingCase.intents };
+  return {
+    case_id: healingCase.case_id,
+    similarity: round(clamp01(similarity)),
+    outcome: healingCase.outcome,
+    intents: healingCase.intents,
+  };
 }
 
 export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {

@@ -45,7 +45,8 @@ let baseUrl: string;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const rerankClaims = (observed = 0.41) => [claim('rerank_score_shift', 'top1_rerank_score', observed, 0.92)];
 /** The same claims as a RecommendRequest carries them (no ledger ids, no subject). */
-const asked = (claims: ReturnType<typeof claim>[]) => claims.map(({ kind, metric, observed, baseline }) => ({ kind, metric, observed, baseline }));
+const asked = (claims: ReturnType<typeof claim>[]) =>
+  claims.map(({ kind, metric, observed, baseline }) => ({ kind, metric, observed, baseline }));
 
 async function caseOf(incidentId: string, until: (c: HealingCase) => boolean, timeoutMs = 60_000): Promise<HealingCase> {
   const deadline = Date.now() + timeoutMs;
@@ -68,7 +69,13 @@ async function recommend(request: RecommendRequest): Promise<Recommendation> {
 before(async () => {
   embedder = await SentenceEmbedder.load();
   const config = memoryConfigFromEnv(env);
-  worker = new MemoryWorker({ config, busConfig: busConfigFromEnv(env, `it-memory-${run}`), embedder, logger, tracer: trace.getTracer('it') });
+  worker = new MemoryWorker({
+    config,
+    busConfig: busConfigFromEnv(env, `it-memory-${run}`),
+    embedder,
+    logger,
+    tracer: trace.getTracer('it'),
+  });
   const { port } = await worker.start();
   baseUrl = `http://127.0.0.1:${port}`;
   client = new MemoryClient({ baseUrl, token: TOKEN, timeoutMs: 10_000 });
@@ -112,8 +119,14 @@ test('reports and actions from Kafka become cases in Elasticsearch and Qdrant, o
   await publisher.publish('reports', aReport);
   // b: a failed rebuild first, then the rollback that healed
   await publisher.publish('reports', report(incidents.b, { at: t + 1000, claims: rerankClaims(0.38) }));
-  await publisher.publish('actions', action(incidents.b, { intent: 'rebuild_index_incremental', tool: 'reindex', status: 'failed', at: t + 30_000 }));
-  await publisher.publish('actions', action(incidents.b, { intent: 'rollback_reranker', tool: 'pin_reranker', status: 'succeeded', attempt: 2, at: t + 90_000 }));
+  await publisher.publish(
+    'actions',
+    action(incidents.b, { intent: 'rebuild_index_incremental', tool: 'reindex', status: 'failed', at: t + 30_000 }),
+  );
+  await publisher.publish(
+    'actions',
+    action(incidents.b, { intent: 'rollback_reranker', tool: 'pin_reranker', status: 'succeeded', attempt: 2, at: t + 90_000 }),
+  );
   // c: another cause altogether
   await publisher.publish(
     'reports',
@@ -125,7 +138,10 @@ test('reports and actions from Kafka become cases in Elasticsearch and Qdrant, o
       affected_knowledge_ids: ['pkg/openssl', 'pkg/curl'],
     }),
   );
-  await publisher.publish('actions', action(incidents.c, { intent: 'rebuild_index_incremental', tool: 'reindex', status: 'succeeded', at: t + 50_000 }));
+  await publisher.publish(
+    'actions',
+    action(incidents.c, { intent: 'rebuild_index_incremental', tool: 'reindex', status: 'succeeded', at: t + 50_000 }),
+  );
 
   const a = await caseOf(incidents.a, (c) => c.signature !== null && c.outcome === 'recovered');
   assert.deepEqual(a.intents, ['rollback_reranker']);
@@ -152,7 +168,12 @@ test('reports and actions from Kafka become cases in Elasticsearch and Qdrant, o
 
 test('/recommend cites the similar cases and recommends what healed them; the call is audited', async () => {
   await worker.store.refresh();
-  const answer = await recommend({ incident_id: `inc-new-${run}`, root_cause: 'reranker_drift', affected_component: 'reranker', claims: asked(rerankClaims(0.4)) });
+  const answer = await recommend({
+    incident_id: `inc-new-${run}`,
+    root_cause: 'reranker_drift',
+    affected_component: 'reranker',
+    claims: asked(rerankClaims(0.4)),
+  });
   assert.equal(answer.source, 'cases', answer.reason);
   assert.equal(answer.degraded, false);
   assert.equal(answer.reason, 'similar_cases');
@@ -176,7 +197,12 @@ test('/recommend cites the similar cases and recommends what healed them; the ca
   assert.match(record.query_text, /reranker drift/);
 
   // The asking incident's own case is never its own precedent.
-  const own = await recommend({ incident_id: incidents.a, root_cause: 'reranker_drift', affected_component: 'reranker', claims: asked(rerankClaims(0.41)) });
+  const own = await recommend({
+    incident_id: incidents.a,
+    root_cause: 'reranker_drift',
+    affected_component: 'reranker',
+    claims: asked(rerankClaims(0.41)),
+  });
   assert.ok(!own.citations.some((x) => x.case_id === a.case_id));
 });
 
@@ -254,10 +280,14 @@ test('the CLI shows cases and what memory would recommend for an incident, with 
   assert.match(listed.stdout, new RegExp(incidents.c));
   assert.doesNotMatch(listed.stdout, new RegExp(incidents.a));
   await assert.rejects(
-    promisify(execFile)(process.execPath, ['--import', 'tsx', 'packages/cli/src/main.ts', 'cases', 'show', 'no-such-case', '--url', baseUrl], {
-      cwd: repoRoot(),
-      env: { ...process.env, IMMUNE_API_TOKEN: TOKEN },
-    }),
+    promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'packages/cli/src/main.ts', 'cases', 'show', 'no-such-case', '--url', baseUrl],
+      {
+        cwd: repoRoot(),
+        env: { ...process.env, IMMUNE_API_TOKEN: TOKEN },
+      },
+    ),
     (error: { code?: number; stderr?: string }) => error.code === 66 && /404/.test(error.stderr ?? ''),
   );
 });
@@ -266,7 +296,10 @@ test('forgetting compacts a near-duplicate in both stores, recorded, and the sup
   const publisher = await bus.publisher();
   const t = Date.now() - 600_000;
   await publisher.publish('reports', report(incidents.d, { at: t, claims: rerankClaims(0.43) }));
-  await publisher.publish('actions', action(incidents.d, { intent: 'rollback_reranker', tool: 'pin_reranker', status: 'succeeded', at: t + 20_000 }));
+  await publisher.publish(
+    'actions',
+    action(incidents.d, { intent: 'rollback_reranker', tool: 'pin_reranker', status: 'succeeded', at: t + 20_000 }),
+  );
   const d = await caseOf(incidents.d, (c) => c.outcome === 'recovered' && c.signature !== null);
   const a = await caseOf(incidents.a, () => true);
   assert.equal(d.signature_key, a.signature_key, 'd is a near-duplicate of a');
@@ -281,7 +314,12 @@ test('forgetting compacts a near-duplicate in both stores, recorded, and the sup
   const [point] = await worker.store.qdrant.retrieve(worker.store.options.collection, { ids: [a.case_id], with_payload: true });
   assert.equal(point?.payload?.status, 'superseded');
   await worker.store.refresh();
-  const answer = await recommend({ incident_id: `inc-after-${run}`, root_cause: 'reranker_drift', affected_component: 'reranker', claims: asked(rerankClaims(0.4)) });
+  const answer = await recommend({
+    incident_id: `inc-after-${run}`,
+    root_cause: 'reranker_drift',
+    affected_component: 'reranker',
+    claims: asked(rerankClaims(0.4)),
+  });
   assert.ok(!answer.citations.some((x) => x.case_id === a.case_id));
   assert.ok(answer.citations.some((x) => x.case_id === d.case_id));
   // Nothing was deleted.
@@ -302,7 +340,12 @@ test('with Elasticsearch and Qdrant unreachable: rules with the degraded flag, a
   const { port } = await deadWorker.start();
   const dead = new MemoryClient({ baseUrl: `http://127.0.0.1:${port}`, token: TOKEN, timeoutMs: 5000 });
   const started = Date.now();
-  const answer = await dead.recommend({ incident_id: `inc-dead-${run}`, root_cause: 'reranker_drift', affected_component: 'reranker', claims: asked(rerankClaims()) });
+  const answer = await dead.recommend({
+    incident_id: `inc-dead-${run}`,
+    root_cause: 'reranker_drift',
+    affected_component: 'reranker',
+    claims: asked(rerankClaims()),
+  });
   assert.equal(answer.source, 'rules');
   assert.equal(answer.degraded, true);
   assert.match(answer.reason, /^store_unavailable/);

@@ -119,7 +119,12 @@ test('events published while Elasticsearch is unreachable are recorded once it i
   let outcome: string | undefined;
   let sources = 0;
   while (Date.now() < deadline) {
-    const doc = await direct.get<{ outcome: string; card: { source_event_ids: string[] }; signature: unknown }>({ index: worker.store.options.casesIndex, id: caseId }).catch(() => undefined);
+    const doc = await direct
+      .get<{ outcome: string; card: { source_event_ids: string[] }; signature: unknown }>({
+        index: worker.store.options.casesIndex,
+        id: caseId,
+      })
+      .catch(() => undefined);
     outcome = doc?._source?.outcome;
     sources = doc?._source?.card.source_event_ids.length ?? 0;
     if (outcome === 'recovered' && sources === 2 && doc?._source?.signature) break;

@@ -76,7 +76,9 @@ after(async () => {
   const es = new Client({ node: endpoints.elasticsearchUrl });
   await es.indices.delete({ index: `${env.ES_INDEX_PREFIX}-*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => undefined);
   await es.close();
-  await new QdrantClient({ url: endpoints.qdrantUrl, checkCompatibility: false }).deleteCollection(`${env.ES_INDEX_PREFIX}-healing-cases`).catch(() => undefined);
+  await new QdrantClient({ url: endpoints.qdrantUrl, checkCompatibility: false })
+    .deleteCollection(`${env.ES_INDEX_PREFIX}-healing-cases`)
+    .catch(() => undefined);
 });
 
 test('a bad rules file stops start-up with exit 78 naming the file', async () => {
@@ -116,7 +118,10 @@ test('the worker process builds cases from Kafka and recommends from them, then 
       affected_knowledge_ids: ['pkg/openssl', 'pkg/curl'],
     }),
   );
-  await publisher.publish('actions', action(incident, { intent: 'switch_backup_source', tool: 'knowledge_source', status: 'succeeded', at: t + 30_000 }));
+  await publisher.publish(
+    'actions',
+    action(incident, { intent: 'switch_backup_source', tool: 'knowledge_source', status: 'succeeded', at: t + 30_000 }),
+  );
 
   const deadline = Date.now() + 60_000;
   let healingCase: { case_id: string; outcome: string; signature: unknown } | undefined;
@@ -128,10 +133,28 @@ test('the worker process builds cases from Kafka and recommends from them, then 
   assert.equal(healingCase?.outcome, 'recovered');
 
   // Searches see the case after Elasticsearch's refresh interval.
-  let answer = await client.recommend({ incident_id: `inc-proc-new-${run}`, root_cause: 'knowledge_source_failure', affected_component: 'knowledge_source', claims: [{ kind: 'knowledge_staleness', metric: 'kf_age_days', observed: 200, baseline: 2 }], affected_knowledge_ids: ['pkg/openssl', 'pkg/curl'] }, 10_000);
+  let answer = await client.recommend(
+    {
+      incident_id: `inc-proc-new-${run}`,
+      root_cause: 'knowledge_source_failure',
+      affected_component: 'knowledge_source',
+      claims: [{ kind: 'knowledge_staleness', metric: 'kf_age_days', observed: 200, baseline: 2 }],
+      affected_knowledge_ids: ['pkg/openssl', 'pkg/curl'],
+    },
+    10_000,
+  );
   for (let i = 0; i < 10 && answer.source !== 'cases'; i++) {
     await new Promise((resolve) => setTimeout(resolve, 500));
-    answer = await client.recommend({ incident_id: `inc-proc-new-${run}`, root_cause: 'knowledge_source_failure', affected_component: 'knowledge_source', claims: [{ kind: 'knowledge_staleness', metric: 'kf_age_days', observed: 200, baseline: 2 }], affected_knowledge_ids: ['pkg/openssl', 'pkg/curl'] }, 10_000);
+    answer = await client.recommend(
+      {
+        incident_id: `inc-proc-new-${run}`,
+        root_cause: 'knowledge_source_failure',
+        affected_component: 'knowledge_source',
+        claims: [{ kind: 'knowledge_staleness', metric: 'kf_age_days', observed: 200, baseline: 2 }],
+        affected_knowledge_ids: ['pkg/openssl', 'pkg/curl'],
+      },
+      10_000,
+    );
   }
   assert.equal(answer.source, 'cases', answer.reason);
   assert.equal(answer.strategy[0]?.intent, 'switch_backup_source');

@@ -8,10 +8,7 @@ export function claim(kind: Claim['kind'], metric: string, observed: number, bas
   return { claim_id: randomUUID().slice(0, 8), kind, subject, metric, observed, baseline, evidence_ids: ['ev-1'] };
 }
 
-export function report(
-  incidentId: string,
-  fields: Partial<Omit<RootCauseReport, 'incident_id'>> & { at?: number } = {},
-): RootCauseReport {
+export function report(incidentId: string, fields: Partial<Omit<RootCauseReport, 'incident_id'>> & { at?: number } = {}): RootCauseReport {
   const at = fields.at ?? Date.now();
   const { at: _at, ...rest } = fields;
   return {

@@ -68,7 +68,8 @@ test('every delivery order of the same events gives the same case', () => {
     [2, 0, 4, 1, 3],
     [3, 4, 0, 2, 1],
   ];
-  for (const order of orders) assert.deepEqual(essence(fold(order.map((i) => events[i] as CaseEvent))), reference, `order ${order.join(',')}`);
+  for (const order of orders)
+    assert.deepEqual(essence(fold(order.map((i) => events[i] as CaseEvent))), reference, `order ${order.join(',')}`);
 });
 
 test('a duplicate event changes nothing and is reported as such', () => {
@@ -115,7 +116,11 @@ test('a late "started" never undoes a "succeeded", and a rollback after success 
   ]);
   assert.equal(c.actions[0]?.status, 'succeeded');
   assert.equal(c.outcome, 'recovered');
-  const rolledBack = applyEvent(c, { kind: 'action', event: action('inc-1', { action_id: done.action_id, status: 'rolled_back', at: T + 5000 }) }, now);
+  const rolledBack = applyEvent(
+    c,
+    { kind: 'action', event: action('inc-1', { action_id: done.action_id, status: 'rolled_back', at: T + 5000 }) },
+    now,
+  );
   assert.equal(rolledBack?.actions[0]?.status, 'rolled_back');
   assert.equal(rolledBack?.outcome, 'failed');
 });
@@ -135,8 +140,15 @@ test('an event of another incident is refused', () => {
 
 test('near signatures share a key; a different move or scope does not', () => {
   const key = (observed: number, ids: string[] = []) =>
-    fold([{ kind: 'report', event: report('x', { claims: [claim('rerank_score_shift', 'top1_rerank_score', observed, 0.9)], affected_knowledge_ids: ids }) }], 'x')
-      .signature_key;
+    fold(
+      [
+        {
+          kind: 'report',
+          event: report('x', { claims: [claim('rerank_score_shift', 'top1_rerank_score', observed, 0.9)], affected_knowledge_ids: ids }),
+        },
+      ],
+      'x',
+    ).signature_key;
   assert.equal(key(0.3), key(0.35));
   assert.notEqual(key(0.3), key(0.85));
   assert.notEqual(key(0.3), key(0.3, ['pkg/a', 'pkg/b', 'pkg/c', 'pkg/d', 'pkg/e']));

@@ -19,7 +19,14 @@ const request = (fields: Partial<RecommendRequest>) =>
 test('the shipped rules file is valid and covers every known cause', () => {
   const rules = ExpertRules.load(DEFAULT_RULES_FILE);
   assert.equal(rules.version, 'rules.v1');
-  for (const cause of ['vector_index_corruption', 'reranker_drift', 'knowledge_source_failure', 'parser_bug', 'generator_inconsistency', 'tokenizer_anomaly'] as const) {
+  for (const cause of [
+    'vector_index_corruption',
+    'reranker_drift',
+    'knowledge_source_failure',
+    'parser_bug',
+    'generator_inconsistency',
+    'tokenizer_anomaly',
+  ] as const) {
     const decision = rules.decide(request({ root_cause: cause }));
     assert.notEqual(decision.rule_id, 'fallback', cause);
     assert.notEqual(decision.strategy[0]?.intent, 'escalate_to_human', cause);
@@ -29,9 +36,15 @@ test('the shipped rules file is valid and covers every known cause', () => {
 
 test('a missing, non-JSON or off-schema file is refused naming the path and the problem', () => {
   const missing = join(dir, 'absent.json');
-  assert.throws(() => ExpertRules.load(missing), (e: unknown) => e instanceof RulesFileError && e.message.includes(missing) && /cannot read/.test(e.message));
+  assert.throws(
+    () => ExpertRules.load(missing),
+    (e: unknown) => e instanceof RulesFileError && e.message.includes(missing) && /cannot read/.test(e.message),
+  );
   const notJson = write('bad.json', '{ "version": ');
-  assert.throws(() => ExpertRules.load(notJson), (e: unknown) => e instanceof RulesFileError && e.path === notJson && /not JSON/.test(e.message));
+  assert.throws(
+    () => ExpertRules.load(notJson),
+    (e: unknown) => e instanceof RulesFileError && e.path === notJson && /not JSON/.test(e.message),
+  );
   const badIntent = write(
     'intent.json',
     JSON.stringify({
@@ -41,14 +54,25 @@ test('a missing, non-JSON or off-schema file is refused naming the path and the 
       fallback: { strategy: [{ intent: 'escalate_to_human', tool: null }], confidence: 0.1, why: 'w' },
     }),
   );
-  assert.throws(() => ExpertRules.load(badIntent), (e: unknown) => e instanceof RulesFileError && /rules\.0\.strategy\.0\.intent/.test(e.message));
+  assert.throws(
+    () => ExpertRules.load(badIntent),
+    (e: unknown) => e instanceof RulesFileError && /rules\.0\.strategy\.0\.intent/.test(e.message),
+  );
   const badVersion = write('version.json', JSON.stringify({ version: '1', description: 'x', rules: [], fallback: {} }));
-  assert.throws(() => ExpertRules.load(badVersion), (e: unknown) => e instanceof RulesFileError && /version/.test(e.message) && /rules/.test(e.message));
+  assert.throws(
+    () => ExpertRules.load(badVersion),
+    (e: unknown) => e instanceof RulesFileError && /version/.test(e.message) && /rules/.test(e.message),
+  );
 });
 
 test('duplicate rule ids are refused', () => {
   const rule = { id: 'same', why: 'w', when: {}, strategy: [{ intent: 'rollback_reranker', tool: null }], confidence: 0.5 };
-  const file = { version: 'rules.v3', description: 'x', rules: [rule, rule], fallback: { strategy: [{ intent: 'escalate_to_human' }], confidence: 0.1, why: 'w' } };
+  const file = {
+    version: 'rules.v3',
+    description: 'x',
+    rules: [rule, rule],
+    fallback: { strategy: [{ intent: 'escalate_to_human' }], confidence: 0.1, why: 'w' },
+  };
   assert.throws(() => ExpertRules.fromJson('mem.json', file), /duplicate rule id same/);
 });
 
@@ -64,20 +88,40 @@ test('first match wins; claim and scope conditions; excluded intents skip to the
         strategy: [{ intent: 'refresh_knowledge_source', tool: 'refresh' }],
         confidence: 0.7,
       },
-      { id: 'source', why: 'w', when: { root_cause: ['knowledge_source_failure'] }, strategy: [{ intent: 'switch_backup_source', tool: null }], confidence: 0.5 },
+      {
+        id: 'source',
+        why: 'w',
+        when: { root_cause: ['knowledge_source_failure'] },
+        strategy: [{ intent: 'switch_backup_source', tool: null }],
+        confidence: 0.5,
+      },
     ],
     fallback: { strategy: [{ intent: 'escalate_to_human', tool: null }], confidence: 0.1, why: 'w' },
   });
   const ids = ['a', 'b', 'c', 'd', 'e'];
   const stale = [{ kind: 'knowledge_staleness', metric: 'kf_age_days', observed: 45, baseline: 2 }];
-  assert.equal(rules.decide(request({ root_cause: 'knowledge_source_failure', claims: stale, affected_knowledge_ids: ids })).rule_id, 'stale-wide');
-  assert.equal(rules.decide(request({ root_cause: 'knowledge_source_failure', claims: stale, affected_knowledge_ids: ['a'] })).rule_id, 'source');
   assert.equal(
-    rules.decide(request({ root_cause: 'knowledge_source_failure', claims: stale, affected_knowledge_ids: ids, exclude_intents: ['refresh_knowledge_source'] }))
-      .rule_id,
+    rules.decide(request({ root_cause: 'knowledge_source_failure', claims: stale, affected_knowledge_ids: ids })).rule_id,
+    'stale-wide',
+  );
+  assert.equal(
+    rules.decide(request({ root_cause: 'knowledge_source_failure', claims: stale, affected_knowledge_ids: ['a'] })).rule_id,
     'source',
   );
-  const exhausted = rules.decide(request({ root_cause: 'knowledge_source_failure', exclude_intents: ['switch_backup_source', 'escalate_to_human'] }));
+  assert.equal(
+    rules.decide(
+      request({
+        root_cause: 'knowledge_source_failure',
+        claims: stale,
+        affected_knowledge_ids: ids,
+        exclude_intents: ['refresh_knowledge_source'],
+      }),
+    ).rule_id,
+    'source',
+  );
+  const exhausted = rules.decide(
+    request({ root_cause: 'knowledge_source_failure', exclude_intents: ['switch_backup_source', 'escalate_to_human'] }),
+  );
   assert.equal(exhausted.rule_id, 'fallback');
   assert.deepEqual(exhausted.strategy, [{ intent: 'escalate_to_human', tool: null }]);
 });

@@ -12,9 +12,19 @@ const options = { now: NOW, halfLifeDays: 30, archiveBelow: 0.05 };
 function healingCase(id: string, steps: [RepairAction['intent'], boolean][], ageDays: number, observed = 0.4): HealingCase {
   const at = NOW - ageDays * DAY;
   let c = emptyCase(id, 'default', new Date(at));
-  c = applyEvent(c, { kind: 'report', event: report(id, { at, claims: [claim('rerank_score_shift', 'top1_rerank_score', observed, 0.9)] }) }, new Date(at)) ?? c;
+  c =
+    applyEvent(
+      c,
+      { kind: 'report', event: report(id, { at, claims: [claim('rerank_score_shift', 'top1_rerank_score', observed, 0.9)] }) },
+      new Date(at),
+    ) ?? c;
   steps.forEach(([intent, healed], i) => {
-    c = applyEvent(c, { kind: 'action', event: action(id, { intent, status: healed ? 'succeeded' : 'failed', at: at + (i + 1) * 1000 }) }, new Date(at)) ?? c;
+    c =
+      applyEvent(
+        c,
+        { kind: 'action', event: action(id, { intent, status: healed ? 'succeeded' : 'failed', at: at + (i + 1) * 1000 }) },
+        new Date(at),
+      ) ?? c;
   });
   return c;
 }
@@ -56,7 +66,7 @@ test('conflicting cases: a much more recent failure beats an old success, a clos
 });
 
 test('near-duplicates are compacted into the newest with their count; different signatures are left alone', () => {
-  const a = healingCase('a', [['rollback_reranker', true]], 10, 0.40);
+  const a = healingCase('a', [['rollback_reranker', true]], 10, 0.4);
   const b = healingCase('b', [['rollback_reranker', true]], 5, 0.42);
   const c = healingCase('c', [['rollback_reranker', true]], 3, 0.38);
   const other = healingCase('o', [['rollback_reranker', true]], 4, 0.88);

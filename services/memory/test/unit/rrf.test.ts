@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { reciprocalRankFusion } from '../../src/recommend/rrf.ts';
 
 test('each list adds 1/(k + rank) per id', () => {
-  const fused = reciprocalRankFusion([['a', 'b'], ['b', 'c']], 60);
+  const fused = reciprocalRankFusion(
+    [
+      ['a', 'b'],
+      ['b', 'c'],
+    ],
+    60,
+  );
   const score = Object.fromEntries(fused.map((f) => [f.id, f.score]));
   assert.equal(score.a, 1 / 61);
   assert.equal(score.b, 1 / 62 + 1 / 61);
@@ -15,7 +21,13 @@ test('each list adds 1/(k + rank) per id', () => {
 });
 
 test('an id found by both channels beats one ranked first by only one', () => {
-  const fused = reciprocalRankFusion([['x', 'y', 'z'], ['q', 'r', 'z']], 60);
+  const fused = reciprocalRankFusion(
+    [
+      ['x', 'y', 'z'],
+      ['q', 'r', 'z'],
+    ],
+    60,
+  );
   assert.equal(fused[0]?.id, 'z');
 });
 

@@ -54,8 +54,20 @@ test('a strategy that failed on similar incidents is demoted below one that heal
   const ranking = rankStrategies(
     [
       // rebuild was tried first and failed twice; rollback healed after it
-      candidate(healingCase('a', [['rebuild_index_incremental', false], ['rollback_reranker', true]]), 0.9),
-      candidate(healingCase('b', [['rebuild_index_incremental', false], ['rollback_reranker', true]]), 0.85),
+      candidate(
+        healingCase('a', [
+          ['rebuild_index_incremental', false],
+          ['rollback_reranker', true],
+        ]),
+        0.9,
+      ),
+      candidate(
+        healingCase('b', [
+          ['rebuild_index_incremental', false],
+          ['rollback_reranker', true],
+        ]),
+        0.85,
+      ),
       candidate(healingCase('c', [['rebuild_index_incremental', true]]), 0.8),
     ],
     opts,
@@ -89,7 +101,10 @@ test('similarity: a closer case outweighs a farther one of the same age', () => 
 });
 
 test('excluded intents are never recommended; nothing healed means no strategy', () => {
-  const cases = [candidate(healingCase('a', [['rollback_reranker', true]]), 0.9), candidate(healingCase('b', [['reparse_documents', true]]), 0.7)];
+  const cases = [
+    candidate(healingCase('a', [['rollback_reranker', true]]), 0.9),
+    candidate(healingCase('b', [['reparse_documents', true]]), 0.7),
+  ];
   const ranking = rankStrategies(cases, { ...opts, excludeIntents: ['rollback_reranker'] });
   assert.deepEqual(
     ranking.strategy.map((s) => s.intent),

@@ -1,0 +1,67 @@
+/**
+ * Produces a case history for bench/memory from REAL healing runs of the loop: the reference RAG
+ * pair and the four workers as processes on the local stack (test/loop), one fault per trial with
+ * kind, mode, scope fraction and seed varied, each on a fresh online RAG. After every trial the
+ * RootCauseReport and RepairAction events the run's topics carried so far are (re)written to
+ * bench/memory/cases/<file>.jsonl, so a stopped run still leaves what it produced.
+ *
+ *   npx tsx bench/memory/real-history.ts [--trials 40] [--kinds a,b] [--interval 3] [--timeout 180]
+ *                                        [--out bench/memory/cases/loop-<UTC date>.jsonl]
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { repoRoot } from '@rag-immune/stack';
+import { LoopRun } from '../../test/loop/loop-run.ts';
+import { SEEN_FAULT_KINDS, expectationOf, type FaultPlan } from '../../test/loop/faults.ts';
+import { runTrial } from '../../test/loop/trial.ts';
+
+const { values } = parseArgs({
+  options: {
+    trials: { type: 'string', default: '40' },
+    kinds: { type: 'string', default: SEEN_FAULT_KINDS.join(',') },
+    interval: { type: 'string', default: '3' },
+    timeout: { type: 'string', default: '180' },
+    out: { type: 'string', default: `bench/memory/cases/loop-${new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-')}.jsonl` },
+  },
+});
+const kinds = values.kinds.split(',').filter(Boolean);
+const out = resolve(repoRoot(), values.out);
+mkdirSync(dirname(out), { recursive: true });
+const FRACTIONS = [0.25, 0.5, 0.75, 1, 0.4, 0.6];
+const log = (text: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${text}`);
+
+const run = new LoopRun({ label: 'memory-history', probeIntervalSeconds: Number(values.interval), say: log });
+const dump = () => {
+  const lines = [
+    ...run.recorder.reports.map((r) => ({ topic: 'reports', event: r.event })),
+    ...run.recorder.actions.map((a) => ({ topic: 'actions', event: a.event })),
+  ].sort((a, b) => a.event.occurred_at - b.event.occurred_at);
+  writeFileSync(out, lines.map((l) => JSON.stringify(l)).join('\n') + (lines.length > 0 ? '\n' : ''));
+  return lines.length;
+};
+try {
+  await run.start();
+  await run.cleanRounds(1);
+  for (let i = 0; i < Number(values.trials); i += 1) {
+    const kind = kinds[i % kinds.length] as string;
+    const expectation = expectationOf(kind);
+    const round = Math.floor(i / kinds.length);
+    if (i > 0) {
+      await run.resetOnline();
+      await run.cleanRounds(1);
+    }
+    const plan: FaultPlan = {
+      kind,
+      mode: expectation.modes[round % expectation.modes.length] as string,
+      fraction: FRACTIONS[(round + i) % FRACTIONS.length] as number,
+      seed: `memory-${i}`,
+    };
+    const trial = await runTrial(run.context, plan, { timeoutMs: Number(values.timeout) * 1000, settleMs: 15_000 });
+    log(`trial ${i + 1} ${JSON.stringify(plan)} -> ${trial.outcome}; ${dump()} events in ${values.out}`);
+  }
+} finally {
+  if (run.recorder) dump();
+  await run.close();
+}
+process.exit(0);
