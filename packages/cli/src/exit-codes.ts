@@ -6,6 +6,8 @@ export const ExitCode = {
   dataError: 65,
   noInput: 66,
   unavailable: 69,
+  /** Authentication refused (a missing or wrong API token). */
+  noPermission: 77,
   config: 78,
 } as const;
 

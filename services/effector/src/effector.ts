@@ -1,7 +1,7 @@
 import { context as otelContext, SpanStatusCode, type Context, type Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { eventEnvelope, type RepairAction, type RootCauseReport } from '@rag-immune/contracts';
-import type { RagClient } from '@rag-immune/rag-contract';
+import { RagHttpError, type RagClient } from '@rag-immune/rag-contract';
 import { MemoryUnavailableError, type MemoryClient, type Recommendation } from '@rag-immune/memory-client';
 import { healingLog } from '@rag-immune/worker-runtime';
 import { INTENT_TOOLS, toolNamed } from './actions/catalogue.ts';
@@ -117,6 +117,38 @@ export class Effector {
         }
       },
     );
+  }
+
+  /**
+   * What the Kafka handler calls: records the report durably (so a crash after the offset commit
+   * loses nothing: start-up re-runs open incidents), then repairs in the background, so a long
+   * repair never stalls the consumer's heartbeats.
+   */
+  async accept(report: RootCauseReport, parent: Context, onOutcome?: (outcome: IncidentOutcome | Error) => void): Promise<void> {
+    if (!(await this.deps.incidents.record(report))) {
+      this.deps.metrics.reports.inc({ outcome: 'superseded' });
+      this.deps.logger.info(
+        { incident_id: report.incident_id, report_revision: report.report_revision },
+        'report superseded by a later revision: ignored',
+      );
+      onOutcome?.('superseded');
+      return;
+    }
+    void this.handle(report, parent).then(
+      (outcome) => onOutcome?.(outcome),
+      (error: unknown) => {
+        this.deps.logger.error(
+          { incident_id: report.incident_id, err: errorMessage(error) },
+          'repair failed unexpectedly; the incident stays open and is re-run at start-up',
+        );
+        onOutcome?.(error as Error);
+      },
+    );
+  }
+
+  /** Resolves when every repair this process has in hand has finished (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.chains.size > 0) await Promise.allSettled([...this.chains.values()]);
   }
 
   /** One incident at a time within this process (a grant approval and a redelivery must not interleave). */
@@ -400,7 +432,7 @@ export class Effector {
     }
     let before: ProbeMeasurement;
     try {
-      before = await deps.verifier.measure(report);
+      before = await deps.verifier.measure(report, Math.max(deps.ragTimeoutMs, 60_000));
     } catch (error) {
       return fail({
         reason: error instanceof VerificationTimeoutError ? 'timeout' : 'verification_failed',
@@ -528,8 +560,15 @@ export class Effector {
   ): Promise<Versioned<ActionDoc> | null> {
     const args = JSON.parse(v.doc.args_json) as Record<string, unknown>;
     const prior = JSON.parse(v.doc.prior_json ?? '{}') as PriorState;
+    let toolUndoRefused: string | null = null;
     try {
-      await tool.undo(ctx, args, prior);
+      try {
+        await tool.undo(ctx, args, prior);
+      } catch (error) {
+        // The RAG refusing the undo (4xx) means it refused the change too: the snapshot still runs.
+        if (!(error instanceof RagHttpError && error.status < 500)) throw error;
+        toolUndoRefused = errorMessage(error);
+      }
       if (v.doc.snapshot_id !== null) {
         const record = await this.deps.snapshots.get(v.doc.snapshot_id);
         if (record === null) throw new SnapshotError('restore', `snapshot ${v.doc.snapshot_id} is not recorded`);
@@ -547,7 +586,7 @@ export class Effector {
     }
     const rolled = await this.deps.actions.update(v, {
       status: 'rolled_back',
-      rollback_reason: reason,
+      rollback_reason: toolUndoRefused === null ? reason : `${reason} (the RAG refused the tool undo: ${toolUndoRefused})`,
       lease_until: null,
       finished_at: new Date().toISOString(),
     });

@@ -7,7 +7,7 @@ import { busConfigFromEnv, onTerminationSignal, InvalidConfigError } from '@rag-
 import { FactConsistencyScorer } from '@rag-immune/fcs';
 import { EXIT_CONFIG, WorkerConfigError, startTelemetry, workerLogger } from '@rag-immune/worker-runtime';
 import { EFFECTOR_VERSION, effectorConfigFromEnv } from './config.ts';
-import { InvalidPolicyError } from './policy/policy.ts';
+import { InvalidPolicyError, loadPolicy } from './policy/policy.ts';
 import { startEffectorWorker } from './worker.ts';
 
 const logger = workerLogger('effector', EFFECTOR_VERSION);
@@ -15,6 +15,8 @@ const logger = workerLogger('effector', EFFECTOR_VERSION);
 async function main(): Promise<void> {
   const config = effectorConfigFromEnv(process.env);
   const busConfig = busConfigFromEnv(process.env, `rag-immune-effector-${process.pid}`);
+  // Fail fast on a bad policy, before the model loads.
+  loadPolicy(config.EFFECTOR_POLICY_FILE);
   const telemetry = startTelemetry('effector', EFFECTOR_VERSION);
   const fcs = await FactConsistencyScorer.load({
     ...(config.EFFECTOR_FCS_MODEL ? { modelPath: config.EFFECTOR_FCS_MODEL } : {}),

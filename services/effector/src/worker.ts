@@ -84,7 +84,7 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     tracer,
     thresholds: defaultThresholds,
     sourceTrust: {},
-    callTimeoutMs: Math.min(config.EFFECTOR_RAG_TIMEOUT_MS, config.EFFECTOR_VERIFY_TIMEOUT_MS),
+    callTimeoutMs: config.EFFECTOR_RAG_TIMEOUT_MS,
     callAttempts: 2,
     version: EFFECTOR_VERSION,
   });
@@ -147,15 +147,8 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
   await bus.subscribe({
     topic: 'reports',
     groupId: config.EFFECTOR_GROUP_ID,
-    handle: async (report, delivery) => {
-      try {
-        const outcome = await effector.handle(report, contextFromHeaders(delivery.headers));
-        options.onOutcome?.(report, outcome);
-      } catch (error) {
-        options.onOutcome?.(report, error as Error);
-        throw error;
-      }
-    },
+    handle: (report, delivery) =>
+      effector.accept(report, contextFromHeaders(delivery.headers), (outcome) => options.onOutcome?.(report, outcome)),
   });
   ready = true;
   logger.info({ port, mode: (await stores.modes.get()).mode, policy_version: policy.policy_version }, 'effector listening');
@@ -167,9 +160,10 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     stores,
     async stop() {
       ready = false;
+      await bus.stop();
+      await effector.idle();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await bus.stop();
       await es.close();
     },
   };

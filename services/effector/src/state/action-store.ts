@@ -85,6 +85,7 @@ export class ActionStore {
       status: kw,
       owner: kw,
       snapshot_id: kw,
+      executions: int,
       created_at: date,
       started_at: date,
       updated_at: date,
@@ -148,7 +149,16 @@ export class ActionStore {
   async failedCount(incidentId: string): Promise<number> {
     const r = await this.es.count({
       index: this.index,
-      query: { bool: { must: [{ term: { incident_id: incidentId } }, { terms: { status: ['failed', 'rolled_back'] } }] } },
+      // Only repairs that ran count: an inapplicable tool (refused before any change) is no failed repair.
+      query: {
+        bool: {
+          must: [
+            { term: { incident_id: incidentId } },
+            { terms: { status: ['failed', 'rolled_back'] } },
+            { range: { executions: { gte: 1 } } },
+          ],
+        },
+      },
     });
     return r.count;
   }

@@ -50,12 +50,13 @@ export class RecoveryVerifier {
     private readonly timeoutMs: number,
   ) {}
 
-  async measure(report: RootCauseReport): Promise<ProbeMeasurement> {
+  /** Runs the probes; `timeoutMs` overrides the verification budget (the before-repair figures get the RAG's call budget). */
+  async measure(report: RootCauseReport, timeoutMs = this.timeoutMs): Promise<ProbeMeasurement> {
     const probes = probesOf(report);
     if (probes.length === 0) throw new Error('the report names no affected probes: a repair cannot be verified');
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new VerificationTimeoutError(this.timeoutMs)), this.timeoutMs);
+      timer = setTimeout(() => reject(new VerificationTimeoutError(timeoutMs)), timeoutMs);
     });
     try {
       const results = await Promise.race([Promise.all(probes.map((probe) => this.runner.run(probe))), timeout]);

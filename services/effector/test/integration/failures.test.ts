@@ -1,0 +1,196 @@
+/**
+ * Bad input and faults on the real stack, each a typed failure event with nothing half-applied:
+ * an unknown cause (escalated), no matching policy branch, a RAG refusing a repair hook (409),
+ * Qdrant unreachable during the snapshot, verification probes timing out (undone, then the circuit
+ * breaker escalates); and start-up refusals of the process for a bad policy or a missing token.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import type { EffectorWorker } from '../../src/index.ts';
+import { degradedQuestions, fault, lifecycle, questionsAbout, reportFor, sleep, startHarness, type Harness } from './harness.ts';
+import { REPO_ROOT, processEnv } from './process.ts';
+
+let h: Harness;
+
+before(async () => {
+  h = await startHarness('c');
+});
+
+after(async () => {
+  await h?.close();
+});
+
+async function withWorker<T>(env: Record<string, string>, body: (worker: EffectorWorker) => Promise<T>): Promise<T> {
+  const worker = await h.startWorker(env);
+  try {
+    return await body(worker);
+  } finally {
+    await worker.stop();
+  }
+}
+
+const settled = (incident: string) => (ev: typeof h.events) =>
+  ev.some((e) => e.incident_id === incident && ['succeeded', 'escalated'].includes(e.status));
+const someQuestions = () => questionsAbout(h.rags.knowledgeIds).slice(0, 2);
+
+test('unknown cause: escalated to a human, nothing executed; no matching branch: a typed policy_denied failure', async () => {
+  await withWorker({}, async (worker) => {
+    const incident = `inc-unknown-${h.run}`;
+    await h.publishReport(reportFor(incident, 'unknown', 'unknown', someQuestions(), []));
+    await h.waitFor(settled(incident), 60_000, 'escalation');
+    assert.deepEqual(lifecycle(h.events, incident), ['escalate_to_human:planned', 'escalate_to_human:escalated']);
+    const docs = (await h.api(worker, 'GET', `/actions?incident=${incident}`)).json.actions as { executions: number }[];
+    assert.ok(docs.every((d) => d.executions === 0));
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'effector-policy-'));
+  const narrow = join(dir, 'policy.yaml');
+  writeFileSync(
+    narrow,
+    "policy_version: '9.0.0'\nbranches:\n  - id: reranker-only\n    when: { cause: [reranker_drift] }\n    actions: [{ tool: pin_reranker_version, reason: only this }]\n",
+  );
+  await withWorker({ EFFECTOR_POLICY_FILE: narrow }, async () => {
+    const incident = `inc-nobranch-${h.run}`;
+    await h.publishReport(reportFor(incident, 'tokenizer_anomaly', 'tokenizer', someQuestions(), []));
+    await h.waitFor((ev) => ev.some((e) => e.incident_id === incident), 60_000, 'no-branch failure');
+    await sleep(1000);
+    const events = h.events.filter((e) => e.incident_id === incident);
+    assert.deepEqual(
+      events.map((e) => `${e.tool}:${e.status}:${e.failure?.reason}`),
+      ['no_policy_branch:failed:policy_denied'],
+    );
+    assert.match(events[0]?.failure?.message ?? '', /no policy branch matches cause tokenizer_anomaly/);
+    assert.equal(events[0]?.arguments.policy_version, '9.0.0');
+  });
+});
+
+test('a RAG refusing the repair hook (409): typed tool_error, the snapshot restored, the irreversible fallback waits for a grant', async () => {
+  // The baseline has frozen knowledge: it refuses knowledge-source mutation with 409.
+  const collection = h.rags.baseline.config.QDRANT_COLLECTION as string;
+  const pointsBefore = (await h.qdrant.count(collection, { exact: true })).count;
+  await withWorker({ EFFECTOR_ONLINE_RAG_URL: h.rags.baselineUrl, EFFECTOR_QDRANT_COLLECTION: collection }, async (worker) => {
+    const incident = `inc-refused-${h.run}`;
+    const ids = [...h.rags.knowledgeIds].filter((id) => id.startsWith('changelog/')).slice(0, 2);
+    await h.publishReport(reportFor(incident, 'knowledge_source_failure', 'knowledge_source', questionsAbout(ids).slice(0, 2), ids));
+    await h.waitFor(
+      (ev) => ev.some((e) => e.incident_id === incident && e.tool === 'refresh_knowledge_source'),
+      90_000,
+      'fallback planned',
+    );
+    const events = h.events.filter((e) => e.incident_id === incident);
+    assert.deepEqual(
+      events.map((e) => `${e.tool}:${e.status}`),
+      [
+        'switch_to_backup_source:planned',
+        'switch_to_backup_source:started',
+        'switch_to_backup_source:failed',
+        'switch_to_backup_source:rolled_back',
+        'refresh_knowledge_source:planned',
+      ],
+    );
+    const failed = events.find((e) => e.status === 'failed')!;
+    assert.equal(failed.failure?.reason, 'tool_error');
+    assert.match(failed.failure?.message ?? '', /409/);
+    assert.ok(failed.snapshot_id);
+    const snapshot = (
+      (await h.api(worker, 'GET', `/snapshots?incident=${incident}`)).json.snapshots as { status: string; points_count: number }[]
+    )[0];
+    assert.equal(snapshot?.status, 'restored');
+    assert.equal(snapshot?.points_count, pointsBefore);
+    assert.equal((await h.qdrant.count(collection, { exact: true })).count, pointsBefore);
+    const grants = (await h.api(worker, 'GET', '/grants?status=pending')).json.grants as { incident_id: string; tool: string }[];
+    assert.deepEqual(
+      grants.filter((g) => g.incident_id === incident).map((g) => g.tool),
+      ['refresh_knowledge_source'],
+      'irreversible: needs a grant even in auto mode',
+    );
+  });
+});
+
+test('Qdrant unreachable during the snapshot: snapshot_failed, the repair never runs, escalated', async () => {
+  await withWorker({ EFFECTOR_QDRANT_URL: 'http://127.0.0.1:9' }, async (worker) => {
+    const incident = `inc-noqdrant-${h.run}`;
+    const ids = [...h.rags.knowledgeIds].slice(0, 2);
+    await h.publishReport(reportFor(incident, 'vector_index_corruption', 'vector_index', questionsAbout(ids).slice(0, 2), ids));
+    await h.waitFor(settled(incident), 90_000, 'escalation');
+    const events = h.events.filter((e) => e.incident_id === incident);
+    assert.deepEqual(
+      events.map((e) => `${e.tool}:${e.status}:${e.failure?.reason ?? ''}`),
+      [
+        'reindex_knowledge:planned:',
+        'reindex_knowledge:failed:snapshot_failed',
+        'restore_collection_snapshot:failed:policy_denied',
+        'escalate_to_human:planned:',
+        'escalate_to_human:escalated:',
+      ],
+    );
+    assert.match(events[1]?.failure?.message ?? '', /snapshot of .* failed/);
+    const docs = (await h.api(worker, 'GET', `/actions?incident=${incident}`)).json.actions as { executions: number }[];
+    assert.ok(
+      docs.every((d) => d.executions === 0),
+      'nothing executed',
+    );
+  });
+});
+
+test('verification probes timing out: typed timeout, the pin undone; after the failure limit the breaker escalates and alerts', async () => {
+  const injected = await fault(h, 'POST', 'generator-inconsistency', {
+    scope: { knowledge_ids: [...h.rags.knowledgeIds].filter((id) => id.startsWith('changelog/')).slice(0, 3) },
+  });
+  try {
+    const faulty = (await h.online.capabilities()).active_versions?.generator;
+    const probes = await degradedQuestions(h, questionsAbout(injected.fault?.affected_knowledge_ids ?? []), 2);
+    assert.ok(probes.length > 0);
+    await withWorker({ EFFECTOR_VERIFY_TIMEOUT_MS: '100', EFFECTOR_MAX_FAILED_REPAIRS: '1' }, async (worker) => {
+      const incident = `inc-timeout-${h.run}`;
+      await h.publishReport(
+        reportFor(incident, 'generator_inconsistency', 'generator', probes, injected.fault?.affected_knowledge_ids ?? []),
+      );
+      await h.waitFor(settled(incident), 120_000, 'escalation');
+      const events = h.events.filter((e) => e.incident_id === incident);
+      assert.deepEqual(
+        events.map((e) => `${e.tool}:${e.status}:${e.failure?.reason ?? ''}`),
+        [
+          'pin_generator_version:planned:',
+          'pin_generator_version:started:',
+          'pin_generator_version:failed:timeout',
+          'pin_generator_version:rolled_back:',
+          'enable_answer_validation:planned:',
+          'escalate_to_human:escalated:',
+        ],
+      );
+      assert.equal(events.at(-1)?.arguments.escalation, 'failed_repairs');
+      assert.equal((await h.online.capabilities()).active_versions?.generator, faulty, 'the pin was undone: nothing half-applied');
+      const metrics = await (await fetch(`${worker.url}/metrics`)).text();
+      assert.match(metrics, /effector_breaker_open\{component="generator"\} 1/);
+      assert.match(metrics, /effector_escalations_total\{reason="failed_repairs"\} 1/);
+    });
+  } finally {
+    await fault(h, 'DELETE', 'generator-inconsistency').catch(() => undefined);
+  }
+});
+
+test('the process refuses to start on a bad policy (exit 78 naming the line) or without its API token (naming the key)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'effector-policy-'));
+  const bad = join(dir, 'policy.yaml');
+  writeFileSync(
+    bad,
+    "policy_version: '1.0.0'\nbranches:\n  - id: x\n    when: {}\n    actions:\n      - { tool: reboot_everything, reason: no }\n",
+  );
+  const refused = spawnSync('npx', ['tsx', 'services/effector/src/main.ts'], {
+    cwd: REPO_ROOT,
+    env: processEnv(h, { EFFECTOR_POLICY_FILE: bad }),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.equal(refused.status, 78, refused.stdout + refused.stderr);
+  assert.match(refused.stdout, /line 6 \(branches\.0\.actions\.0\.tool\): unknown tool/);
+  const env = processEnv(h);
+  delete env.EFFECTOR_API_TOKEN;
+  const noToken = spawnSync('npx', ['tsx', 'services/effector/src/main.ts'], { cwd: REPO_ROOT, env, encoding: 'utf8', timeout: 60_000 });
+  assert.equal(noToken.status, 78);
+  assert.match(noToken.stdout, /EFFECTOR_API_TOKEN/);
+});
