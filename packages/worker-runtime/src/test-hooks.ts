@@ -10,9 +10,10 @@ import type { Logger } from 'pino';
 const points = new Set((process.env.RAG_IMMUNE_TEST_PAUSE ?? '').split(',').filter(Boolean));
 const pauseMs = Number(process.env.RAG_IMMUNE_TEST_PAUSE_MS ?? 30_000);
 
-export async function testPause(point: string, logger: Logger, fields: Record<string, unknown> = {}): Promise<void> {
+export async function testPause(point: string, logger: Logger | undefined, fields: Record<string, unknown> = {}): Promise<void> {
   if (!points.has(point)) return;
   points.delete(point); // once per process: the step after a restart runs normally
-  logger.warn({ ...fields, point, pause_ms: pauseMs }, 'test pause');
+  if (logger) logger.warn({ ...fields, point, pause_ms: pauseMs }, 'test pause');
+  else process.stdout.write(`${JSON.stringify({ ...fields, point, pause_ms: pauseMs, msg: 'test pause' })}\n`);
   await new Promise((resolve) => setTimeout(resolve, pauseMs));
 }

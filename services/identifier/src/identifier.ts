@@ -9,7 +9,7 @@ import { context, SpanStatusCode, type Context, type Tracer } from '@opentelemet
 import type { Logger } from 'pino';
 import { eventEnvelope, type EvidenceClaim, type ProbeResult, type RepairAction, type RootCauseReport } from '@rag-immune/contracts';
 import type { RagClient } from '@rag-immune/rag-contract';
-import { healingLog } from '@rag-immune/worker-runtime';
+import { healingLog, testPause } from '@rag-immune/worker-runtime';
 import { evidenceDrafts, prepareAnalysis, toProbeAnalysis, type PreparedAnalysis } from './analysis.ts';
 import { DETECTORS } from './detectors/index.ts';
 import type { IdentifierMetrics } from './identifier-metrics.ts';
@@ -176,6 +176,8 @@ export class Identifier {
     incident.window_start = Math.min(incident.window_start, result.occurred_at);
     incident.window_end = Math.max(incident.window_end, result.occurred_at);
     const records = await this.appendEvidence(incident, evidenceDrafts(prepared!));
+    // Chaos tests kill the identifier here: evidence written, incident not yet saved or reported (no-op unless armed).
+    await testPause('identifier.mid-analysis', this.options.logger, { incident_id: incident.incident_id });
     incident.analyses.push(toProbeAnalysis(prepared!, records));
     note(incident, now, 'anomaly', {
       probe_id: result.probe_id,

@@ -3,6 +3,7 @@ import type { ProbeResult } from '@rag-immune/contracts';
 import type { GoldenProbe, ProbeRunner } from '@rag-immune/probing';
 import { ProbeScheduler } from './probe-scheduler.ts';
 import type { SentinelMetrics } from './sentinel-metrics.ts';
+import { testPause } from '@rag-immune/worker-runtime';
 
 /** Where ProbeResults go: the bus publisher in production. */
 export interface ProbeResultSink {
@@ -123,6 +124,8 @@ export class Sentinel {
     try {
       const result = await this.runner.run(probe);
       this.metrics.record(result);
+      // Chaos tests kill the sentinel here: an anomaly measured but not yet published (no-op unless armed).
+      if (result.anomaly) await testPause('sentinel.before-publish-anomaly', this.logger, { probe_id: probe.id });
       await this.sink.publish(result);
       this.metrics.published.inc({ outcome: 'published' });
       entry.lastResult = {

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { healingLog } from '@rag-immune/worker-runtime';
+import { healingLog, testPause } from '@rag-immune/worker-runtime';
 import { applyEvent, caseIdOf, embeddingText, emptyCase, type CaseEvent, type HealingCase } from './healing-case.ts';
 import { CaseVersionConflictError, type CaseStore } from './case-store.ts';
 
@@ -47,6 +47,8 @@ export class CaseRecorder {
         if (error instanceof CaseVersionConflictError && attempt < 10) continue;
         throw error;
       }
+      // Chaos tests kill memory here: the case is in Elasticsearch, its vector not yet in Qdrant (no-op unless armed).
+      await testPause('memory.mid-write', this.logger, { incident_id: next.incident_id });
       await this.upsertVector(next);
       this.log(input, next, stored === null);
       this.onChange?.(next);
