@@ -14,7 +14,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
@@ -61,6 +61,7 @@ const config = memoryConfigFromEnv({});
 const rules = ExpertRules.load(config.MEMORY_RULES_FILE);
 const log = (text: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${text}`);
 const startedAt = new Date();
+const loadAtStart = loadavg()[0] ?? 0;
 
 interface History {
   name: string;
@@ -348,7 +349,8 @@ const markdown = `# bench/memory results
 
 \`npm run stack -- up && npm run bench:memory -- --synthetic ${values.synthetic} --seed ${seed} --latency-cases ${values['latency-cases']} --latency-requests ${values['latency-requests']}\`
 (\`bench/memory/run.ts\`). Run of ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine}, sharing the machine with the
-local stack (Kafka, schema registry, Elasticsearch 8.7, qdrant-local, Prometheus) and other work. Similarity threshold
+local stack (Kafka, schema registry, Elasticsearch 8.7, qdrant-local, Prometheus) and other work (1-minute load average
+${loadAtStart.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end, on ${cpus().length} cores${Math.max(loadAtStart, loadavg()[0] ?? 0) > 2 * cpus().length ? ': the latencies below are those of a saturated machine' : ''}). Similarity threshold
 ${config.MEMORY_SIMILARITY_THRESHOLD}, half-life ${config.MEMORY_HALF_LIFE_DAYS} days, ${config.MEMORY_CANDIDATES} candidates per channel, rules \`${rules.version}\`.
 
 ## Leave-one-out recommendation accuracy
