@@ -34,6 +34,9 @@ test('promtool checks the rules and passes their unit tests', async () => {
     const unit = await run('promtool', ['test', 'rules', join(root, `prometheus/tests/${file}.test.yml`)]);
     assert.match(unit.stdout + unit.stderr, /SUCCESS/);
   }
+  // Every rule file against series born at their first event, as prom-client exports them.
+  const firstEvent = await run('promtool', ['test', 'rules', join(root, 'prometheus/tests/first-event.test.yml')]);
+  assert.match(firstEvent.stdout + firstEvent.stderr, /SUCCESS/);
 });
 
 test('the running Prometheus of the stack has loaded the healing and sentinel rules', async () => {
