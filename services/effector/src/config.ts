@@ -59,6 +59,10 @@ export const EffectorConfigSchema = z.object({
   EFFECTOR_EXECUTE_TIMEOUT_MS: int(100, 600_000).default(300_000),
   /** How long a replica's claim on an action holds without it finishing (then another may take it over). */
   EFFECTOR_LEASE_MS: int(1000, 3_600_000).default(600_000),
+  /** Benchmark hook: SIGKILL the process at this step of an action (see bench/effector). Never set in production. */
+  EFFECTOR_TEST_CRASH_AT: z
+    .enum(['after_planned', 'after_snapshot', 'after_started', 'after_execute', 'after_executed', 'after_succeeded'])
+    .optional(),
   EFFECTOR_FCS_MODEL: z.string().min(1).optional(),
   EFFECTOR_FCS_THREADS: int(1, 64).default(1),
   /** Knowledge-id prefix → knowledge source name, to scope source repairs from the report's knowledge ids. */

@@ -50,7 +50,19 @@ export interface EffectorDeps {
   leaseMs: number;
   executeTimeoutMs: number;
   ragTimeoutMs: number;
+  /** Benchmark only: kill -9 this process at this step of an action. */
+  crashAt?: CrashPoint;
 }
+
+export const CRASH_POINTS = [
+  'after_planned',
+  'after_snapshot',
+  'after_started',
+  'after_execute',
+  'after_executed',
+  'after_succeeded',
+] as const;
+export type CrashPoint = (typeof CRASH_POINTS)[number];
 
 /** A rollback the on-call engineer asked for: what will change, then (unless a dry run) what did. */
 export interface RollbackPlan {
@@ -175,6 +187,11 @@ export class Effector {
     return outcomes;
   }
 
+  /** Test hook for the kill -9 benchmark: SIGKILL this process at a named step (EFFECTOR_TEST_CRASH_AT). */
+  private crashPoint(step: CrashPoint): void {
+    if (this.deps.crashAt === step) process.kill(process.pid, 'SIGKILL');
+  }
+
   private toolContext(report: RootCauseReport): ToolContext {
     return {
       report,
@@ -221,7 +238,14 @@ export class Effector {
       if (v === null) continue;
       if (mode === 'observe') continue;
       const d = v.doc;
-      if (d.status === 'succeeded') return 'recovered';
+      if (d.status === 'succeeded') {
+        // Killed between the state change and the event: publish it now (at least once), close the incident.
+        if ((await deps.incidents.get(report.incident_id))?.doc.status === 'open') {
+          await this.emit(d, 'succeeded');
+          await deps.incidents.setStatus(report.incident_id, 'recovered');
+        }
+        return 'recovered';
+      }
       if (d.status === 'escalated') return 'escalated';
       if (d.status === 'failed' || d.status === 'rolled_back') continue;
       if (IN_FLIGHT.has(d.status)) {
@@ -397,6 +421,7 @@ export class Effector {
     const created = await this.deps.actions.create(doc);
     if (created) {
       await this.emit(created.doc, 'planned');
+      this.crashPoint('after_planned');
       return created;
     }
     return this.deps.actions.get(key);
@@ -450,6 +475,7 @@ export class Effector {
       const stop = deps.metrics.snapshotSeconds.startTimer({ operation: 'create' });
       try {
         snapshot = await deps.snapshots.create(deps.collection, report.incident_id, v.doc.action_id);
+        this.crashPoint('after_snapshot');
         stop();
       } catch (error) {
         return fail({ reason: 'snapshot_failed', message: errorMessage(error) });
@@ -479,6 +505,7 @@ export class Effector {
       failure: null,
     });
     if (started === null) return 'contended';
+    this.crashPoint('after_started');
     v = started;
     await this.emit(v.doc, 'started');
     healingLog(
@@ -491,7 +518,9 @@ export class Effector {
     let verification: NonNullable<RepairAction['verification']> = verificationBefore;
     try {
       await withTimeout(tool.execute(ctx, args), deps.executeTimeoutMs, tool.name);
+      this.crashPoint('after_execute');
       const executed = await deps.actions.update(v, { status: 'executed' });
+      this.crashPoint('after_executed');
       if (executed === null) throw new Interrupted('another replica took the action over');
       v = executed;
       const problem = await tool.verify(ctx, args);
@@ -521,6 +550,7 @@ export class Effector {
         lease_until: null,
       });
       if (done === null) return 'contended';
+      this.crashPoint('after_succeeded');
       await this.emit(done.doc, 'succeeded');
       await deps.incidents.setStatus(report.incident_id, 'recovered');
       deps.metrics.timeToRecovery.observe({ tool: tool.name }, Math.max(0, (Date.now() - report.occurred_at) / 1000));

@@ -1,4 +1,12 @@
-export { Effector, RollbackRefused, type IncidentOutcome, type RollbackPlan, type EffectorDeps } from './effector.ts';
+export {
+  Effector,
+  RollbackRefused,
+  CRASH_POINTS,
+  type CrashPoint,
+  type IncidentOutcome,
+  type RollbackPlan,
+  type EffectorDeps,
+} from './effector.ts';
 export { startEffectorWorker, type EffectorWorker, type EffectorWorkerOptions } from './worker.ts';
 export {
   effectorConfigFromEnv,

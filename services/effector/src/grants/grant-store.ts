@@ -64,7 +64,7 @@ export class GrantStore {
         index: this.index,
         id: fields.key,
         document: doc,
-        refresh: 'wait_for',
+        refresh: true,
         ...(current ? { if_seq_no: current.seqNo, if_primary_term: current.primaryTerm } : { op_type: 'create' as const }),
       });
       return doc;
@@ -96,7 +96,7 @@ export class GrantStore {
         document: doc,
         if_seq_no: current.seqNo,
         if_primary_term: current.primaryTerm,
-        refresh: 'wait_for',
+        refresh: true,
       });
     } catch (error) {
       if (isConflict(error)) throw new GrantError(409, `grant ${key} was decided concurrently`);

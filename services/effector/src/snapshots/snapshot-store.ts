@@ -87,7 +87,7 @@ export class SnapshotStore {
       status: 'created',
       restored_at: null,
     };
-    await this.es.index({ index: this.index, id: `${collection}/${record.snapshot_id}`, document: record, refresh: 'wait_for' });
+    await this.es.index({ index: this.index, id: `${collection}/${record.snapshot_id}`, document: record, refresh: true });
     return record;
   }
 
@@ -114,7 +114,7 @@ export class SnapshotStore {
       index: this.index,
       id: `${record.collection}/${record.snapshot_id}`,
       doc: { status: 'restored', restored_at: new Date().toISOString() },
-      refresh: 'wait_for',
+      refresh: true,
     });
     return { duration_ms: Math.round(performance.now() - started), points_count: points };
   }
@@ -154,7 +154,7 @@ export class SnapshotStore {
       index: this.index,
       id: `${record.collection}/${record.snapshot_id}`,
       doc: { status: 'deleted' },
-      refresh: 'wait_for',
+      refresh: true,
     });
   }
 }

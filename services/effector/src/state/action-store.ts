@@ -95,7 +95,7 @@ export class ActionStore {
   /** Creates the action if no replica did; null when it already exists. */
   async create(doc: ActionDoc): Promise<Versioned<ActionDoc> | null> {
     try {
-      const r = await this.es.index({ index: this.index, id: doc.key, document: doc, op_type: 'create', refresh: 'wait_for' });
+      const r = await this.es.index({ index: this.index, id: doc.key, document: doc, op_type: 'create', refresh: true });
       return { doc, seqNo: r._seq_no as number, primaryTerm: r._primary_term as number };
     } catch (error) {
       if (isConflict(error)) return null;
@@ -129,7 +129,7 @@ export class ActionStore {
         document: doc,
         if_seq_no: current.seqNo,
         if_primary_term: current.primaryTerm,
-        refresh: 'wait_for',
+        refresh: true,
       });
       return { doc, seqNo: r._seq_no as number, primaryTerm: r._primary_term as number };
     } catch (error) {

@@ -26,7 +26,7 @@ export class AuditLog {
       index: this.index,
       id: randomUUID(),
       document: { at: new Date().toISOString(), ...entry, detail: JSON.stringify(entry.detail ?? {}) },
-      refresh: 'wait_for',
+      refresh: true,
     });
   }
 

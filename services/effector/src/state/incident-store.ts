@@ -52,7 +52,7 @@ export class IncidentStore {
           index: this.index,
           id: report.incident_id,
           document: doc,
-          refresh: 'wait_for',
+          refresh: true,
           ...(current ? { if_seq_no: current.seqNo, if_primary_term: current.primaryTerm } : { op_type: 'create' as const }),
         });
         return true;
@@ -64,7 +64,7 @@ export class IncidentStore {
   }
 
   async setStatus(incidentId: string, status: IncidentDoc['status']): Promise<void> {
-    await this.es.update({ index: this.index, id: incidentId, doc: { status, updated_at: new Date().toISOString() }, refresh: 'wait_for' });
+    await this.es.update({ index: this.index, id: incidentId, doc: { status, updated_at: new Date().toISOString() }, refresh: true });
   }
 
   report(doc: IncidentDoc): RootCauseReport {

@@ -31,7 +31,7 @@ export class ModeStore {
       index: this.index,
       id: 'mode',
       document: { mode, updated_at: new Date().toISOString(), updated_by: by },
-      refresh: 'wait_for',
+      refresh: true,
     });
   }
 }

@@ -101,7 +101,11 @@ test('a RAG refusing the repair hook (409): typed tool_error, the snapshot resto
     assert.equal(snapshot?.status, 'restored');
     assert.equal(snapshot?.points_count, pointsBefore);
     assert.equal((await h.qdrant.count(collection, { exact: true })).count, pointsBefore);
-    const grants = (await h.api(worker, 'GET', '/grants?status=pending')).json.grants as { incident_id: string; tool: string }[];
+    let grants: { incident_id: string; tool: string }[] = [];
+    for (let i = 0; i < 100 && !grants.some((g) => g.incident_id === incident); i += 1) {
+      grants = (await h.api(worker, 'GET', '/grants?status=pending')).json.grants as { incident_id: string; tool: string }[];
+      await sleep(200);
+    }
     assert.deepEqual(
       grants.filter((g) => g.incident_id === incident).map((g) => g.tool),
       ['refresh_knowledge_source'],
@@ -180,7 +184,7 @@ test('the process refuses to start on a bad policy (exit 78 naming the line) or 
     bad,
     "policy_version: '1.0.0'\nbranches:\n  - id: x\n    when: {}\n    actions:\n      - { tool: reboot_everything, reason: no }\n",
   );
-  const refused = spawnSync('npx', ['tsx', 'services/effector/src/main.ts'], {
+  const refused = spawnSync(process.execPath, ['--import', 'tsx', 'services/effector/src/main.ts'], {
     cwd: REPO_ROOT,
     env: processEnv(h, { EFFECTOR_POLICY_FILE: bad }),
     encoding: 'utf8',
@@ -190,7 +194,12 @@ test('the process refuses to start on a bad policy (exit 78 naming the line) or 
   assert.match(refused.stdout, /line 6 \(branches\.0\.actions\.0\.tool\): unknown tool/);
   const env = processEnv(h);
   delete env.EFFECTOR_API_TOKEN;
-  const noToken = spawnSync('npx', ['tsx', 'services/effector/src/main.ts'], { cwd: REPO_ROOT, env, encoding: 'utf8', timeout: 60_000 });
+  const noToken = spawnSync(process.execPath, ['--import', 'tsx', 'services/effector/src/main.ts'], {
+    cwd: REPO_ROOT,
+    env,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   assert.equal(noToken.status, 78);
   assert.match(noToken.stdout, /EFFECTOR_API_TOKEN/);
 });

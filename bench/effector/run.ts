@@ -1,0 +1,309 @@
+/**
+ * Effector benchmark (real local stack; not run in CI):
+ *  1. Qdrant snapshot and restore time for 10k and 100k point collections (384-d) through
+ *     qdrant-local, with the effector's own SnapshotStore (create + ES record; recover + count check).
+ *  2. kill -9 of the effector process at each step of an action (EFFECTOR_TEST_CRASH_AT), N times:
+ *     duplicate executions, unrecovered incidents, and whether Qdrant was at the before or the after
+ *     state at the moment of the kill.
+ *  3. `immune rollback` of a successful repair restores the pre-repair answers exactly.
+ *
+ *   npm run bench:effector -- [--points 10000,100000] [--kills 20] [--packages 10] [--skip-snapshots] [--skip-kills]
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Client } from '@elastic/elasticsearch';
+import { QdrantClient } from '@qdrant/js-client-rest';
+import { pino } from 'pino';
+import { EventBus, busDefaults, parseBusConfig } from '@rag-immune/bus';
+import { exampleRootCauseReport, type RepairAction, type RootCauseReport } from '@rag-immune/contracts';
+import { callFaultAdmin, isExactAnswer, loadQuestions, startReferenceRagPair } from '@rag-immune/reference-rag';
+import { RagClient } from '@rag-immune/rag-contract';
+import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import { ActionStore, CRASH_POINTS, SnapshotStore, effectorIndices, type ActionDoc } from '../../services/effector/src/index.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    points: { type: 'string', default: '10000,100000' },
+    kills: { type: 'string', default: '20' },
+    packages: { type: 'string', default: '10' },
+    'skip-snapshots': { type: 'boolean', default: false },
+    'skip-kills': { type: 'boolean', default: false },
+  },
+});
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const endpoints = stackEndpoints(loadStackConfig());
+const logger = pino({ level: 'warn' });
+const run = randomUUID().slice(0, 8);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const es = new Client({ node: endpoints.elasticsearchUrl });
+const qdrant = new QdrantClient({ url: endpoints.qdrantUrl, checkCompatibility: false, timeout: 600_000 });
+const prefix = `bench-eff-${run}`;
+const results: Record<string, unknown> = {
+  machine: '2 cores, 24 GiB, Debian 12 (shared with other jobs)',
+  qdrant: 'qdrant-local (Qdrant Edge 0.9.0 shard behind a Qdrant REST subset) — NOT a Qdrant server',
+};
+
+async function snapshotFigures(): Promise<void> {
+  const store = new SnapshotStore(qdrant, es, `${prefix}-snapshots`);
+  await store.init();
+  const rows = [];
+  for (const n of args.points.split(',').map(Number)) {
+    const collection = `${prefix}-${n}`;
+    await qdrant.createCollection(collection, { vectors: { size: 384, distance: 'Cosine' } });
+    const loadStart = performance.now();
+    let seed = 12345;
+    const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 0x100000000 - 0.5;
+    for (let offset = 0; offset < n; offset += 1000) {
+      const points = Array.from({ length: Math.min(1000, n - offset) }, (_, i) => ({
+        id: offset + i + 1,
+        vector: Array.from({ length: 384 }, () => Number(rnd().toFixed(5))),
+        payload: { knowledge_id: `k/${(offset + i) % 997}`, text: `chunk ${offset + i}` },
+      }));
+      await qdrant.upsert(collection, { points, wait: true });
+    }
+    const loadS = (performance.now() - loadStart) / 1000;
+    const t0 = performance.now();
+    const record = await store.create(collection, `bench-${run}`, null);
+    const createS = (performance.now() - t0) / 1000;
+    // Damage the collection, then restore it from the snapshot.
+    await qdrant.delete(collection, { points: Array.from({ length: Math.floor(n / 10) }, (_, i) => i + 1), wait: true });
+    const t1 = performance.now();
+    const restored = await store.restore(record);
+    const restoreS = (performance.now() - t1) / 1000;
+    rows.push({
+      points: n,
+      load_s: +loadS.toFixed(1),
+      snapshot_s: +createS.toFixed(2),
+      restore_s: +restoreS.toFixed(2),
+      restored_points: restored.points_count,
+      size_mb: record.size_bytes ? +(record.size_bytes / 1e6).toFixed(1) : null,
+      checksum: record.checksum?.slice(0, 12),
+    });
+    console.log(JSON.stringify(rows.at(-1)));
+    await store.delete(record);
+    await qdrant.deleteCollection(collection);
+  }
+  results.snapshots = rows;
+}
+
+function startEffector(env: NodeJS.ProcessEnv): { child: ChildProcess; exited: Promise<number | null>; output: () => string } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'services/effector/src/main.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (c: Buffer) => void (out += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => void (out += c.toString()));
+  return { child, exited: new Promise((r) => child.once('exit', (code) => r(code))), output: () => out };
+}
+
+async function killFigures(): Promise<void> {
+  const rags = await startReferenceRagPair({ qdrantUrl: endpoints.qdrantUrl, packages: Number(args.packages), label: 'bench-eff', logger });
+  const collection = rags.online.config.QDRANT_COLLECTION as string;
+  const online = new RagClient({ baseUrl: rags.onlineUrl, timeoutMs: 60_000 });
+  const baseline = new RagClient({ baseUrl: rags.baselineUrl, timeoutMs: 60_000 });
+  const busConfig = parseBusConfig({
+    ...busDefaults('development'),
+    clientId: `bench-eff-${run}`,
+    brokers: endpoints.kafkaBrokers,
+    schemaRegistryUrl: endpoints.schemaRegistryUrl,
+    topicPrefix: `${prefix}.`,
+  });
+  const bus = new EventBus(busConfig, logger);
+  await bus.start(['reports', 'actions']);
+  const publisher = await bus.publisher();
+  const events: RepairAction[] = [];
+  await bus.subscribe({
+    topic: 'actions',
+    groupId: `${prefix}-observer`,
+    fromBeginning: true,
+    onPoison: 'skip',
+    handle: async (e) => void events.push(e),
+  });
+  const actions = new ActionStore(es, effectorIndices(prefix).actions);
+  const token = `bench-token-${run}-0123456789`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    KAFKA_BROKERS: endpoints.kafkaBrokers.join(','),
+    SCHEMA_REGISTRY_URL: endpoints.schemaRegistryUrl,
+    BUS_TOPIC_PREFIX: `${prefix}.`,
+    ELASTICSEARCH_URL: endpoints.elasticsearchUrl,
+    QDRANT_URL: endpoints.qdrantUrl,
+    ES_INDEX_PREFIX: prefix,
+    EFFECTOR_API_TOKEN: token,
+    EFFECTOR_PORT: '0',
+    EFFECTOR_MODE: 'auto',
+    EFFECTOR_INSTANCE_ID: `bench-${run}`,
+    EFFECTOR_ONLINE_RAG_URL: rags.onlineUrl,
+    EFFECTOR_BASELINE_RAG_URL: rags.baselineUrl,
+    EFFECTOR_QDRANT_COLLECTION: collection,
+    EFFECTOR_GROUP_ID: `${prefix}-effector`,
+    // Every kill is a new incident of the same component: the rate limit is not what is measured here.
+    EFFECTOR_COMPONENT_RATE_LIMIT: '1000',
+    LOG_LEVEL: 'warn',
+  };
+  const ids = [
+    ...new Set(
+      loadQuestions()
+        .filter((q) => rags.knowledgeIds.has(q.knowledge_id) && q.kind === 'latest_version')
+        .map((q) => q.knowledge_id),
+    ),
+  ].slice(0, 3);
+  const questions = loadQuestions()
+    .filter((q) => ids.includes(q.knowledge_id))
+    .slice(0, 6);
+  const queries = questions.map((q) => q.question);
+  const answersOf = async (client: RagClient) => {
+    const out = [];
+    for (const query of queries) out.push((await client.query({ query })).answer);
+    return out;
+  };
+  const countPoints = async () => (await qdrant.count(collection, { exact: true })).count;
+  const cleanCount = await countPoints();
+  const rows: Record<string, unknown>[] = [];
+  const kills = Number(args.kills);
+  for (let i = 0; i < kills; i += 1) {
+    const step = CRASH_POINTS[i % CRASH_POINTS.length]!;
+    const incident = `bench-kill-${run}-${i}`;
+    await callFaultAdmin(rags.onlineUrl, 'POST', 'vector-index-corruption', { mode: 'drop', scope: { knowledge_ids: ids } });
+    const brokenCount = await countPoints();
+    const brokenAnswers = await answersOf(online);
+    const probes = questions.filter((q, k) => brokenAnswers[k] !== undefined).slice(0, 3);
+    const report: RootCauseReport = {
+      ...exampleRootCauseReport(incident),
+      root_cause: 'vector_index_corruption',
+      affected_component: 'vector_index',
+      affected_knowledge_ids: ids,
+      affected_probes: probes.map((q) => ({
+        probe_id: q.id
+          .replace(/[^a-z0-9._-]/gi, '-')
+          .toLowerCase()
+          .slice(0, 100),
+        probe_version: 1,
+        query: q.question,
+      })),
+      recommended_intents: [],
+    };
+    const first = startEffector({ ...env, EFFECTOR_TEST_CRASH_AT: step });
+    await sleep(1000);
+    await publisher.publish('reports', report);
+    const code = await Promise.race([first.exited, sleep(240_000).then(() => 'timeout' as const)]);
+    const atKill = await countPoints();
+    const qdrantState = atKill === brokenCount ? 'before' : atKill === cleanCount ? 'after' : `inconsistent(${atKill})`;
+    if (code === 'timeout') first.child.kill('SIGKILL');
+    // Restart without the crash hook: it must resume or roll back, then finish the repair once.
+    const second = startEffector(env);
+    const deadline = Date.now() + 300_000;
+    let doc: ActionDoc | undefined;
+    while (Date.now() < deadline) {
+      doc = (await actions.list({ incident })).find((a) => a.tool === 'reindex_knowledge');
+      if (doc?.status === 'succeeded' || doc?.status === 'escalated') break;
+      await sleep(500);
+    }
+    await sleep(1500);
+    second.child.kill('SIGTERM');
+    await second.exited;
+    const succeededEvents = events.filter((e) => e.incident_id === incident && e.status === 'succeeded').length;
+    const fixedAnswers = await answersOf(online);
+    const baselineAnswers = await answersOf(baseline);
+    rows.push({
+      i,
+      step,
+      killed: code === null ? 'SIGKILL' : code,
+      qdrant_at_kill: qdrantState,
+      final_status: doc?.status ?? 'none',
+      executions: doc?.executions ?? 0,
+      resumes: doc?.resumes ?? 0,
+      // A duplicate execution: execute() entered more often than the RAG was put back to its before state in between.
+      duplicate: (doc?.executions ?? 0) - (doc?.resumes ?? 0) > 1,
+      succeeded_events: succeededEvents,
+      answers_recovered: JSON.stringify(fixedAnswers) === JSON.stringify(baselineAnswers),
+    });
+    console.log(JSON.stringify(rows.at(-1)));
+    await callFaultAdmin(rags.onlineUrl, 'DELETE', 'vector-index-corruption');
+  }
+  results.kills = {
+    runs: rows.length,
+    duplicate_executions: rows.filter((r) => r.duplicate).length,
+    unrecovered_incidents: rows.filter((r) => r.final_status !== 'succeeded' || !r.answers_recovered).length,
+    qdrant_inconsistent_at_kill: rows.filter((r) => String(r.qdrant_at_kill).startsWith('inconsistent')).length,
+    rows,
+  };
+
+  // `immune rollback` of a successful repair restores the pre-repair answers exactly.
+  const incident = `bench-rollback-${run}`;
+  await callFaultAdmin(rags.onlineUrl, 'POST', 'vector-index-corruption', { mode: 'drop', scope: { knowledge_ids: ids } });
+  const preRepair = await answersOf(online);
+  const proc = startEffector(env);
+  await sleep(1000);
+  await publisher.publish('reports', {
+    ...exampleRootCauseReport(incident),
+    root_cause: 'vector_index_corruption',
+    affected_component: 'vector_index',
+    affected_knowledge_ids: ids,
+    affected_probes: questions
+      .slice(0, 3)
+      .map((q) => ({ probe_id: `p-${q.id.length}-${queries.indexOf(q.question)}`, probe_version: 1, query: q.question })),
+    recommended_intents: [],
+  });
+  let done: ActionDoc | undefined;
+  for (let t = 0; t < 600 && done?.status !== 'succeeded'; t += 1) {
+    done = (await actions.list({ incident })).find((a) => a.tool === 'reindex_knowledge');
+    await sleep(500);
+  }
+  const repaired = await answersOf(online);
+  const port = Number(
+    /"port":(\d+)/.exec(
+      proc
+        .output()
+        .split('\n')
+        .find((l) => l.includes('effector listening')) ?? '',
+    )?.[1],
+  );
+  const cli = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'packages/cli/src/main.ts',
+      'rollback',
+      done?.action_id ?? 'none',
+      '--yes',
+      '--json',
+      '--url',
+      `http://127.0.0.1:${port}`,
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, IMMUNE_API_TOKEN: token },
+      encoding: 'utf8',
+    },
+  );
+  const afterRollback = await answersOf(online);
+  results.rollback = {
+    repaired: done?.status,
+    cli_exit: cli.status,
+    answers: queries.length,
+    changed_by_repair: repaired.filter((a, k) => a !== preRepair[k]).length,
+    identical_to_pre_repair_after_rollback: afterRollback.filter((a, k) => a === preRepair[k]).length,
+    exact: JSON.stringify(afterRollback) === JSON.stringify(preRepair),
+  };
+  console.log(JSON.stringify(results.rollback));
+  proc.child.kill('SIGTERM');
+  await proc.exited;
+  await callFaultAdmin(rags.onlineUrl, 'DELETE', 'vector-index-corruption');
+  void isExactAnswer;
+  await bus.stop();
+  for (const s of await qdrant.listSnapshots(collection).catch(() => []))
+    await qdrant.deleteSnapshot(collection, s.name).catch(() => undefined);
+  await rags.close();
+}
+
+if (!args['skip-snapshots']) await snapshotFigures();
+if (!args['skip-kills']) await killFigures();
+await es.indices.delete({ index: `${prefix}-*` }).catch(() => undefined);
+console.log(JSON.stringify(results, null, 2));
+process.exit(0);
