@@ -213,6 +213,8 @@ interface LatencyResult {
   fromCases: number;
   loadSeconds: number;
   distinctTexts: number;
+  reasons: Map<string, number>;
+  p99FromCases: number;
 }
 
 async function latency(embedder: CachedEmbedder, inner: SentenceEmbedder): Promise<LatencyResult> {
@@ -272,6 +274,8 @@ async function latency(embedder: CachedEmbedder, inner: SentenceEmbedder): Promi
       .filter((l) => l.topic === 'reports')
       .map((l) => l.event as RootCauseReport);
     const durations: number[] = [];
+    const fromCasesDurations: number[] = [];
+    const reasons = new Map<string, number>();
     let fromCases = 0;
     for (const [i, r] of asks.entries()) {
       const t0 = performance.now();
@@ -286,9 +290,14 @@ async function latency(embedder: CachedEmbedder, inner: SentenceEmbedder): Promi
       if (i < 20) continue; // warm-up: JIT, connection pools, caches
       durations.push(ms);
       fromCases += Number(answer.source === 'cases');
+      if (answer.source === 'cases') fromCasesDurations.push(ms);
+      const reason = `${answer.reason.split(';')[0]}${answer.degraded ? ' (degraded)' : ''}`;
+      reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
     }
     durations.sort((a, b) => a - b);
-    const q = (p: number) => durations[Math.min(durations.length - 1, Math.ceil(p * durations.length) - 1)] ?? NaN;
+    fromCasesDurations.sort((a, b) => a - b);
+    const quantile = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.ceil(p * xs.length) - 1)] ?? NaN;
+    const q = (p: number) => quantile(durations, p);
     return {
       cases: cases.length,
       requests: durations.length,
@@ -299,6 +308,8 @@ async function latency(embedder: CachedEmbedder, inner: SentenceEmbedder): Promi
       fromCases,
       loadSeconds,
       distinctTexts: texts.length,
+      reasons,
+      p99FromCases: quantile(fromCasesDurations, 0.99),
     };
   } finally {
     await worker?.audit.flush();
@@ -392,9 +403,13 @@ Elasticsearch and Qdrant (${lat.loadSeconds.toFixed(0)} s); the worker in-proces
 sequential \`MemoryClient.recommend\` calls for new incidents (after 20 warm-up calls), each embedding its signature,
 querying both stores, fusing, ranking and writing its audit record.
 
-| p50 | p95 | p99 | max | answered from cases |
-| --- | --- | --- | --- | --- |
-| ${lat.p50.toFixed(1)} ms | ${lat.p95.toFixed(1)} ms | **${lat.p99.toFixed(1)} ms** | ${lat.max.toFixed(1)} ms | ${pct(lat.fromCases, lat.requests)} |
+| p50 | p95 | p99 | max | answered from cases | p99 of those |
+| --- | --- | --- | --- | --- | --- |
+| ${lat.p50.toFixed(1)} ms | ${lat.p95.toFixed(1)} ms | **${lat.p99.toFixed(1)} ms** | ${lat.max.toFixed(1)} ms | ${pct(lat.fromCases, lat.requests)} | ${lat.p99FromCases.toFixed(1)} ms |
+
+Answers by reason: ${[...lat.reasons.entries()].sort((a, b) => b[1] - a[1]).map(([reason, n]) => `${reason} ${n}`).join(', ')}.
+A \`degraded\` answer means a store call exceeded \`MEMORY_STORE_TIMEOUT_MS\` (${config.MEMORY_STORE_TIMEOUT_MS} ms) or the breaker was open: memory
+then answers from the rules rather than keep the effector waiting.
 
 qdrant-local searches exactly (no HNSW; see tools/qdrant-local/README.md), so vector search time grows with the number of
 cases that pass the hard filters.

@@ -33,6 +33,8 @@ const env = {
   MEMORY_API_TOKEN: TOKEN,
   MEMORY_GROUP_ID: `it-memory-${run}`,
   MEMORY_FORGET_INTERVAL_SECONDS: '0',
+  // Generous: on a saturated CI machine a store call past the budget would (rightly) answer degraded.
+  MEMORY_STORE_TIMEOUT_MS: '5000',
 };
 
 let embedder: SentenceEmbedder;

@@ -32,6 +32,7 @@ const env: Record<string, string> = {
   MEMORY_API_TOKEN: TOKEN,
   MEMORY_GROUP_ID: `it-memproc-${run}`,
   KAFKAJS_NO_PARTITIONER_WARNING: '1',
+  MEMORY_STORE_TIMEOUT_MS: '5000',
 };
 const children: ChildProcess[] = [];
 
