@@ -47,20 +47,25 @@ export class SchemaCatalog {
 
   /**
    * Registers `schema` under `subject` and gives it the BACKWARD rule, tolerating a concurrent
-   * registrant: two workers starting together on a fresh registry both see no rule, both register
-   * and both create the rule, and the registry answers the second with 409 "rule already exists".
-   * That is success when the rule is the one wanted, so the call is repeated: the rule now exists,
-   * is compared (a different rule still throws) and the same schema id comes back.
+   * registrant. Two workers starting together on a fresh registry both see no rule, both register
+   * and both create the rule: the registry answers the second with 409 "rule already exists", or,
+   * when one reads the rule between the other's registration and its rule creation, reports the
+   * subject's rule as NONE. Both are retried after a short pause: by then the other registrant's
+   * rule exists and is compared, the same schema id comes back, and a subject whose rule really
+   * differs still fails (every attempt sees the same rule).
    */
   async registerSubject(subject: string, schema: object): Promise<number> {
-    const attempts = 3;
+    const attempts = 4;
     for (let attempt = 1; ; attempt += 1) {
       try {
         const { id } = await this.registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(schema) }, { subject });
         return id;
       } catch (error) {
-        if ((error as { status?: number }).status !== 409 || attempt >= attempts) throw error;
+        const racing =
+          (error as { status?: number }).status === 409 || (error as Error).name === 'ConfluentSchemaRegistryCompatibilityError';
+        if (!racing || attempt >= attempts) throw error;
         this.logger?.info({ subject, attempt, err: describeError(error) }, 'concurrent schema registration; checking the rule again');
+        await new Promise((resolve) => setTimeout(resolve, 150 * attempt));
       }
     }
   }
