@@ -6,7 +6,8 @@
  * bench/memory/cases/<file>.jsonl, so a stopped run still leaves what it produced.
  *
  *   npx tsx bench/memory/real-history.ts [--trials 40] [--kinds a,b] [--interval 3] [--timeout 180]
- *                                        [--out bench/memory/cases/loop-<UTC date>.jsonl]
+ *                                        [--until <ISO UTC time>] [--out bench/memory/cases/loop-<UTC date>.jsonl]
+ * SIGINT/SIGTERM or --until: no new trial; the current one finishes and the run closes cleanly.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -22,6 +23,8 @@ const { values } = parseArgs({
     kinds: { type: 'string', default: SEEN_FAULT_KINDS.join(',') },
     interval: { type: 'string', default: '3' },
     timeout: { type: 'string', default: '180' },
+    /** Start no trial after this UTC time (ISO); the run then closes cleanly. */
+    until: { type: 'string' },
     out: { type: 'string', default: `bench/memory/cases/loop-${new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-')}.jsonl` },
   },
 });
@@ -31,6 +34,9 @@ mkdirSync(dirname(out), { recursive: true });
 const FRACTIONS = [0.25, 0.5, 0.75, 1, 0.4, 0.6];
 const log = (text: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${text}`);
 
+const until = values.until ? Date.parse(values.until) : Number.POSITIVE_INFINITY;
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => (stopping = true));
 const run = new LoopRun({ label: 'memory-history', probeIntervalSeconds: Number(values.interval), say: log });
 const dump = () => {
   const lines = [
@@ -44,6 +50,10 @@ try {
   await run.start();
   await run.cleanRounds(1);
   for (let i = 0; i < Number(values.trials); i += 1) {
+    if (stopping || Date.now() > until) {
+      log(`stopping before trial ${i + 1}`);
+      break;
+    }
     const kind = kinds[i % kinds.length] as string;
     const expectation = expectationOf(kind);
     const round = Math.floor(i / kinds.length);
