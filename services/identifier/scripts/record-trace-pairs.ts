@@ -19,11 +19,12 @@ import { FAULT_SCENARIOS, selectProbes } from '../test/support/scenarios.ts';
 const out = process.argv[2] ?? 'services/identifier/test/fixtures/trace-pairs.jsonl.gz';
 const packages = Number(process.argv[3] ?? 25);
 const seed = process.argv[4] ?? 'record';
+const probeCount = Number(process.argv[5] ?? 12);
 const logger = pino({ level: 'warn' });
 const endpoints = stackEndpoints(loadStackConfig());
 const rags = await startReferenceRagPair({ qdrantUrl: endpoints.qdrantUrl, packages, label: 'identifier-record', logger });
 try {
-  const probes = selectProbes(loadQuestions(), rags.knowledgeIds, 12, seed);
+  const probes = selectProbes(loadQuestions(), rags.knowledgeIds, probeCount, seed);
   const fcs = await FactConsistencyScorer.load({ intraOpNumThreads: 1 });
   const headers = { 'user-agent': 'rag-immune-identifier/record' };
   const runner = new ProbeRunner({

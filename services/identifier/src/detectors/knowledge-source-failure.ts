@@ -14,7 +14,16 @@ export const knowledgeSourceFailureDetector: RootCauseDetector = {
   detect({ result, diff }) {
     const older = diff.versions.older_in_online;
     const lag = result.comparison.kf_lag_days ?? 0;
-    const score = older.length > 0 ? 0.75 + 0.15 * Math.min(1, older.length / 2) + 0.1 * (lag > 0 ? 1 : 0) : lag > 30 ? 0.2 : 0;
+    // Without an older version in view, a stale-knowledge lag is still freshness evidence, and the
+    // only evidence when the answer itself did not change.
+    const score =
+      older.length > 0
+        ? 0.75 + 0.15 * Math.min(1, older.length / 2) + 0.1 * (lag > 0 ? 1 : 0)
+        : lag > 30
+          ? diff.answer.equal_to_baseline
+            ? 0.6
+            : 0.2
+          : 0;
     return {
       cause: this.cause,
       component: this.component,

@@ -8,7 +8,8 @@ const MIN_SHARED = 5;
  * chunks the baseline answered from while every other shared candidate kept its exact score: the
  * damage is in those chunks' vectors, not in the query side. Losses explained by a newer/older
  * version (knowledge source) or by re-parsed text (parser) do not count. Looks at candidates before
- * reranking: set overlap, per-chunk retrieval score deltas, lost context chunks.
+ * reranking: set overlap, per-chunk retrieval score deltas, lost context chunks (those the baseline
+ * answer cited weigh most).
  */
 export const vectorIndexCorruptionDetector: RootCauseDetector = {
   cause: 'vector_index_corruption',
@@ -31,6 +32,8 @@ export const vectorIndexCorruptionDetector: RootCauseDetector = {
     if (diff.query.rewritten_equal && damaged > 0 && stableOthers !== null && others >= MIN_SHARED) {
       score = (0.5 + 0.5 * clamp01((stableOthers - 0.5) / 0.45)) * Math.min(1, jaccard / 0.6);
       if (diff.chunks.text_changed.length > 0) score *= 0.3;
+      // Damage only to chunks the baseline answer did not rest on cannot explain a worse answer.
+      if (![...lost, ...moved].some((c) => c.cited)) score *= 0.3;
     }
     if (score === 0) return { cause: this.cause, component: this.component, score, measurements: [], knowledge_ids: [] };
     return {

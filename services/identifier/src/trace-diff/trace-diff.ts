@@ -49,9 +49,9 @@ export interface TraceDiff {
     shared_score_stable_fraction: number | null;
     mean_abs_score_delta: number | null;
     /** Baseline context chunks (what the answer should rest on) that online retrieval no longer returns. */
-    lost_context_chunks: { chunk_id: string; knowledge_id: string; version: string; baseline_score: number }[];
+    lost_context_chunks: { chunk_id: string; knowledge_id: string; version: string; baseline_score: number; cited: boolean }[];
     /** Baseline context chunks online retrieval still returns but with a moved score (shared chunks whose score changed). */
-    moved_context_chunks: { chunk_id: string; knowledge_id: string; online_score: number; baseline_score: number }[];
+    moved_context_chunks: { chunk_id: string; knowledge_id: string; online_score: number; baseline_score: number; cited: boolean }[];
   };
   rerank: {
     /** Same candidate ids with the same retrieval scores: reranking got the same input. */
@@ -120,16 +120,20 @@ export function diffTraces(online: Trace, baseline: Trace): TraceDiff {
   const deltas = sharedIds.map((id) => Math.abs(onlineCandidates.get(id)!.retrieval_score - baselineCandidates.get(id)!.retrieval_score));
   const stable = deltas.filter((d) => d < SCORE_EPSILON).length;
 
+  // Which baseline chunks the baseline answer rests on: damage there explains a worse answer.
+  const baselineCited = new Set(baseline.citations.map((c) => c.chunk_id));
   const lost: TraceDiff['candidates']['lost_context_chunks'] = [];
   const moved: TraceDiff['candidates']['moved_context_chunks'] = [];
   for (const chunk of baseline.context) {
     const there = onlineCandidates.get(chunk.chunk_id);
+    const cited = baselineCited.has(chunk.chunk_id);
     if (there === undefined)
       lost.push({
         chunk_id: chunk.chunk_id,
         knowledge_id: chunk.knowledge_id,
         version: chunk.version,
         baseline_score: chunk.retrieval_score,
+        cited,
       });
     else if (Math.abs(there.retrieval_score - chunk.retrieval_score) >= SCORE_EPSILON)
       moved.push({
@@ -137,6 +141,7 @@ export function diffTraces(online: Trace, baseline: Trace): TraceDiff {
         knowledge_id: chunk.knowledge_id,
         online_score: there.retrieval_score,
         baseline_score: chunk.retrieval_score,
+        cited,
       });
   }
 
