@@ -69,3 +69,20 @@ test('trace diff: a lookalike hyphen in the rewritten query is the query layer; 
   assert.ok(gdiff.answer.online_unsupported.length > 0);
   assert.deepEqual(gdiff.answer.baseline_unsupported, []);
 });
+
+test('index corruption: losing the chunk the baseline answer cites fits; losing only an uncited one barely does', () => {
+  const run = runs.find((r) => r.kind === 'clean' && r.baseline_trace!.citations.length > 0 && r.baseline_trace!.context.length > 2)!;
+  const baseline = run.baseline_trace!;
+  const cited = baseline.citations[0]!.chunk_id;
+  const uncited = baseline.context.find((c) => c.chunk_id !== cited)!.chunk_id;
+  const losing = (chunkId: string) => ({
+    ...run.online_trace!,
+    candidates: run.online_trace!.candidates.filter((c) => c.chunk_id !== chunkId),
+  });
+  const detector = DETECTORS.find((d) => d.cause === 'vector_index_corruption')!;
+  const citedLoss = detector.detect({ result: run.result, diff: diffTraces(losing(cited), baseline) });
+  const uncitedLoss = detector.detect({ result: run.result, diff: diffTraces(losing(uncited), baseline) });
+  assert.ok(citedLoss.score > 0.8, `cited loss scored ${citedLoss.score}`);
+  assert.ok(uncitedLoss.score <= 0.3, `uncited loss scored ${uncitedLoss.score}`);
+  assert.deepEqual(citedLoss.knowledge_ids, [baseline.citations[0]!.knowledge_id]);
+});
