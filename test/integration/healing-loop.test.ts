@@ -42,20 +42,6 @@ after(async () => {
 
 const secondsAfter = (trial: TrialResult, at?: number) => (at === undefined ? 'never' : `${((at - trial.injectedAt) / 1000).toFixed(1)} s`);
 
-/** Waits for the identifier's "incident closed" line for each of the incidents. */
-async function incidentsClosed(incidents: string[], timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    run.recorder.pollLogs();
-    const closed = new Set(
-      run.recorder.healing.filter((h) => h.worker.startsWith('identifier') && /closed/.test(h.message)).map((h) => h.incidentId),
-    );
-    if (incidents.every((id) => closed.has(id))) return true;
-    await sleep(500);
-  }
-  return false;
-}
-
 test('clean phase: no anomaly, no report, no repair action', async () => {
   const clean = await run.cleanRounds(2);
   assert.ok(clean.results >= 2 * run.probes.probes.length, `probe results: ${clean.results}`);
@@ -95,7 +81,7 @@ for (const kind of ORDER) {
     assert.ok(trial.sentinelRecoveredAt !== undefined, 'the sentinel sees every touched probe clean again');
     // Clean phase: the incident closes after clean rounds, and nothing new is reported or repaired.
     const phaseStart = Date.now();
-    assert.ok(await incidentsClosed(trial.incidents, INTERVAL_SECONDS * 1000 * 6 + 30_000), 'the incident closed');
+    assert.ok(await run.incidentsClosed(trial.incidents, INTERVAL_SECONDS * 1000 * 6 + 30_000), 'the incident closed');
     await sleep(INTERVAL_SECONDS * 1000);
     const lateReports = run.recorder.reports.filter((r) => r.receivedAt >= phaseStart && !trial.incidents.includes(r.event.incident_id));
     const lateActions = run.recorder.actions.filter((a) => a.receivedAt >= phaseStart);

@@ -13,7 +13,7 @@ import { startRagPairProcesses, type RagPairProcesses } from './rag-pair.ts';
 import { selectLoopProbes, writeProbeFile, type LoopProbes } from './probes.ts';
 import { ImmuneSystem, type ImmuneSystemOptions } from './immune-system.ts';
 import { LoopRecorder } from './timeline.ts';
-import { newNamespace, removeNamespace } from './namespace.ts';
+import { newNamespace, removeNamespace, removeSnapshots } from './namespace.ts';
 import type { TrialContext } from './trial.ts';
 
 export interface LoopRunOptions {
@@ -108,6 +108,20 @@ export class LoopRun {
     return counts();
   }
 
+  /** Waits for the identifier's "incident closed" [HEALING] line of each incident; false on timeout. */
+  async incidentsClosed(incidents: string[], timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      this.recorder.pollLogs();
+      const closed = new Set(
+        this.recorder.healing.filter((h) => h.worker.startsWith('identifier') && /closed/.test(h.message)).map((h) => h.incidentId),
+      );
+      if (incidents.every((id) => closed.has(id))) return true;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    return false;
+  }
+
   /**
    * A fresh online RAG (no fault, no repair) on the same URL while the identifier, effector and memory
    * keep running; the sentinel pauses meanwhile so that the restart itself is not an incident.
@@ -122,6 +136,7 @@ export class LoopRun {
   async close(): Promise<void> {
     await this.recorder?.stop().catch(() => undefined);
     await this.system?.stop().catch(() => undefined);
+    if (this.rag && !this.options.keepNamespace) await removeSnapshots(this.endpoints, Object.values(this.rag.collections));
     await this.rag?.close().catch(() => undefined);
     if (!this.options.keepNamespace) await removeNamespace(this.endpoints, this.namespace);
   }

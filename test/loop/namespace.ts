@@ -45,6 +45,11 @@ export async function removeNamespace(endpoints: StackEndpoints, namespace: stri
   try {
     const { collections } = await qdrant.getCollections();
     for (const { name } of collections.filter((c) => c.name.startsWith(namespace))) {
+      // Snapshots outlive their collection in qdrant-local (and in Qdrant): remove them first.
+      for (const snapshot of await qdrant.listSnapshots(name).catch(() => [])) {
+        await qdrant.deleteSnapshot(name, snapshot.name).catch(() => undefined);
+        removed.push(`snapshot ${snapshot.name}`);
+      }
       await qdrant.deleteCollection(name);
       removed.push(`collection ${name}`);
     }
@@ -52,4 +57,12 @@ export async function removeNamespace(endpoints: StackEndpoints, namespace: stri
     removed.push(`collections: ${(error as Error).message}`);
   }
   return removed;
+}
+
+/** Deletes every snapshot of these collections (the effector's, taken before its repairs). */
+export async function removeSnapshots(endpoints: StackEndpoints, collections: string[]): Promise<void> {
+  const qdrant = new QdrantClient({ url: endpoints.qdrantUrl, checkCompatibility: false });
+  for (const name of collections)
+    for (const snapshot of await qdrant.listSnapshots(name).catch(() => []))
+      await qdrant.deleteSnapshot(name, snapshot.name).catch(() => undefined);
 }

@@ -118,6 +118,13 @@ function installExitHook(): void {
   process.once('exit', () => {
     for (const child of living) child.kill('SIGKILL');
   });
+  // A test runner that times a file out, or Ctrl-C in the demo, ends the harness with a signal, which
+  // skips 'exit' handlers by default: take the children down first so none is left orphaned.
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const)
+    process.once(signal, () => {
+      for (const child of living) child.kill('SIGKILL');
+      process.exit(128 + (signal === 'SIGHUP' ? 1 : signal === 'SIGINT' ? 2 : 15));
+    });
 }
 
 /** A child process that can be started, SIGKILLed and restarted with the same settings. */

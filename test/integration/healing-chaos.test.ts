@@ -1,0 +1,218 @@
+/**
+ * Chaos on the closed loop: the reference RAG pair and the four workers as processes on the real
+ * stack. While one incident is being healed each worker is SIGKILLed at its most delicate moment and
+ * restarted: the sentinel holding an anomalous result it has not published, the identifier in the
+ * middle of an analysis, the effector between its Qdrant snapshot and the repair and again between
+ * the repair and its verification, memory between writing a case to Elasticsearch and to Qdrant.
+ * The moments come from named pause points (RAG_IMMUNE_TEST_PAUSE, worker-runtime's testPause: the
+ * worker logs "test pause" there and waits, and the test kills it) and the effector's own crash
+ * hook (EFFECTOR_TEST_CRASH_AT: it SIGKILLs itself at that step). The incident must still heal, with
+ * no event lost, no repair run twice and no snapshot the effector does not account for.
+ * With CHAOS_KAFKA_RESTART=1 (set by .ci/run, never while others use the shared broker) a second
+ * incident heals across a Kafka restart.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { Client } from '@elastic/elasticsearch';
+import { QdrantClient } from '@qdrant/js-client-rest';
+import { repoRoot } from '@rag-immune/stack';
+import { LoopRun } from '../loop/loop-run.ts';
+import { runTrial, type TrialResult } from '../loop/trial.ts';
+import { logMessage, sleep } from '../loop/processes.ts';
+import type { WorkerKind } from '../loop/immune-system.ts';
+
+const INTERVAL_SECONDS = 4;
+/** Where each worker dies, in the order an incident reaches them. */
+const PAUSES: Record<Exclude<WorkerKind, 'effector'>, string> = {
+  sentinel: 'sentinel.before-publish-anomaly',
+  identifier: 'identifier.mid-analysis',
+  memory: 'memory.mid-write',
+};
+/**
+ * The effector kills itself (its own EFFECTOR_TEST_CRASH_AT hook, SIGKILL): first between the Qdrant
+ * snapshot and the repair, then, restarted, between the executed repair and its verification.
+ */
+const EFFECTOR_CRASHES = ['after_snapshot', 'after_executed'];
+const paused = (point: string): Record<string, string> => ({ RAG_IMMUNE_TEST_PAUSE: point, RAG_IMMUNE_TEST_PAUSE_MS: '60000' });
+
+let run: LoopRun;
+
+before(async () => {
+  run = new LoopRun({
+    label: 'it-chaos',
+    packages: 25,
+    probeCount: 8,
+    probeIntervalSeconds: INTERVAL_SECONDS,
+    env: {
+      sentinel: paused(PAUSES.sentinel),
+      identifier: paused(PAUSES.identifier),
+      memory: paused(PAUSES.memory),
+      effector: { EFFECTOR_TEST_CRASH_AT: EFFECTOR_CRASHES[0]! },
+    },
+  });
+  await run.start();
+});
+
+after(async () => {
+  await run?.close();
+});
+
+interface Kill {
+  worker: string;
+  point: string;
+  at: number;
+}
+
+/**
+ * SIGKILLs every worker that logs "test pause" and restarts it unarmed; restarts the effector each
+ * time it killed itself, armed with its next crash point. Runs until `stop()`.
+ */
+function killAtPausePoints(): { kills: Kill[]; stop: () => Promise<void> } {
+  const kills: Kill[] = [];
+  const seen = new Map<string, number>();
+  let effectorCrash = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      for (const worker of run.system.instances) {
+        const proc = worker.process;
+        if (worker.kind === 'effector') {
+          if (proc.running) continue;
+          kills.push({ worker: worker.name, point: `effector.${EFFECTOR_CRASHES[effectorCrash]}`, at: Date.now() });
+          effectorCrash += 1;
+          await proc.restart({ EFFECTOR_TEST_CRASH_AT: EFFECTOR_CRASHES[effectorCrash] });
+          continue;
+        }
+        if (!proc.running) continue;
+        proc.poll();
+        const from = seen.get(worker.name) ?? 0;
+        const index = proc.records.slice(from).findIndex(logMessage('test pause'));
+        seen.set(worker.name, proc.records.length);
+        if (index < 0) continue;
+        kills.push({ worker: worker.name, point: String(proc.records[from + index]!.json?.point), at: Date.now() });
+        await proc.kill();
+        seen.set(worker.name, 0);
+        await proc.restart({ RAG_IMMUNE_TEST_PAUSE: undefined });
+      }
+      await sleep(100);
+    }
+  })();
+  return {
+    kills,
+    stop: async () => {
+      running = false;
+      await loop;
+    },
+  };
+}
+
+/** Every Qdrant snapshot of the online collection is one the effector recorded for an action it knows. */
+async function orphanedSnapshots(): Promise<string[]> {
+  const qdrant = new QdrantClient({ url: run.endpoints.qdrantUrl, checkCompatibility: false });
+  const snapshots = (await qdrant.listSnapshots(run.rag.collections.online)).map((s) => s.name);
+  const es = new Client({ node: run.endpoints.elasticsearchUrl });
+  try {
+    const records = await es.search<{ snapshot_id: string; action_id: string | null }>({
+      index: `${run.namespace}-snapshots`,
+      size: 1000,
+      query: { match_all: {} },
+    });
+    const actions = await es.search<{ action_id: string }>({
+      index: `${run.namespace}-repair-actions`,
+      size: 1000,
+      query: { match_all: {} },
+    });
+    const knownActions = new Set(actions.hits.hits.map((h) => h._source?.action_id));
+    const accounted = new Set(
+      records.hits.hits.filter((h) => h._source?.action_id && knownActions.has(h._source.action_id)).map((h) => h._source?.snapshot_id),
+    );
+    return snapshots.filter((name) => !accounted.has(name));
+  } finally {
+    await es.close();
+  }
+}
+
+function assertNoDuplicateRepair(trial: TrialResult): void {
+  const succeeded = run.recorder.actions.filter((a) => trial.incidents.includes(a.event.incident_id) && a.event.status === 'succeeded');
+  assert.equal(succeeded.length, 1, `succeeded events: ${succeeded.map((a) => `${a.event.action_id} ${a.event.intent}`).join(', ')}`);
+  for (const action of trial.actions) {
+    // A started step is only repeated after the effector put the action back (an interrupted run).
+    const starts = action.statuses.filter((s) => s === 'started').length;
+    const resets = action.statuses.filter((s) => s === 'rolled_back' || s === 'failed').length;
+    assert.ok(starts <= resets + 1 + 1, `${action.intent} ${action.actionId}: ${action.statuses.join(' > ')}`);
+  }
+}
+
+test('each worker SIGKILLed at its most delicate moment and restarted: the incident still heals, nothing lost or done twice, no orphaned snapshot', async () => {
+  const chaos = killAtPausePoints();
+  let trial: TrialResult;
+  try {
+    trial = await runTrial(
+      run.context,
+      { kind: 'vector-index-corruption', mode: 'zero', fraction: 0.5, seed: 'chaos' },
+      { timeoutMs: 420_000 },
+    );
+  } finally {
+    await chaos.stop();
+  }
+  console.log(`kills: ${chaos.kills.map((k) => `${k.worker}@${k.point} +${((k.at - trial.injectedAt) / 1000).toFixed(1)}s`).join(', ')}`);
+  console.log(
+    `outcome ${trial.outcome}; actions ${trial.actions.map((a) => `${a.intent}:${a.statuses.join('>')}`).join(' ')}; ` +
+      `verified ${trial.verifiedAt ? ((trial.verifiedAt - trial.injectedAt) / 1000).toFixed(1) : '-'} s`,
+  );
+  const points = chaos.kills.map((k) => k.point).sort();
+  assert.deepEqual(
+    points,
+    [...Object.values(PAUSES), ...EFFECTOR_CRASHES.map((c) => `effector.${c}`)].sort(),
+    'every kill point was reached',
+  );
+  assert.equal(trial.outcome, 'healed');
+  assert.equal(trial.incidents.length, 1, `incidents: ${trial.incidents.join(', ')}`);
+  assert.equal(trial.finalReport?.root_cause, 'vector_index_corruption');
+  assert.ok(trial.sentinelRecoveredAt !== undefined, 'the sentinel sees the touched probes clean again');
+  // No event lost: every repair that started ended, and memory recorded the settled case.
+  for (const action of trial.actions.filter((a) => a.statuses.includes('started')))
+    assert.ok(
+      action.statuses.some((s) => ['succeeded', 'failed', 'rolled_back', 'escalated'].includes(s)),
+      `${action.intent}: ${action.statuses.join(' > ')}`,
+    );
+  assert.ok(trial.rememberedAt !== undefined, 'memory recorded the healed case');
+  assertNoDuplicateRepair(trial);
+  assert.deepEqual(await orphanedSnapshots(), []);
+});
+
+test(
+  'a Kafka restart in the middle of an incident: it still heals (CHAOS_KAFKA_RESTART=1)',
+  { skip: process.env.CHAOS_KAFKA_RESTART !== '1' },
+  async () => {
+    const stack = promisify(execFile);
+    const stackCommand = (...args: string[]) =>
+      stack(process.execPath, ['--import', 'tsx', 'tools/stack/src/main.ts', ...args], { cwd: repoRoot(), timeout: 240_000 });
+    const before = new Set(run.recorder.reports.map((r) => r.event.incident_id));
+    let restarted = false;
+    // Restart the broker as soon as the incident's first report is out.
+    const restart = (async () => {
+      const deadline = Date.now() + 240_000;
+      while (Date.now() < deadline) {
+        if (run.recorder.reports.some((r) => !before.has(r.event.incident_id))) {
+          await stackCommand('down', 'kafka');
+          await stackCommand('up', 'kafka');
+          restarted = true;
+          return;
+        }
+        await sleep(200);
+      }
+    })();
+    const trial = await runTrial(run.context, { kind: 'reranker-drift', fraction: 0.5, seed: 'chaos-kafka' }, { timeoutMs: 420_000 });
+    await restart;
+    console.log(
+      `kafka restart: outcome ${trial.outcome}; actions ${trial.actions.map((a) => `${a.intent}:${a.statuses.join('>')}`).join(' ')}`,
+    );
+    assert.ok(restarted, 'Kafka was restarted mid-incident');
+    assert.equal(trial.outcome, 'healed');
+    assert.equal(trial.finalReport?.root_cause, 'reranker_drift');
+    assertNoDuplicateRepair(trial);
+  },
+);
