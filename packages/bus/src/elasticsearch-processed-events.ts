@@ -154,9 +154,9 @@ export class ElasticsearchProcessedEventStore implements ProcessedEventStore {
     const current = await this.read(eventId);
     if (current === undefined) return this.claim(eventId); // released in between
     if (current.entry.state === 'processed') return 'processed';
-    if (current.entry.owner !== this.owner && Date.parse(current.entry.lease_until) > Date.now())
-      throw new EventClaimedElsewhereError(eventId, current.entry.owner);
-    // Our own earlier claim, or a dead replica's expired one: take it over unless someone else just did.
+    // A live claim, even this replica's own (the same event on two partitions at once), is in progress.
+    if (Date.parse(current.entry.lease_until) > Date.now()) throw new EventClaimedElsewhereError(eventId, current.entry.owner);
+    // A dead replica's expired claim: take it over unless someone else just did.
     try {
       await this.client.index({
         index: this.index,

@@ -57,6 +57,11 @@ test('a claim is exclusive across replicas until marked or expired; groups are s
   const id = randomUUID();
   assert.equal(await a.claim(id), 'claimed');
   await assert.rejects(b.claim(id), EventClaimedElsewhereError);
+  await assert.rejects(
+    a.claim(id),
+    EventClaimedElsewhereError,
+    'a live claim holds against its own replica too (one event on two partitions)',
+  );
   assert.equal(await otherGroup.claim(id), 'claimed', 'another group handles the event independently');
   assert.equal(await b.has(id), false);
   await a.markProcessed(id);
