@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { createKafka, topicNameOf } from '@rag-immune/bus';
 import { repoRoot } from '@rag-immune/stack';
 import { LoopRun } from '../loop/loop-run.ts';
-import { runTrial, type TrialResult } from '../loop/trial.ts';
+import { injectFault, runTrial, type TrialResult } from '../loop/trial.ts';
 import { sleep } from '../loop/processes.ts';
 
 interface PanelQuery {
@@ -85,12 +85,19 @@ before(async () => {
 
   trials.push(await runTrial(run.context, { kind: 'vector-index-corruption' }, { timeoutMs: 150_000, settleMs: 10_000 }));
   // No repair undoes a silent embedding swap: the identifier abstains and the effector escalates.
-  trials.push(await runTrial(run.context, { kind: 'embedding-model-swap' }, { timeoutMs: 150_000, settleMs: 5_000 }));
+  // Waits for the escalation itself (the trial's own bookkeeping would wait out its timeout).
+  await injectFault(run.context, { kind: 'embedding-model-swap' });
+  const effector = run.system.instances.find((w) => w.kind === 'effector');
+  const escalated = async () => /^effector_escalations_total\{/m.test(await (await fetch(`${effector?.url}/metrics`)).text());
+  const deadline = Date.now() + 180_000;
+  while (!(await escalated())) {
+    assert.ok(Date.now() < deadline, 'the effector did not escalate the embedding-model swap within 180 s');
+    await sleep(1000);
+  }
 
   // An operator undoes the verified repair through the effector's API (a manual rollback).
   const repaired = trials[0]?.actions.find((a) => a.statuses.includes('succeeded'));
   if (repaired) {
-    const effector = run.system.instances.find((w) => w.kind === 'effector');
     const response = await fetch(`${effector?.url}/rollback`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${run.system.tokens.effector}` },
