@@ -25,6 +25,8 @@ const { values } = parseArgs({
     timeout: { type: 'string', default: '180' },
     /** Start no trial after this UTC time (ISO); the run then closes cleanly. */
     until: { type: 'string' },
+    /** Index of the first trial (another run continues the plan sequence instead of repeating it). */
+    first: { type: 'string', default: '0' },
     out: { type: 'string', default: `bench/memory/cases/loop-${new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-')}.jsonl` },
   },
 });
@@ -49,15 +51,16 @@ const dump = () => {
 try {
   await run.start();
   await run.cleanRounds(1);
-  for (let i = 0; i < Number(values.trials); i += 1) {
+  const first = Number(values.first);
+  for (let i = first; i < first + Number(values.trials); i += 1) {
     if (stopping || Date.now() > until) {
-      log(`stopping before trial ${i + 1}`);
+      log(`stopping before trial ${i + 1 - first}`);
       break;
     }
     const kind = kinds[i % kinds.length] as string;
     const expectation = expectationOf(kind);
     const round = Math.floor(i / kinds.length);
-    if (i > 0) {
+    if (i > first) {
       await run.resetOnline();
       await run.cleanRounds(1);
     }
@@ -68,7 +71,7 @@ try {
       seed: `memory-${i}`,
     };
     const trial = await runTrial(run.context, plan, { timeoutMs: Number(values.timeout) * 1000, settleMs: 15_000 });
-    log(`trial ${i + 1} ${JSON.stringify(plan)} -> ${trial.outcome}; ${dump()} events in ${values.out}`);
+    log(`trial ${i + 1 - first} ${JSON.stringify(plan)} -> ${trial.outcome}; ${dump()} events in ${values.out}`);
   }
 } finally {
   if (run.recorder) dump();
