@@ -88,6 +88,19 @@ async function snapshotFigures(): Promise<void> {
   results.snapshots = rows;
 }
 
+async function waitListening(proc: { output: () => string; exited: Promise<number | null> }, timeoutMs = 300_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const line = proc
+      .output()
+      .split('\n')
+      .find((l) => l.includes('"msg":"effector listening"'));
+    if (line) return (JSON.parse(line) as { port: number }).port;
+    await sleep(200);
+  }
+  throw new Error(`effector did not start: ${proc.output().slice(-2000)}`);
+}
+
 function startEffector(env: NodeJS.ProcessEnv): { child: ChildProcess; exited: Promise<number | null>; output: () => string } {
   const child = spawn(process.execPath, ['--import', 'tsx', 'services/effector/src/main.ts'], {
     cwd: ROOT,
@@ -162,6 +175,29 @@ async function killFigures(): Promise<void> {
     return out;
   };
   const countPoints = async () => (await qdrant.count(collection, { exact: true })).count;
+  // The effector's consumer group must exist (committed offsets) before the kills: a new group starts at
+  // the latest offset, so knock with throw-away reports until the first process answers.
+  {
+    const warm = startEffector(env);
+    await waitListening(warm);
+    let answered = false;
+    for (let k = 0; k < 60 && !answered; k += 1) {
+      const incident = `bench-warmup-${run}-${k}`;
+      await publisher.publish('reports', {
+        ...exampleRootCauseReport(incident),
+        root_cause: 'unknown',
+        affected_component: 'unknown',
+        recommended_intents: [],
+      });
+      for (let t = 0; t < 10 && !answered; t += 1) {
+        answered = events.some((e) => e.incident_id === incident && e.status === 'escalated');
+        await sleep(300);
+      }
+    }
+    warm.child.kill('SIGTERM');
+    await warm.exited;
+    if (!answered) throw new Error('the effector never consumed a report');
+  }
   const cleanCount = await countPoints();
   const rows: Record<string, unknown>[] = [];
   const kills = Number(args.kills);
@@ -188,7 +224,7 @@ async function killFigures(): Promise<void> {
       recommended_intents: [],
     };
     const first = startEffector({ ...env, EFFECTOR_TEST_CRASH_AT: step });
-    await sleep(1000);
+    await waitListening(first);
     await publisher.publish('reports', report);
     const code = await Promise.race([first.exited, sleep(240_000).then(() => 'timeout' as const)]);
     const atKill = await countPoints();
@@ -238,7 +274,7 @@ async function killFigures(): Promise<void> {
   await callFaultAdmin(rags.onlineUrl, 'POST', 'vector-index-corruption', { mode: 'drop', scope: { knowledge_ids: ids } });
   const preRepair = await answersOf(online);
   const proc = startEffector(env);
-  await sleep(1000);
+  const port = await waitListening(proc);
   await publisher.publish('reports', {
     ...exampleRootCauseReport(incident),
     root_cause: 'vector_index_corruption',
@@ -255,14 +291,6 @@ async function killFigures(): Promise<void> {
     await sleep(500);
   }
   const repaired = await answersOf(online);
-  const port = Number(
-    /"port":(\d+)/.exec(
-      proc
-        .output()
-        .split('\n')
-        .find((l) => l.includes('effector listening')) ?? '',
-    )?.[1],
-  );
   const cli = spawnSync(
     process.execPath,
     [

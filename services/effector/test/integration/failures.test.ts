@@ -25,7 +25,7 @@ after(async () => {
 });
 
 async function withWorker<T>(env: Record<string, string>, body: (worker: EffectorWorker) => Promise<T>): Promise<T> {
-  const worker = await h.startWorker(env);
+  const worker = await h.startWorkerReady(env);
   try {
     return await body(worker);
   } finally {
@@ -148,7 +148,7 @@ test('verification probes timing out: typed timeout, the pin undone; after the f
     const faulty = (await h.online.capabilities()).active_versions?.generator;
     const probes = await degradedQuestions(h, questionsAbout(injected.fault?.affected_knowledge_ids ?? []), 2);
     assert.ok(probes.length > 0);
-    await withWorker({ EFFECTOR_VERIFY_TIMEOUT_MS: '100', EFFECTOR_MAX_FAILED_REPAIRS: '1' }, async (worker) => {
+    await withWorker({ EFFECTOR_VERIFY_TIMEOUT_MS: '1', EFFECTOR_MAX_FAILED_REPAIRS: '1' }, async (worker) => {
       const incident = `inc-timeout-${h.run}`;
       await h.publishReport(
         reportFor(incident, 'generator_inconsistency', 'generator', probes, injected.fault?.affected_knowledge_ids ?? []),

@@ -42,6 +42,8 @@ export interface Harness {
   outcomes: { report: RootCauseReport; outcome: IncidentOutcome | Error }[];
   env: Record<string, string>;
   startWorker(extraEnv?: Record<string, string>): Promise<EffectorWorker>;
+  /** A worker in its own consumer group, returned once it has demonstrably received a report (its partitions are assigned). */
+  startWorkerReady(extraEnv?: Record<string, string>): Promise<EffectorWorker>;
   publishReport(report: RootCauseReport): Promise<void>;
   waitFor(predicate: (events: RepairAction[]) => boolean, timeoutMs?: number, what?: string): Promise<RepairAction[]>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test assertions read the API's JSON freely
@@ -114,6 +116,28 @@ export async function startHarness(label: string, packages = 12): Promise<Harnes
       });
       workers.push(worker);
       return worker;
+    },
+    async startWorkerReady(extraEnv = {}) {
+      const id = randomUUID().slice(0, 6);
+      const worker = await harness.startWorker({
+        EFFECTOR_GROUP_ID: `it-eff-${run}-${id}`,
+        EFFECTOR_INSTANCE_ID: `it-eff-${run}-${id}`,
+        ...extraEnv,
+      });
+      // A new group starts at the latest offset: knock until the worker answers.
+      const deadline = Date.now() + 150_000;
+      for (let attempt = 0; Date.now() < deadline; attempt += 1) {
+        const incident = `warmup-${run}-${id}-${attempt}`;
+        await publisher.publish(
+          'reports',
+          reportFor(incident, 'unknown', 'unknown', [{ id: 'warmup', query: 'What is the latest version of bash?' }], []),
+        );
+        for (let i = 0; i < 15; i += 1) {
+          if (outcomes.some((o) => o.report.incident_id === incident)) return worker;
+          await sleep(200);
+        }
+      }
+      throw new Error('the worker never received a report');
     },
     async publishReport(report) {
       await publisher.publish('reports', report);

@@ -16,7 +16,7 @@ let worker: EffectorWorker;
 
 before(async () => {
   h = await startHarness('a');
-  worker = await h.startWorker();
+  worker = await h.startWorkerReady({ EFFECTOR_GROUP_ID: h.env.EFFECTOR_GROUP_ID as string });
 });
 
 after(async () => {
@@ -35,7 +35,7 @@ function changedSince2024(): string[] {
 }
 
 test('reranker drift: two replicas, one execution of pin_reranker_version, verified', async () => {
-  const second = await h.startWorker({ EFFECTOR_GROUP_ID: `it-eff-${h.run}-b`, EFFECTOR_INSTANCE_ID: `it-eff-${h.run}-b` });
+  const second = await h.startWorkerReady();
   const incident = `inc-reranker-${h.run}`;
   try {
     await fault(h, 'POST', 'reranker-drift');

@@ -27,7 +27,7 @@ let worker: EffectorWorker | undefined;
 
 before(async () => {
   h = await startHarness('b');
-  worker = await h.startWorker();
+  worker = await h.startWorkerReady({ EFFECTOR_GROUP_ID: h.env.EFFECTOR_GROUP_ID as string });
 });
 
 after(async () => {
