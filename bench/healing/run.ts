@@ -49,6 +49,19 @@ const trials: TrialResult[] = [];
 let clean = { rounds: 0, results: 0, anomalies: 0, reports: 0, actions: 0 };
 const startedAt = new Date();
 
+// Kinds whose repair would mask a later one in the same cycle come late; the unseen kind (nothing
+// heals it) last. Each cycle runs every kind once on one fresh online RAG, then the RAG is reset.
+const ORDER = [
+  'vector-index-corruption',
+  'reranker-drift',
+  'tokenizer-anomaly',
+  'parser-bug',
+  'knowledge-source-failure',
+  'generator-inconsistency',
+  'embedding-model-swap',
+];
+const cycleKinds = [...ORDER.filter((k) => kinds.includes(k)), ...kinds.filter((k) => !ORDER.includes(k))];
+
 try {
   await run.start();
   const rounds = Number(values['clean-rounds']);
@@ -56,14 +69,14 @@ try {
   const counted = await run.cleanRounds(rounds);
   clean = { rounds, ...counted };
   log(`clean: ${JSON.stringify(clean)}`);
-  let first = true;
-  for (const kind of kinds) {
-    const expectation = expectationOf(kind);
-    for (let i = 0; i < trialsPerKind; i += 1) {
-      if (!first) await run.resetOnline();
-      first = false;
-      // The fresh RAG must be clean before the fault: one full round.
+  for (let i = 0; i < trialsPerKind; i += 1) {
+    if (i > 0) {
+      log(`cycle ${i + 1}: fresh online RAG`);
+      await run.resetOnline();
       await run.cleanRounds(1);
+    }
+    for (const kind of cycleKinds) {
+      const expectation = expectationOf(kind);
       const plan: FaultPlan = {
         kind,
         mode: expectation.modes[i % expectation.modes.length]!,
@@ -75,61 +88,82 @@ try {
       trials.push(trial);
       appendFileSync(
         rawFile,
-        `${JSON.stringify({ ...trial, firstAnomaly: undefined, firstReport: undefined, finalReport: trial.finalReport ? { root_cause: trial.finalReport.root_cause, affected_component: trial.finalReport.affected_component, confidence: trial.finalReport.confidence, report_revision: trial.finalReport.report_revision } : null })}\n`,
+        `${JSON.stringify({
+          ...trial,
+          firstAnomaly: undefined,
+          firstReport: undefined,
+          finalReport: trial.finalReport
+            ? {
+                root_cause: trial.finalReport.root_cause,
+                affected_component: trial.finalReport.affected_component,
+                confidence: trial.finalReport.confidence,
+                report_revision: trial.finalReport.report_revision,
+              }
+            : null,
+        })}\n`,
       );
       const s = (at?: number) => (at === undefined ? '-' : ((at - trial.injectedAt) / 1000).toFixed(1));
       log(
         `  -> ${trial.outcome}: detected ${s(trial.detectedAt)} s, correct report ${s(trial.correctReportAt)} s, verified ${s(trial.verifiedAt)} s, ` +
           `cause ${trial.finalReport?.root_cause ?? '-'}, actions ${trial.actions.length}, rollbacks ${trial.rollbacks}, wrong repair verified ${trial.wrongRepairVerified}`,
       );
+      writeResults(false);
+      // The next fault must be a new incident: let this one close (clean rounds after the repair).
+      if (trial.outcome === 'healed') await run.incidentsClosed(trial.incidents, run.probeIntervalMs * 8 + 30_000);
     }
   }
 } finally {
   await run.close();
 }
+writeResults(true);
+log(`written ${values.out}; run directory ${run.runDir}`);
+process.exit(0);
 
 // ---- figures ----
-const secondsSince = (t: TrialResult, at?: number) => (at === undefined ? undefined : (at - t.injectedAt) / 1000);
-const stats = (xs: (number | undefined)[]) => {
-  const v = xs.filter((x): x is number => x !== undefined);
-  if (v.length === 0) return '—';
-  const mean = v.reduce((a, b) => a + b, 0) / v.length;
-  const sd = Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / v.length);
-  return `${mean.toFixed(1)} ± ${sd.toFixed(1)} s${v.length < xs.length ? ` (${v.length}/${xs.length})` : ''}`;
-};
-const pct = (n: number, d: number) => (d === 0 ? '—' : `${Math.round((100 * n) / d)}% (${n}/${d})`);
-const rows: string[] = [];
-for (const kind of kinds) {
-  const ts = trials.filter((t) => t.plan.kind === kind);
-  if (ts.length === 0) continue;
-  const unseen = expectationOf(kind).cause === null;
-  rows.push(
-    `| ${kind}${unseen ? ' (unseen)' : ''} | ${ts.length} | ${stats(ts.map((t) => secondsSince(t, t.detectedAt)))} | ${stats(ts.map((t) => secondsSince(t, t.correctReportAt)))} | ${
-      unseen ? '—' : stats(ts.map((t) => secondsSince(t, t.verifiedAt)))
-    } | ${pct(ts.filter((t) => t.localised).length, ts.length)} | ${
-      unseen
-        ? `no wrong repair verified: ${pct(ts.filter((t) => !t.wrongRepairVerified).length, ts.length)}`
-        : pct(ts.filter((t) => t.outcome === 'healed').length, ts.length)
-    } | ${(ts.reduce((a, t) => a + t.actions.length, 0) / ts.length).toFixed(1)} | ${ts.reduce((a, t) => a + t.rollbacks, 0)} | ${[...new Set(ts.map((t) => t.outcome))].join(', ')} |`,
-  );
-}
-const perTrial = trials.map((t) => {
-  const s = (at?: number) => secondsSince(t, at)?.toFixed(1) ?? '—';
-  return `| ${t.plan.kind} | ${t.plan.mode} | ${t.plan.fraction} | ${t.plan.seed} | ${t.touched.length} | ${s(t.detectedAt)} | ${s(t.firstReportAt)} | ${s(t.correctReportAt)} | ${s(t.verifiedAt)} | ${
-    t.finalReport ? `${t.finalReport.root_cause} ${t.finalReport.confidence.toFixed(2)}` : '—'
-  } | ${t.actions.map((a) => `${a.intent}:${a.statuses.at(-1)}`).join(' ') || '—'} | ${t.outcome} |`;
-});
-const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Debian 12, Node ${process.version}`;
-const markdown = `# bench/healing results
+/** Writes RESULTS.md from the trials so far (after every trial, so an interrupted run leaves its figures). */
+function writeResults(final: boolean): void {
+  const secondsSince = (t: TrialResult, at?: number) => (at === undefined ? undefined : (at - t.injectedAt) / 1000);
+  const stats = (xs: (number | undefined)[]) => {
+    const v = xs.filter((x): x is number => x !== undefined);
+    if (v.length === 0) return '—';
+    const mean = v.reduce((a, b) => a + b, 0) / v.length;
+    const sd = Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / v.length);
+    return `${mean.toFixed(1)} ± ${sd.toFixed(1)} s${v.length < xs.length ? ` (${v.length}/${xs.length})` : ''}`;
+  };
+  const pct = (n: number, d: number) => (d === 0 ? '—' : `${Math.round((100 * n) / d)}% (${n}/${d})`);
+  const rows: string[] = [];
+  for (const kind of cycleKinds) {
+    const ts = trials.filter((t) => t.plan.kind === kind);
+    if (ts.length === 0) continue;
+    const unseen = expectationOf(kind).cause === null;
+    rows.push(
+      `| ${kind}${unseen ? ' (unseen)' : ''} | ${ts.length} | ${stats(ts.map((t) => secondsSince(t, t.detectedAt)))} | ${stats(ts.map((t) => secondsSince(t, t.correctReportAt)))} | ${
+        unseen ? '—' : stats(ts.map((t) => secondsSince(t, t.verifiedAt)))
+      } | ${pct(ts.filter((t) => t.localised).length, ts.length)} | ${
+        unseen
+          ? `no wrong repair verified: ${pct(ts.filter((t) => !t.wrongRepairVerified).length, ts.length)}`
+          : pct(ts.filter((t) => t.outcome === 'healed').length, ts.length)
+      } | ${(ts.reduce((a, t) => a + t.actions.length, 0) / ts.length).toFixed(1)} | ${ts.reduce((a, t) => a + t.rollbacks, 0)} | ${[...new Set(ts.map((t) => t.outcome))].join(', ')} |`,
+    );
+  }
+  const perTrial = trials.map((t) => {
+    const s = (at?: number) => secondsSince(t, at)?.toFixed(1) ?? '—';
+    return `| ${t.plan.kind} | ${t.plan.mode} | ${t.plan.fraction} | ${t.plan.seed} | ${t.touched.length} | ${s(t.detectedAt)} | ${s(t.firstReportAt)} | ${s(t.correctReportAt)} | ${s(t.verifiedAt)} | ${
+      t.finalReport ? `${t.finalReport.root_cause} ${t.finalReport.confidence.toFixed(2)}` : '—'
+    } | ${t.actions.map((a) => `${a.intent}:${a.statuses.at(-1)}`).join(' ') || '—'} | ${t.outcome} |`;
+  });
+  const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Debian 12, Node ${process.version}`;
+  const markdown = `# bench/healing results
 
 \`npm run stack -- up && npm run bench:healing -- --trials ${trialsPerKind} --clean-rounds ${values['clean-rounds']} --interval ${interval} --packages ${values.packages} --probes ${values.probes}\`
 (\`bench/healing/run.ts\`; raw per-trial records in the run directory's \`trials.jsonl\`, worker logs beside it).
 
-Run of ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine}, sharing the machine with the local stack
+${final ? '' : `**Partial: ${trials.length} of ${trialsPerKind * kinds.length} trials done when this was written.**\n\n`}Run of ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine}, sharing the machine with the local stack
 (Kafka, schema registry, Elasticsearch, qdrant-local, Prometheus) and other work. Probe interval **${interval} s**
 (the seed's: 10 min), ${values.probes} golden probes, reference RAG over ${values.packages} Debian packages, effector in \`auto\` mode.
-Each trial: a fresh online RAG on the same URL (the identifier, effector and memory keep running), one clean round,
-the fault injected through the admin API and never undone by the benchmark. Times are seconds after the fault was in effect.
+Trials run in cycles: each cycle injects every kind once, in the order below, on one fresh online RAG on the same URL
+(the identifier, effector and memory keep running; memory accumulates cases), each fault after the previous incident closed,
+injected through the admin API and never undone by the benchmark. Times are seconds after the fault was in effect.
 
 ## Clean rounds (no fault)
 
@@ -155,7 +189,6 @@ ${rows.join('\n')}
 | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${perTrial.join('\n')}
 `;
-writeFileSync(values.out, markdown);
-console.log(`\n${markdown}`);
-log(`written ${values.out}; run directory ${run.runDir}`);
-process.exit(0);
+  writeFileSync(values.out, markdown);
+  if (final) console.log(`\n${markdown}`);
+}
