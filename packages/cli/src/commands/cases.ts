@@ -91,9 +91,13 @@ function caseDetail(c: CaseView): string {
     `card        ${c.card.status}, importance ${c.card.importance}, used ${c.card.access_count}x (last ${c.card.last_used_at ?? 'never'}), stands for ${c.card.duplicate_count} case(s)${c.card.superseded_by ? `, superseded by ${c.card.superseded_by}` : ''}`,
     `            created ${c.card.created_at}, updated ${c.card.updated_at}, ${c.card.source_event_ids.length} source events`,
   ];
-  for (const claim of c.signature?.claims ?? []) lines.push(`claim       ${claim.kind} ${claim.metric}: ${claim.baseline ?? '?'} -> ${claim.observed}`);
+  for (const claim of c.signature?.claims ?? [])
+    lines.push(`claim       ${claim.kind} ${claim.metric}: ${claim.baseline ?? '?'} -> ${claim.observed}`);
   for (const a of c.actions) lines.push(`action      ${iso(a.first_at)} ${a.intent} via ${a.tool} (attempt ${a.attempt}): ${a.status}`);
-  for (const h of c.card.history) lines.push(`history     ${h.at} ${h.field} ${String(h.from)} -> ${String(h.to)} (${h.reason}${h.related_case_id ? `, ${h.related_case_id}` : ''})`);
+  for (const h of c.card.history)
+    lines.push(
+      `history     ${h.at} ${h.field} ${String(h.from)} -> ${String(h.to)} (${h.reason}${h.related_case_id ? `, ${h.related_case_id}` : ''})`,
+    );
   return lines.join('\n');
 }
 
@@ -105,7 +109,8 @@ function recommendationText(r: Recommendation): string {
     `confidence  ${r.confidence}${r.top_similarity === null ? '' : `, best case similarity ${r.top_similarity}`}`,
     `strategy    ${r.strategy.map((s, i) => `${i + 1}. ${s.intent}${s.tool ? ` (${s.tool})` : ''}`).join('  ')}`,
   ];
-  for (const c of r.citations) lines.push(`cites       ${c.case_id}  similarity ${c.similarity}  ${c.outcome.padEnd(9)} ${c.intents.join(' > ')}`);
+  for (const c of r.citations)
+    lines.push(`cites       ${c.case_id}  similarity ${c.similarity}  ${c.outcome.padEnd(9)} ${c.intents.join(' > ')}`);
   lines.push(`audit       ${r.audit_id}`);
   return lines.join('\n');
 }
@@ -157,7 +162,7 @@ export function casesCommand(): Command {
   withConnection(
     cases
       .command('recommend')
-      .description("What memory would recommend for an incident it has a case for, with the cases it rests on")
+      .description('What memory would recommend for an incident it has a case for, with the cases it rests on')
       .requiredOption('--incident <id>', 'incident id')
       .option('--environment <name>', 'environment of the incident', 'default'),
   ).action(async (options: ConnectionOptions & { incident: string; environment: string }) => {
@@ -165,7 +170,8 @@ export function casesCommand(): Command {
     const found = (await call(() =>
       client.get(`/cases/by-incident/${encodeURIComponent(options.incident)}?environment=${encodeURIComponent(options.environment)}`),
     )) as CaseView;
-    if (found.signature === null) throw new CliError(`incident ${options.incident} has no root-cause report yet: nothing to recommend from`, ExitCode.dataError);
+    if (found.signature === null)
+      throw new CliError(`incident ${options.incident} has no root-cause report yet: nothing to recommend from`, ExitCode.dataError);
     const recommendation = await call(() =>
       client.recommend(
         {
