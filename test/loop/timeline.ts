@@ -62,7 +62,17 @@ export class LoopRecorder {
 
   /** Creates the run's topics if no worker did yet and follows all three from their beginning. */
   async start(): Promise<void> {
-    await this.bus.start(['probes', 'reports', 'actions']);
+    // Creating a run's topics can outlast kafkajs's own retries on a busy broker (metadata of a new
+    // topic not yet everywhere): creation is idempotent, so try again a few times.
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await this.bus.start(['probes', 'reports', 'actions']);
+        break;
+      } catch (error) {
+        if (attempt >= 5) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 2000 * attempt));
+      }
+    }
     const group = `loop-recorder-${randomUUID()}`;
     const follow = <T extends 'probes' | 'reports' | 'actions'>(topic: T, into: Received<never>[]) =>
       this.bus.subscribe({
