@@ -15,8 +15,8 @@ import { runTrial, type TrialResult } from '../loop/trial.ts';
 import { sleep } from '../loop/processes.ts';
 
 const INTERVAL_SECONDS = 4;
-/** A round already in flight when the fault lands, plus scoring on 2 busy cores. */
-const DETECTION_SLACK_MS = 15_000;
+/** Publishing and reading back, and a result the sentinel had in flight. */
+const DETECTION_SLACK_MS = 5_000;
 const ORDER = [
   'vector-index-corruption',
   'reranker-drift',
@@ -58,7 +58,7 @@ for (const kind of ORDER) {
       ? `${kind} (unseen): detected, and no wrong repair is verified as success`
       : `${kind}: detected within one probe interval, named ${expectation.cause}, repaired and verified, then a clean phase with no action`;
   test(title, async () => {
-    const trial = await runTrial(run.context, { kind, fraction: 0.5, seed: 'ci' }, { timeoutMs: 150_000 });
+    const trial = await runTrial(run.context, { kind, fraction: 0.5, seed: 'ci' }, { timeoutMs: 240_000 });
     console.log(
       `${kind}: ${trial.outcome}; detected ${secondsAfter(trial, trial.detectedAt)}, report ${secondsAfter(trial, trial.firstReportAt)} ` +
         `(${trial.finalReport?.root_cause}/${trial.finalReport?.affected_component} ${trial.finalReport?.confidence.toFixed(2)}), ` +
@@ -67,9 +67,13 @@ for (const kind of ORDER) {
     );
     assert.ok(trial.touched.length > 0, 'the fault touches some probes');
     assert.ok(trial.detectedAt !== undefined, 'detected');
+    // Within one probe interval: the next run of a touched probe starts within one period of the
+    // sentinel and takes at most another; the period is the configured one, or what the sentinel
+    // actually achieves when the machine is busy (measured over the run so far).
+    const period = Math.max(INTERVAL_SECONDS * 1100, run.observedProbePeriodMs());
     assert.ok(
-      trial.detectedAt - trial.injectedAt <= INTERVAL_SECONDS * 1100 + DETECTION_SLACK_MS,
-      `detection took ${trial.detectedAt - trial.injectedAt} ms`,
+      trial.detectedAt - trial.injectedAt <= period * 2 + DETECTION_SLACK_MS,
+      `detection took ${trial.detectedAt - trial.injectedAt} ms (probe period ${period} ms)`,
     );
     assert.equal(trial.incidents.length, 1, `one incident per fault: ${trial.incidents.join(', ')}`);
     assert.equal(trial.wrongRepairVerified, false, 'a repair that does not heal this fault was verified as success');
