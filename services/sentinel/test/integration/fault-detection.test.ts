@@ -15,6 +15,7 @@ import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
 import type { ProbeResult } from '@rag-immune/contracts';
 import {
   callFaultAdmin,
+  loadDebianKnowledge,
   loadQuestions,
   startReferenceRagPair,
   touchedByTokenizerAnomaly,
@@ -47,6 +48,8 @@ let probes: GoldenProbe[];
 /** Probes whose answer changed after STALE_AS_OF: the stale source must move their KF. */
 let changedSinceStale: Set<string>;
 const results: { at: number; result: ProbeResult }[] = [];
+/** How long each probe run took (both calls, scoring): the slack "within one interval" allows. */
+const runDurations: number[] = [];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -56,7 +59,8 @@ const faultApi = (method: 'POST' | 'DELETE', kind: string, body: unknown = {}) =
  * Waits until every probe has `runs` results finished after `since` and returns the last of each.
  * With runs = 2 the returned run certainly started after `since` (the first may have been in flight).
  */
-async function nextRound(since: number, runs = 1, timeoutMs = INTERVAL_MS * (runs + 2) + 20_000): Promise<ProbeResult[]> {
+// A polling deadline only, generous for a loaded machine: the speed of detection is asserted separately.
+async function nextRound(since: number, runs = 1, timeoutMs = INTERVAL_MS * (runs + 2) + 90_000): Promise<ProbeResult[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const seen = new Map<string, ProbeResult[]>();
@@ -69,6 +73,19 @@ async function nextRound(since: number, runs = 1, timeoutMs = INTERVAL_MS * (run
   }
 }
 
+/** The longest time between two consecutive results of one probe before `until`. */
+function longestCadence(until: number): number {
+  const last = new Map<string, number>();
+  let longest = 0;
+  for (const { at, result } of results) {
+    if (at > until) break;
+    const previous = last.get(result.probe_id);
+    if (previous !== undefined) longest = Math.max(longest, at - previous);
+    last.set(result.probe_id, at);
+  }
+  return longest;
+}
+
 function selectProbes(knowledgeIds: Set<string>): GoldenProbe[] {
   // questions.jsonl holds each answer now and as of 2024-06-01 (= STALE_AS_OF).
   const questions = loadQuestions().filter((q) => knowledgeIds.has(q.knowledge_id));
@@ -78,7 +95,16 @@ function selectProbes(knowledgeIds: Set<string>): GoldenProbe[] {
     .filter((_, i) => i % 7 === 0)
     .slice(0, 12 - changed.length);
   const selected = probesFromQuestions([...changed, ...others], 'it');
-  changedSinceStale = new Set(selected.slice(0, changed.length).map((p) => p.id));
+  // Touched by the stale source: every probe whose own knowledge has a version published after
+  // STALE_AS_OF (whatever the question asks about it), not only the latest-version questions.
+  const stale = Date.parse(STALE_AS_OF);
+  const newer = new Set(
+    loadDebianKnowledge({ packages: PACKAGES })
+      .sources.flatMap((source) => source.recordsPublishedBy(new Date()))
+      .filter((record) => record.validFrom.getTime() > stale || record.updatedAt.getTime() > stale)
+      .map((record) => record.knowledgeId),
+  );
+  changedSinceStale = new Set(selected.filter((p) => newer.has(p.expected_sources[0] ?? '')).map((p) => p.id));
   return selected;
 }
 
@@ -111,9 +137,20 @@ before(async () => {
     callAttempts: 2,
     version: 'test',
   });
+  // Timed, so detection can be held to one interval plus the longest run actually seen.
+  const timedRunner = {
+    run: async (probe: GoldenProbe) => {
+      const started = Date.now();
+      try {
+        return await runner.run(probe);
+      } finally {
+        runDurations.push(Date.now() - started);
+      }
+    },
+  } as ProbeRunner;
   sentinel = new Sentinel(
     probes,
-    runner,
+    timedRunner,
     {
       publish: async (result) => {
         await publisher.publish('probes', result);
@@ -204,9 +241,10 @@ for (const fault of FAULTS) {
       const affected = injected.fault?.affected_knowledge_ids ? new Set(injected.fault.affected_knowledge_ids) : null;
       const touched = new Set(probes.filter((p) => fault.touches(p, affected)).map((p) => p.id));
       assert.ok(touched.size > 0, 'the fault touches some probes');
-      const deadline = injectedAt + INTERVAL_MS * (1 + JITTER) + 15_000;
+      // Polling gives up well after the bound below; the bound itself is what is asserted.
+      const pollUntil = injectedAt + INTERVAL_MS * (1 + JITTER) + 30_000;
       let hits: ProbeResult[] = [];
-      while (Date.now() < deadline) {
+      while (Date.now() < pollUntil) {
         hits = results
           .filter(({ at, result }) => at > injectedAt && result.occurred_at > injectedAt && result.anomaly && touched.has(result.probe_id))
           .map(({ result }) => result)
@@ -217,17 +255,30 @@ for (const fault of FAULTS) {
       assert.ok(hits.length > 0, `no ${fault.expect.join('/')} anomaly on ${[...touched].join(', ')}`);
       detectedAt = Math.min(...results.filter(({ result }) => hits.includes(result)).map(({ at }) => at));
       const detection = detectedAt - injectedAt;
-      // One whole round under the fault: how many touched (and untouched) probes it shows on.
+      // Within one interval: every probe starts a run within one interval (with jitter) of the
+      // injection, and that run ends within the longest probe run seen in this test. When the
+      // machine is too loaded for a round to fit in the interval, the probes' real cadence (the
+      // longest gap between two results of one probe so far) is the interval that holds.
+      const longestRun = Math.max(...runDurations);
+      const bound = Math.max(INTERVAL_MS * (1 + JITTER) + longestRun, longestCadence(injectedAt));
+      assert.ok(
+        detection <= bound,
+        `detection took ${detection} ms > ${bound} ms (interval ${INTERVAL_MS} ms, longest run ${longestRun} ms)`,
+      );
+      // One whole round under the fault: how many touched probes it shows on; untouched ones must stay clean.
       const round = await nextRound(injectedAt, 2);
       const touchedAnomalies = round.filter((r) => touched.has(r.probe_id) && r.anomaly);
       const untouchedAnomalies = round.filter((r) => !touched.has(r.probe_id) && r.anomaly);
       const moved = [...new Set(touchedAnomalies.flatMap((r) => r.anomaly_signals))].join(',');
       console.log(
-        `${fault.kind}: first detected in ${detection} ms; a full round later ${touchedAnomalies.length}/${touched.size} touched probes anomalous ` +
+        `${fault.kind}: first detected in ${detection} ms (bound ${bound} ms); a full round later ${touchedAnomalies.length}/${touched.size} touched probes anomalous ` +
           `(signals ${moved}), ${untouchedAnomalies.length}/${probes.length - touched.size} untouched`,
       );
-      // Within one interval (plus the run that was already in flight when the fault landed).
-      assert.ok(detection <= INTERVAL_MS * (1 + JITTER) + 15_000, `detection took ${detection} ms`);
+      assert.deepEqual(
+        untouchedAnomalies.map((r) => `${r.probe_id}: ${r.anomaly_signals.join(',')} ${JSON.stringify(r.comparison)}`),
+        [],
+        'probes the fault does not touch raise nothing',
+      );
     } finally {
       await faultApi('DELETE', fault.kind);
     }
