@@ -156,7 +156,8 @@ async function killFigures(): Promise<void> {
     EFFECTOR_GROUP_ID: `${prefix}-effector`,
     // Every kill is a new incident of the same component: the rate limit is not what is measured here.
     EFFECTOR_COMPONENT_RATE_LIMIT: '1000',
-    LOG_LEVEL: 'warn',
+    // info: the bench waits for the `effector listening` line.
+    LOG_LEVEL: 'info',
   };
   const ids = [
     ...new Set(
