@@ -227,7 +227,8 @@ export async function runTrial(ctx: TrialContext, plan: FaultPlan, options: Watc
     if (finished) return result;
     if (result.outcome === 'healed' || (result.outcome === 'abstained' && result.actions.length === 0)) {
       settledSince ??= Date.now();
-      const settle = options.settleMs ?? ctx.probeIntervalMs * 4 + 15_000;
+      // Long enough for the sentinel's next full round and memory's case on a busy machine.
+      const settle = options.settleMs ?? ctx.probeIntervalMs * 6 + 45_000;
       if (Date.now() - settledSince > settle) return evaluateTrial(ctx, injected, before);
     }
     if (Date.now() > deadline) return evaluateTrial(ctx, injected, before);
