@@ -6,19 +6,19 @@
 
 locals {
   env = merge(var.bus_env, {
-    BUS_PROFILE                = "production"
-    BUS_PROBES_PARTITIONS      = tostring(var.topics.probes_partitions)
-    BUS_REPORTS_PARTITIONS     = tostring(var.topics.reports_partitions)
-    BUS_ACTIONS_PARTITIONS     = tostring(var.topics.actions_partitions)
-    BUS_DEAD_LETTER_PARTITIONS = tostring(var.topics.dead_letter_partitions)
-    BUS_PROBES_REPLICATION     = tostring(var.replication_factor)
-    BUS_REPORTS_REPLICATION    = tostring(var.replication_factor)
-    BUS_ACTIONS_REPLICATION    = tostring(var.replication_factor)
+    BUS_PROFILE                 = "production"
+    BUS_PROBES_PARTITIONS       = tostring(var.topics.probes_partitions)
+    BUS_REPORTS_PARTITIONS      = tostring(var.topics.reports_partitions)
+    BUS_ACTIONS_PARTITIONS      = tostring(var.topics.actions_partitions)
+    BUS_DEAD_LETTER_PARTITIONS  = tostring(var.topics.dead_letter_partitions)
+    BUS_PROBES_REPLICATION      = tostring(var.replication_factor)
+    BUS_REPORTS_REPLICATION     = tostring(var.replication_factor)
+    BUS_ACTIONS_REPLICATION     = tostring(var.replication_factor)
     BUS_DEAD_LETTER_REPLICATION = tostring(var.replication_factor)
-    BUS_PROBES_MIN_ISR         = tostring(var.min_insync_replicas)
-    BUS_REPORTS_MIN_ISR        = tostring(var.min_insync_replicas)
-    BUS_ACTIONS_MIN_ISR        = tostring(var.min_insync_replicas)
-    BUS_DEAD_LETTER_MIN_ISR    = tostring(var.min_insync_replicas)
+    BUS_PROBES_MIN_ISR          = tostring(var.min_insync_replicas)
+    BUS_REPORTS_MIN_ISR         = tostring(var.min_insync_replicas)
+    BUS_ACTIONS_MIN_ISR         = tostring(var.min_insync_replicas)
+    BUS_DEAD_LETTER_MIN_ISR     = tostring(var.min_insync_replicas)
   })
   settings_hash = substr(sha256(jsonencode([local.env, var.image, var.secret_env])), 0, 10)
 }
