@@ -63,8 +63,9 @@ timed kubeconform "kubeconform-$KUBECONFORM_VERSION" \
 timed tflint "tflint-$TFLINT_VERSION" \
   go install -ldflags "-s -w" "github.com/terraform-linters/tflint@$TFLINT_VERSION"
 # -mod=readonly: go.sum is committed, so CI builds exactly what was checked in.
-timed tofu "tofu-$TOFU_VERSION" \
-  bash -c "cd '$repo/tools/ops/tofu' && go build -mod=readonly -ldflags '-s -w' -o '$TOOLS/bin/tofu' github.com/opentofu/opentofu/cmd/tofu"
+# version.dev=no: a release build (no "-dev" suffix), as OpenTofu's own release builds set it.
+timed tofu "tofu-$TOFU_VERSION-release" \
+  bash -c "cd '$repo/tools/ops/tofu' && go build -mod=readonly -ldflags '-s -w -X github.com/opentofu/opentofu/version.dev=no' -o '$TOOLS/bin/tofu' github.com/opentofu/opentofu/cmd/tofu"
 
 mirror="$TOOLS/providers/registry.opentofu.org/hashicorp/kubernetes/$K8S_PROVIDER_VERSION/linux_amd64"
 # go install (not build) because only install accepts module@version; it names the binary after the module.
