@@ -58,6 +58,8 @@ for (const kind of ORDER) {
       ? `${kind} (unseen): detected, and no wrong repair is verified as success`
       : `${kind}: detected within one probe interval, named ${expectation.cause}, repaired and verified, then a clean phase with no action`;
   test(title, async () => {
+    // A fault must open its own incident: the previous one closes first (even if its test failed).
+    await run.incidentsClosed([...new Set(run.recorder.reports.map((r) => r.event.incident_id))], 120_000);
     const trial = await runTrial(run.context, { kind, fraction: 0.5, seed: 'ci' }, { timeoutMs: 240_000 });
     console.log(
       `${kind}: ${trial.outcome}; detected ${secondsAfter(trial, trial.detectedAt)}, report ${secondsAfter(trial, trial.firstReportAt)} ` +
