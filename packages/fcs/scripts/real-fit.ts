@@ -25,14 +25,18 @@ import {
 
 const { values } = parseArgs({
   options: {
-    dev: { type: 'string', default: 'bench/fcs/real/v2-dev.jsonl' },
+    dev: { type: 'string', default: 'bench/fcs/real/v2-dev.jsonl,bench/fcs/real/v2-dev-summedits.jsonl' },
     out: { type: 'string', default: 'models/fcs/combination-v2.json' },
     // A feature must raise LOSO macro balanced accuracy by at least this much to be kept.
     'min-gain': { type: 'string', default: '0.002' },
+    'contradiction-penalty': { type: 'string', default: '4.5' },
+    'max-penalty-cost': { type: 'string', default: '0.005' },
   },
 });
 
-const records = readRecords(values.dev).filter((r) => r.features !== undefined);
+// A set with fewer than 30 scored dev triples (a run cut short) would weigh as much as a full one: left out.
+const scoredDev = readRecords(values.dev).filter((r) => r.features !== undefined);
+const records = scoredDev.filter((r) => scoredDev.filter((o) => o.set === r.set).length >= 30);
 const sets = records.map((r) => r.set);
 const labels = records.map((r) => r.label);
 const setNames = [...new Set(sets)].sort();
@@ -125,10 +129,28 @@ for (;;) {
   process.stderr.write(`+ ${bestFeature}: LOSO macro BA ${(100 * best.value).toFixed(1)} @ ${best.threshold}\n`);
 }
 
+// The contradiction penalty (see V2Combination): kept when LOSO macro BA on dev drops by less than
+// --max-penalty-cost with it.
+const penalty = Number(values['contradiction-penalty']);
+const losoBase = loso(chosen);
+const withPenalty = (p: readonly number[]): number[] =>
+  p.map((q, i) => {
+    const z = Math.log(q / (1 - q)) - penalty * (records[i]!.features!.kf_contradicted ?? 0);
+    return 1 / (1 + Math.exp(-z));
+  });
+const penalised = withPenalty(losoBase);
+const penaltyThreshold = bestMacroThreshold(penalised, labels, sets);
+const penaltyValue = macroBalancedAccuracy(penalised, labels, sets, penaltyThreshold);
+const keepPenalty = penalty > 0 && current.value - penaltyValue < Number(values['max-penalty-cost']);
+process.stderr.write(
+  `contradiction penalty ${penalty}: LOSO macro BA ${(100 * penaltyValue).toFixed(1)} vs ${(100 * current.value).toFixed(1)} without -> ${keepPenalty ? 'kept' : 'dropped'}\n`,
+);
+if (keepPenalty) current = { value: penaltyValue, threshold: penaltyThreshold };
+
 const x = design(records, chosen);
 const beta = fitLogistic(x, labels, perSetWeights(sets));
 const inSample = predict(beta, x);
-const losoP = loso(chosen);
+const losoP = keepPenalty ? penalised : losoBase;
 const perSet = Object.fromEntries(
   setNames.map((name) => {
     const idx = records.map((_, i) => i).filter((i) => sets[i] === name);
@@ -149,7 +171,9 @@ const combination: V2Combination = {
   weights: beta.slice(1).map((b) => Math.round(b * 1e6) / 1e6),
   bias: Math.round(beta[0]! * 1e6) / 1e6,
   threshold: current.threshold,
+  ...(keepPenalty ? { contradiction_penalty: penalty } : {}),
   fitted: {
+    contradiction_penalty_check: { penalty, loso_macro_ba_with: penaltyValue, kept: keepPenalty },
     by: 'packages/fcs/scripts/real-fit.ts',
     data: values.dev,
     splits: 'dev only (wice, summedits, begin, expertqa, snli; /work/shared/data/factcheck)',

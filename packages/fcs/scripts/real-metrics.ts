@@ -1,5 +1,5 @@
 /** Metrics and a small weighted logistic regression shared by real-fit.ts and real-report.ts. */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { V2Features } from '../src/index.ts';
 
 export interface ScoredRecord {
@@ -14,12 +14,16 @@ export interface ScoredRecord {
   question_missing?: boolean;
 }
 
-export function readRecords(path: string): ScoredRecord[] {
+/** Records of one or more JSONL files (comma-separated; runs split across processes), deduplicated by set/id. */
+export function readRecords(paths: string): ScoredRecord[] {
   const byId = new Map<string, ScoredRecord>();
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
-    if (!line) continue;
-    const r = JSON.parse(line) as ScoredRecord;
-    byId.set(`${r.set}/${r.id}`, r);
+  for (const path of paths.split(',')) {
+    if (!existsSync(path)) continue;
+    for (const line of readFileSync(path, 'utf8').split('\n')) {
+      if (!line) continue;
+      const r = JSON.parse(line) as ScoredRecord;
+      byId.set(`${r.set}/${r.id}`, r);
+    }
   }
   return [...byId.values()];
 }

@@ -46,6 +46,13 @@ export interface V2Combination {
   bias: number;
   /** Decision threshold on the calibrated probability. */
   threshold: number;
+  /**
+   * Log-odds subtracted per key fact the evidence contradicts (a changed value, unit, date or version),
+   * after the regression. Not fitted: such swaps are rare in the real dev sets but are exactly what a
+   * broken generator produces (the reference RAG's generator-inconsistency fault); real-fit.ts keeps it
+   * only when it costs (almost) nothing on dev, and records both figures.
+   */
+  contradiction_penalty?: number;
   /** Free-form provenance (data, fit, dev metrics), kept in the JSON for the model card. */
   fitted?: unknown;
 }
@@ -79,6 +86,7 @@ export function combineV2(features: V2Features, combination: V2Combination): num
     if (value === undefined) throw new Error(`v2 combination needs feature ${name}`);
     z += combination.weights[i]! * transformFeature(name, value);
   });
+  if (combination.contradiction_penalty) z -= combination.contradiction_penalty * (features.kf_contradicted ?? 0);
   return 1 / (1 + Math.exp(-z));
 }
 

@@ -61,7 +61,7 @@ test('the model ranks copied answers above answers from the wrong passage', { sk
 });
 
 test('the combined scorer labels known consistent and inconsistent triples correctly', { skip, timeout: 120_000 }, async () => {
-  const scorer = await FactConsistencyScorer.load({ modelPath, cache: false });
+  const scorer = await FactConsistencyScorer.load({ modelPath, cache: false, scorerVersion: 'v1' });
   const evidence = [
     'xcb-util (0.3.3-2) was uploaded to unstable with low urgency by Julien Danjou on 15 February 2009. Changes: Add versioned link to GPL.',
     'Palapeli is a single-player jigsaw puzzle game. Unlike other games in that genre, you are not limited to aligning pieces on imaginary grids.',
@@ -81,3 +81,23 @@ test('the combined scorer labels known consistent and inconsistent triples corre
   );
   assert.ok(results[0]!.evidence_snippets.some((s) => s.stance === 'supports' && s.text.includes('Julien Danjou')));
 });
+
+test(
+  'v2 with the fitted combination: a bare answer judged with its question, an unsupported sentence found',
+  { skip, timeout: 120_000 },
+  async () => {
+    const scorer = await FactConsistencyScorer.load({ modelPath, cache: false, scorerVersion: 'v2', logger: false });
+    const evidence = 'John Smith was born in Ljubljana, Slovenia, in 1950. He later moved to Vienna.';
+    const [bare, added] = await scorer.scoreMany([
+      { question: 'Where was John Smith born?', evidence, answer: 'Slovenia.' },
+      { question: '', evidence, answer: 'John Smith was born in Slovenia. He moved to Paris in 1980.' },
+    ]);
+    assert.equal(bare!.label, 'consistent', JSON.stringify(bare));
+    assert.equal(bare!.question_missing, false);
+    assert.equal(added!.label, 'inconsistent', JSON.stringify(added));
+    assert.equal(added!.question_missing, true);
+    // The weakest claim is the added one, and its snippet says so.
+    assert.equal(added!.evidence_snippets[0]!.claim_index, 1);
+    assert.equal(added!.evidence_snippets[0]!.stance, 'contradicts');
+  },
+);
