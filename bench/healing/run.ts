@@ -10,10 +10,11 @@
  *   npm run bench:healing -- [--trials 5] [--kinds a,b] [--clean-rounds 20] [--interval 4]
  *                            [--packages 25] [--probes 10] [--timeout 240] [--out bench/healing/RESULTS.md]
  */
-import { writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpus, totalmem } from 'node:os';
+import { repoRoot } from '@rag-immune/stack';
 import { LoopRun } from '../../test/loop/loop-run.ts';
 import { ALL_FAULT_KINDS, expectationOf, type FaultPlan } from '../../test/loop/faults.ts';
 import { runTrial, type TrialResult } from '../../test/loop/trial.ts';
@@ -28,6 +29,7 @@ const { values } = parseArgs({
     probes: { type: 'string', default: '10' },
     timeout: { type: 'string', default: '240' },
     out: { type: 'string', default: 'bench/healing/RESULTS.md' },
+    isolate: { type: 'boolean', default: false },
   },
 });
 const trialsPerKind = Number(values.trials);
@@ -37,20 +39,28 @@ const interval = Number(values.interval);
 const FRACTIONS = [0.5, 0.25, 0.75, 1, 0.4, 0.6, 0.3];
 
 const log = (text: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${text}`);
-const run = new LoopRun({
-  label: 'bench-healing',
-  packages: Number(values.packages),
-  probeCount: Number(values.probes),
-  probeIntervalSeconds: interval,
-  say: log,
-});
-const rawFile = join(run.runDir, 'trials.jsonl');
+const isolate = values.isolate ?? false;
+const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+const benchDir = join(repoRoot(), '.runs', `bench-healing-${stamp}`);
+mkdirSync(benchDir, { recursive: true });
+let runs = 0;
+const newRun = () =>
+  new LoopRun({
+    label: 'bench-healing',
+    packages: Number(values.packages),
+    probeCount: Number(values.probes),
+    probeIntervalSeconds: interval,
+    runDir: join(benchDir, `system-${(runs += 1)}`),
+    say: log,
+  });
+const rawFile = join(benchDir, 'trials.jsonl');
 const trials: TrialResult[] = [];
 let clean = { rounds: 0, results: 0, anomalies: 0, reports: 0, actions: 0 };
 const startedAt = new Date();
 
 // Kinds whose repair would mask a later one in the same cycle come late; the unseen kind (nothing
 // heals it) last. Each cycle runs every kind once on one fresh online RAG, then the RAG is reset.
+// With --isolate every trial gets its own RAG pair and its own four workers (nothing carries over).
 const ORDER = [
   'vector-index-corruption',
   'reranker-drift',
@@ -62,6 +72,39 @@ const ORDER = [
 ];
 const cycleKinds = [...ORDER.filter((k) => kinds.includes(k)), ...kinds.filter((k) => !ORDER.includes(k))];
 
+function record(trial: TrialResult): void {
+  trials.push(trial);
+  appendFileSync(
+    rawFile,
+    `${JSON.stringify({
+      ...trial,
+      firstAnomaly: undefined,
+      firstReport: undefined,
+      finalReport: trial.finalReport
+        ? {
+            root_cause: trial.finalReport.root_cause,
+            affected_component: trial.finalReport.affected_component,
+            confidence: trial.finalReport.confidence,
+            report_revision: trial.finalReport.report_revision,
+          }
+        : null,
+    })}\n`,
+  );
+  const s = (at?: number) => (at === undefined ? '-' : ((at - trial.injectedAt) / 1000).toFixed(1));
+  log(
+    `  -> ${trial.outcome}: detected ${s(trial.detectedAt)} s, correct report ${s(trial.correctReportAt)} s, verified ${s(trial.verifiedAt)} s, ` +
+      `sentinel recovered ${s(trial.sentinelRecoveredAt)} s, cause ${trial.finalReport?.root_cause ?? '-'}, actions ${trial.actions.length}, ` +
+      `rollbacks ${trial.rollbacks}, wrong repair verified ${trial.wrongRepairVerified}`,
+  );
+  writeResults(false);
+}
+
+const planOf = (kind: string, i: number): FaultPlan => {
+  const expectation = expectationOf(kind);
+  return { kind, mode: expectation.modes[i % expectation.modes.length]!, fraction: FRACTIONS[i % FRACTIONS.length]!, seed: `bench-${i}` };
+};
+
+let run = newRun();
 try {
   await run.start();
   const rounds = Number(values['clean-rounds']);
@@ -69,54 +112,34 @@ try {
   const counted = await run.cleanRounds(rounds);
   clean = { rounds, ...counted };
   log(`clean: ${JSON.stringify(clean)}`);
+  let first = true;
   for (let i = 0; i < trialsPerKind; i += 1) {
-    if (i > 0) {
+    if (!isolate && i > 0) {
       log(`cycle ${i + 1}: fresh online RAG`);
       await run.resetOnline();
       await run.cleanRounds(1);
     }
     for (const kind of cycleKinds) {
-      const expectation = expectationOf(kind);
-      const plan: FaultPlan = {
-        kind,
-        mode: expectation.modes[i % expectation.modes.length]!,
-        fraction: FRACTIONS[i % FRACTIONS.length]!,
-        seed: `bench-${i}`,
-      };
+      if (isolate && !first) {
+        await run.close();
+        run = newRun();
+        await run.start();
+        await run.cleanRounds(1);
+      }
+      first = false;
+      const plan = planOf(kind, i);
       log(`trial ${kind} #${i + 1}: ${JSON.stringify(plan)}`);
       const trial = await runTrial(run.context, plan, { timeoutMs: Number(values.timeout) * 1000 });
-      trials.push(trial);
-      appendFileSync(
-        rawFile,
-        `${JSON.stringify({
-          ...trial,
-          firstAnomaly: undefined,
-          firstReport: undefined,
-          finalReport: trial.finalReport
-            ? {
-                root_cause: trial.finalReport.root_cause,
-                affected_component: trial.finalReport.affected_component,
-                confidence: trial.finalReport.confidence,
-                report_revision: trial.finalReport.report_revision,
-              }
-            : null,
-        })}\n`,
-      );
-      const s = (at?: number) => (at === undefined ? '-' : ((at - trial.injectedAt) / 1000).toFixed(1));
-      log(
-        `  -> ${trial.outcome}: detected ${s(trial.detectedAt)} s, correct report ${s(trial.correctReportAt)} s, verified ${s(trial.verifiedAt)} s, ` +
-          `cause ${trial.finalReport?.root_cause ?? '-'}, actions ${trial.actions.length}, rollbacks ${trial.rollbacks}, wrong repair verified ${trial.wrongRepairVerified}`,
-      );
-      writeResults(false);
+      record(trial);
       // The next fault must be a new incident: let this one close (clean rounds after the repair).
-      if (trial.outcome === 'healed') await run.incidentsClosed(trial.incidents, run.probeIntervalMs * 8 + 30_000);
+      if (!isolate && trial.outcome === 'healed') await run.incidentsClosed(trial.incidents, run.probeIntervalMs * 8 + 30_000);
     }
   }
 } finally {
   await run.close();
 }
 writeResults(true);
-log(`written ${values.out}; run directory ${run.runDir}`);
+log(`written ${values.out}; raw trials and worker logs in ${benchDir}`);
 process.exit(0);
 
 // ---- figures ----
@@ -155,15 +178,17 @@ function writeResults(final: boolean): void {
   const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Debian 12, Node ${process.version}`;
   const markdown = `# bench/healing results
 
-\`npm run stack -- up && npm run bench:healing -- --trials ${trialsPerKind} --clean-rounds ${values['clean-rounds']} --interval ${interval} --packages ${values.packages} --probes ${values.probes}\`
-(\`bench/healing/run.ts\`; raw per-trial records in the run directory's \`trials.jsonl\`, worker logs beside it).
+\`npm run stack -- up && npm run bench:healing -- --trials ${trialsPerKind} --clean-rounds ${values['clean-rounds']} --interval ${interval} --packages ${values.packages} --probes ${values.probes}${isolate ? ' --isolate' : ''}\`
+(\`bench/healing/run.ts\`; raw per-trial records in \`.runs/bench-healing-<time>/trials.jsonl\`, worker logs beside it).
 
 ${final ? '' : `**Partial: ${trials.length} of ${trialsPerKind * kinds.length} trials done when this was written.**\n\n`}Run of ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine}, sharing the machine with the local stack
 (Kafka, schema registry, Elasticsearch, qdrant-local, Prometheus) and other work. Probe interval **${interval} s**
 (the seed's: 10 min), ${values.probes} golden probes, reference RAG over ${values.packages} Debian packages, effector in \`auto\` mode.
-Trials run in cycles: each cycle injects every kind once, in the order below, on one fresh online RAG on the same URL
-(the identifier, effector and memory keep running; memory accumulates cases), each fault after the previous incident closed,
-injected through the admin API and never undone by the benchmark. Times are seconds after the fault was in effect.
+${
+  isolate
+    ? 'Every trial runs on its own fresh RAG pair and its own four workers (nothing carries over from one fault to the next),\nafter one clean round; the fault is '
+    : 'Trials run in cycles: each cycle injects every kind once, in the order below, on one fresh online RAG on the same URL\n(the identifier, effector and memory keep running; memory accumulates cases), each fault after the previous incident closed,\n'
+}injected through the admin API and never undone by the benchmark. Times are seconds after the fault was in effect.
 
 ## Clean rounds (no fault)
 
