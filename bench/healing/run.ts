@@ -166,7 +166,7 @@ function writeResults(final: boolean): void {
         unseen
           ? `no wrong repair verified: ${pct(ts.filter((t) => !t.wrongRepairVerified).length, ts.length)}`
           : pct(ts.filter((t) => t.outcome === 'healed').length, ts.length)
-      } | ${(ts.reduce((a, t) => a + t.actions.length, 0) / ts.length).toFixed(1)} | ${ts.reduce((a, t) => a + t.rollbacks, 0)} | ${[...new Set(ts.map((t) => t.outcome))].join(', ')} |`,
+      } | ${unseen ? '—' : pct(ts.filter((t) => t.sentinelRecoveredAt !== undefined).length, ts.length)} | ${(ts.reduce((a, t) => a + t.actions.length, 0) / ts.length).toFixed(1)} | ${ts.reduce((a, t) => a + t.rollbacks, 0)} | ${[...new Set(ts.map((t) => t.outcome))].join(', ')} |`,
     );
   }
   const perTrial = trials.map((t) => {
@@ -196,8 +196,8 @@ ${clean.rounds} rounds, ${clean.results} probe results: **${clean.anomalies} ano
 
 ## Fault matrix
 
-| fault | trials | detection | correct report | verified recovery (MTTR) | localisation | repair success | actions / trial | rollbacks | outcomes |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| fault | trials | detection | correct report | verified recovery (MTTR) | localisation | repair success | sentinel saw recovery | actions / trial | rollbacks | outcomes |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${rows.join('\n')}
 
 ## The seed's table (003 §4.3, staging, probe interval 10 min)
