@@ -237,7 +237,10 @@ async function killFigures(): Promise<void> {
     let doc: ActionDoc | undefined;
     while (Date.now() < deadline) {
       doc = (await actions.list({ incident })).find((a) => a.tool === 'reindex_knowledge');
-      if (doc?.status === 'succeeded' || doc?.status === 'escalated') break;
+      // Done when the restarted effector closed the incident (a kill after the state change but before
+      // the event is only finished once the restart re-publishes `succeeded`).
+      const closed = events.some((e) => e.incident_id === incident && (e.status === 'succeeded' || e.status === 'escalated'));
+      if ((doc?.status === 'succeeded' || doc?.status === 'escalated') && closed) break;
       await sleep(500);
     }
     await sleep(1500);
