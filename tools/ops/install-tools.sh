@@ -51,7 +51,11 @@ timed() { # name stamp command...: runs the command unless the stamp exists, and
   echo "ops-tools: building $name ($stamp)"
   # Wall time depends on what else runs; user+sys CPU seconds say what it costs on any machine.
   local TIMEFORMAT="ops-tools: $name built in %0R s wall, %0U s user + %0S s sys CPU"
-  time nice -n 19 "$@"
+  if declare -F "$1" >/dev/null; then
+    time "$1" # a function of this script (nice runs only programs); pip and file copies, not CPU bound
+  else
+    time nice -n 19 "$@"
+  fi
   touch "$TOOLS/stamps/$stamp"
 }
 
