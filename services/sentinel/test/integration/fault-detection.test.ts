@@ -59,10 +59,12 @@ const faultApi = (method: 'POST' | 'DELETE', kind: string, body: unknown = {}) =
  * Waits until every probe has `runs` results finished after `since` and returns the last of each.
  * With runs = 2 the returned run certainly started after `since` (the first may have been in flight).
  */
-// A polling deadline only, generous for a loaded machine: the speed of detection is asserted separately.
+// A polling deadline only, generous for a loaded machine (it grows with the probes' real cadence):
+// the speed of detection is asserted separately.
 async function nextRound(since: number, runs = 1, timeoutMs = INTERVAL_MS * (runs + 2) + 90_000): Promise<ProbeResult[]> {
-  const deadline = Date.now() + timeoutMs;
+  const started = Date.now();
   for (;;) {
+    const deadline = started + Math.max(timeoutMs, (runs + 1) * longestCadence(Date.now()) + 30_000);
     const seen = new Map<string, ProbeResult[]>();
     for (const { at, result } of results) if (at > since) seen.set(result.probe_id, [...(seen.get(result.probe_id) ?? []), result]);
     const latest = [...seen.values()].filter((list) => list.length >= runs).map((list) => list.at(-1) as ProbeResult);
@@ -242,7 +244,7 @@ for (const fault of FAULTS) {
       const touched = new Set(probes.filter((p) => fault.touches(p, affected)).map((p) => p.id));
       assert.ok(touched.size > 0, 'the fault touches some probes');
       // Polling gives up well after the bound below; the bound itself is what is asserted.
-      const pollUntil = injectedAt + INTERVAL_MS * (1 + JITTER) + 30_000;
+      const pollUntil = injectedAt + Math.max(INTERVAL_MS * (1 + JITTER), 2 * longestCadence(injectedAt)) + 30_000;
       let hits: ProbeResult[] = [];
       while (Date.now() < pollUntil) {
         hits = results
