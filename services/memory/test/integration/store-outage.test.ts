@@ -29,6 +29,7 @@ class Relay {
   port = 0;
 
   async open(): Promise<void> {
+    if (this.server) return;
     const server = createServer((client) => {
       const upstream = connect(Number(esTarget.port), esTarget.hostname);
       for (const s of [client, upstream]) {
