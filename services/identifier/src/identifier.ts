@@ -253,7 +253,9 @@ export class Identifier {
       confidence: verdict.confidence,
       best_cause: verdict.best_cause,
     };
-    if (sameVerdict(previous, verdict)) return;
+    // Same verdict, but probes joined after the last report (a scoped fault shows on more knowledge
+    // than its first anomalies did): a revision with the grown scope, so that the repair covers it.
+    if (sameVerdict(previous, verdict) && !scopeGrewSinceReport(incident)) return;
 
     const revision = incident.report_revision + 1;
     const [verdictRecord] = await this.appendEvidence(incident, [
@@ -446,4 +448,14 @@ export class Identifier {
     for (const state of ['open', 'diagnosing', 'reported', 'repairing', 'verified', 'failed', 'escalated', 'closed'])
       this.options.metrics.incidents.set({ state }, counts.get(state) ?? 0);
   }
+}
+
+/** Whether the incident has a probe that the last report's affected probes did not include. */
+function scopeGrewSinceReport(incident: Incident): boolean {
+  const reportedAt = incident.reported_at;
+  if (reportedAt === null) return false;
+  const covered = new Set(
+    incident.timeline.filter((t) => t.at <= reportedAt && (t.event === 'anomaly' || t.event === 'opened')).map((t) => t.detail.probe_id),
+  );
+  return incident.probes.some((p) => !covered.has(p.probe_id));
 }
