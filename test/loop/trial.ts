@@ -134,9 +134,11 @@ export function evaluateTrial(
     byAction.set(a.action_id, summary);
   }
   const actions = [...byAction.values()];
+  // The last verified repair: a later report revision (grown scope) may need a second one.
   const verified = actionEvents
     .filter((a) => a.status === 'succeeded' && a.verification?.recovered === true)
-    .sort((a, b) => a.occurred_at - b.occurred_at)[0];
+    .sort((a, b) => a.occurred_at - b.occurred_at)
+    .at(-1);
   const escalated = actionEvents.some((a) => a.status === 'escalated');
   const wrongRepairVerified = actionEvents.some(
     (a) => a.status === 'succeeded' && a.intent !== 'escalate_to_human' && !expectation.healingIntents.includes(a.intent),
