@@ -128,7 +128,10 @@ export const Capabilities = z
     parser_versions: z.array(z.string()).optional(),
     generator_versions: z.array(z.string()).optional(),
     /** The component versions in force now, so a repair can record what it replaces. */
-    active_versions: z.object({ reranker: z.string().optional(), generator: z.string().optional(), parser: z.string().optional() }).strict().optional(),
+    active_versions: z
+      .object({ reranker: z.string().optional(), generator: z.string().optional(), parser: z.string().optional() })
+      .strict()
+      .optional(),
     answer_validation: z.boolean().optional(),
   })
   .strict();

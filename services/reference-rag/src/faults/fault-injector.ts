@@ -187,7 +187,10 @@ export class FaultInjector {
         const affected = this.scopeIds(request);
         const set = new Set(affected);
         const previous = indexer.parserVersion;
-        indexer.installParser(`${PARSER_VERSION}+${mode}`, { mode: mode as 'merge-sections' | 'boilerplate', affects: (id) => set.has(id) });
+        indexer.installParser(`${PARSER_VERSION}+${mode}`, {
+          mode: mode as 'merge-sections' | 'boilerplate',
+          affects: (id) => set.has(id),
+        });
         const result = await indexer.sync(this.targets.knowledgeClock(), { knowledgeIds: set });
         return {
           affected,
