@@ -20,7 +20,7 @@ import { QdrantClient } from '@qdrant/js-client-rest';
 import { repoRoot } from '@rag-immune/stack';
 import { LoopRun } from '../loop/loop-run.ts';
 import { runTrial, type TrialResult } from '../loop/trial.ts';
-import { logMessage, sleep } from '../loop/processes.ts';
+import { ProcessStartError, logMessage, sleep } from '../loop/processes.ts';
 import type { WorkerKind } from '../loop/immune-system.ts';
 
 const INTERVAL_SECONDS = 4;
@@ -82,7 +82,13 @@ function killAtPausePoints(): { kills: Kill[]; stop: () => Promise<void> } {
           if (proc.running) continue;
           kills.push({ worker: worker.name, point: `effector.${EFFECTOR_CRASHES[effectorCrash]}`, at: Date.now() });
           effectorCrash += 1;
-          await proc.restart({ EFFECTOR_TEST_CRASH_AT: EFFECTOR_CRASHES[effectorCrash] });
+          try {
+            await proc.restart({ EFFECTOR_TEST_CRASH_AT: EFFECTOR_CRASHES[effectorCrash] });
+          } catch (error) {
+            // Resuming its in-flight action at start-up, it may reach the next armed step before it
+            // listens: that is the next kill, recorded on the next pass.
+            if (!(error instanceof ProcessStartError)) throw error;
+          }
           continue;
         }
         if (!proc.running) continue;
