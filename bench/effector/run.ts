@@ -9,7 +9,7 @@
  *
  *   npm run bench:effector -- [--points 10000,100000] [--kills 20] [--packages 10] [--skip-snapshots] [--skip-kills]
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -86,6 +86,19 @@ async function snapshotFigures(): Promise<void> {
     await qdrant.deleteCollection(collection);
   }
   results.snapshots = rows;
+}
+
+function spawnAsync(
+  command: string,
+  argv: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; encoding: 'utf8' },
+): Promise<{ status: number | null; stdout: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, argv, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => void (stdout += c.toString()));
+    child.once('exit', (status) => resolve({ status, stdout }));
+  });
 }
 
 async function waitListening(proc: { output: () => string; exited: Promise<number | null> }, timeoutMs = 300_000): Promise<number> {
@@ -295,7 +308,8 @@ async function killFigures(): Promise<void> {
     await sleep(500);
   }
   const repaired = await answersOf(online);
-  const cli = spawnSync(
+  // Asynchronously: the RAG pair runs in this process and must keep answering meanwhile.
+  const cli = await spawnAsync(
     process.execPath,
     [
       '--import',
