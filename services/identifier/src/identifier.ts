@@ -253,9 +253,10 @@ export class Identifier {
       confidence: verdict.confidence,
       best_cause: verdict.best_cause,
     };
-    // Same verdict, but probes joined after the last report (a scoped fault shows on more knowledge
-    // than its first anomalies did): a revision with the grown scope, so that the repair covers it.
-    if (sameVerdict(previous, verdict) && !scopeGrewSinceReport(incident)) return;
+    // Same verdict, but it now implicates knowledge the last report did not name (a scoped fault shows
+    // on more knowledge than its first anomalies did): a revision with the grown scope, so that the
+    // repair covers it. Global causes (no knowledge ids) get no such revision.
+    if (sameVerdict(previous, verdict) && !scopeGrewSinceReport(incident, verdict.knowledge_ids)) return;
 
     const revision = incident.report_revision + 1;
     const [verdictRecord] = await this.appendEvidence(incident, [
@@ -450,12 +451,15 @@ export class Identifier {
   }
 }
 
-/** Whether the incident has a probe that the last report's affected probes did not include. */
-function scopeGrewSinceReport(incident: Incident): boolean {
+/** Whether the verdict names knowledge that no analysis behind the last report did. */
+function scopeGrewSinceReport(incident: Incident, knowledgeIds: string[]): boolean {
   const reportedAt = incident.reported_at;
-  if (reportedAt === null) return false;
-  const covered = new Set(
-    incident.timeline.filter((t) => t.at <= reportedAt && (t.event === 'anomaly' || t.event === 'opened')).map((t) => t.detail.probe_id),
+  if (reportedAt === null || knowledgeIds.length === 0) return false;
+  const reportedEvents = new Set(
+    incident.timeline.filter((t) => t.at <= reportedAt && t.event === 'anomaly').map((t) => t.detail.probe_event_id),
   );
-  return incident.probes.some((p) => !covered.has(p.probe_id));
+  const covered = new Set(
+    incident.analyses.filter((a) => reportedEvents.has(a.probe_event_id)).flatMap((a) => Object.values(a.knowledge_ids).flat()),
+  );
+  return knowledgeIds.some((id) => !covered.has(id));
 }
