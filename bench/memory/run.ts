@@ -370,7 +370,7 @@ const causeRows = results
   .join('\n');
 const markdown = `# bench/memory results
 
-\`npm run stack -- up && npm run bench:memory -- --synthetic ${values.synthetic} --synthetic-seeds ${values['synthetic-seeds']} --seed ${seed} --latency-cases ${values['latency-cases']} --latency-requests ${values['latency-requests']}\`
+\`npm run stack -- up && npm run bench:memory\` (= \`tsx bench/memory/run.ts --synthetic ${values.synthetic} --synthetic-seeds ${values['synthetic-seeds']} --seed ${seed} --latency-cases ${values['latency-cases']} --latency-requests ${values['latency-requests']}\`)
 (\`bench/memory/run.ts\`). Run of ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine}, sharing the machine with the
 local stack (Kafka, schema registry, Elasticsearch 8.7, qdrant-local, Prometheus) and other work (1-minute load average
 ${loadAtStart.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end, on ${cpus().length} cores${Math.max(loadAtStart, loadavg()[0] ?? 0) > 2 * cpus().length ? ': the latencies below are those of a saturated machine' : ''}). Similarity threshold
