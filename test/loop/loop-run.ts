@@ -108,6 +108,23 @@ export class LoopRun {
     return counts();
   }
 
+  /**
+   * The sentinel's real period on this machine: the median time between two results of the same probe
+   * (the configured interval plus jitter, stretched when the machine is busy).
+   */
+  observedProbePeriodMs(): number {
+    const last = new Map<string, number>();
+    const gaps: number[] = [];
+    for (const { event } of this.recorder.probes) {
+      const previous = last.get(event.probe_id);
+      if (previous !== undefined) gaps.push(event.occurred_at - previous);
+      last.set(event.probe_id, event.occurred_at);
+    }
+    if (gaps.length === 0) return this.probeIntervalMs;
+    gaps.sort((a, b) => a - b);
+    return gaps[Math.floor(gaps.length / 2)]!;
+  }
+
   /** Waits for the identifier's "incident closed" [HEALING] line of each incident; false on timeout. */
   async incidentsClosed(incidents: string[], timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
