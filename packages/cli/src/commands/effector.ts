@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import { Command, InvalidArgumentError } from 'commander';
 import { emit } from '../output.ts';
 import { CliError, ExitCode } from '../exit-codes.ts';
+import { callWorkerApi } from '../worker-api.ts';
 
 /**
  * The on-call engineer's commands against the effector's HTTP API: rollback, snapshots, actions,
@@ -64,43 +65,16 @@ interface RollbackPlan {
 async function call<T = Record<string, unknown>>(options: ApiOptions, method: string, path: string, body?: unknown): Promise<T> {
   const token = options.token ?? process.env.IMMUNE_API_TOKEN;
   if (!token) throw new CliError('no API token: set IMMUNE_API_TOKEN or pass --token', ExitCode.usage);
-  const url = `${options.url.replace(/\/+$/, '')}${path}`;
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      method,
-      signal: AbortSignal.timeout(600_000),
-      headers: {
-        authorization: `Bearer ${token}`,
-        'x-immune-actor': options.actor,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-  } catch (error) {
-    throw new CliError(
-      `effector unreachable at ${options.url}: ${error instanceof Error ? error.message : String(error)}`,
-      ExitCode.unavailable,
-    );
-  }
-  const text = await response.text();
-  let json: { error?: string } | undefined;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  if (!response.ok) {
-    const message = json?.error ?? text.slice(0, 200);
-    const code =
-      response.status === 401 || response.status === 403
-        ? ExitCode.noPermission
-        : response.status >= 500
-          ? ExitCode.failure
-          : ExitCode.dataError;
-    throw new CliError(`${method} ${path}: HTTP ${response.status}: ${message}`, code);
-  }
-  return json as T;
+  return callWorkerApi<T>({
+    worker: 'effector',
+    url: options.url,
+    method,
+    path,
+    token,
+    body,
+    headers: { 'x-immune-actor': options.actor },
+    timeoutMs: 600_000,
+  });
 }
 
 interface RollbackStep {

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { emit } from '../output.ts';
-import { CliError, ExitCode } from '../exit-codes.ts';
+import { ExitCode } from '../exit-codes.ts';
+import { callWorkerApi } from '../worker-api.ts';
 
 /**
  * `immune incidents list|show` and `immune ledger verify` against the identifier's HTTP API
@@ -25,36 +26,7 @@ function withApiOptions(command: Command): Command {
 /** GETs from the identifier; unreachable → 69, bad token → 77, not found/refused → 65, server error → 1. */
 async function get<T>(options: ApiOptions, path: string): Promise<T> {
   const token = options.token ?? process.env.IMMUNE_API_TOKEN;
-  let response: Response;
-  try {
-    response = await fetch(`${options.url.replace(/\/+$/, '')}${path}`, {
-      signal: AbortSignal.timeout(60_000),
-      headers: token ? { authorization: `Bearer ${token}` } : {},
-    });
-  } catch (error) {
-    throw new CliError(
-      `identifier unreachable at ${options.url}: ${error instanceof Error ? error.message : String(error)}`,
-      ExitCode.unavailable,
-    );
-  }
-  const text = await response.text();
-  let json: { error?: string } | undefined;
-  try {
-    json = JSON.parse(text) as { error?: string };
-  } catch {
-    json = undefined;
-  }
-  if (!response.ok) {
-    const message = json?.error ?? text.slice(0, 200);
-    const code =
-      response.status === 401 || response.status === 403
-        ? ExitCode.noPermission
-        : response.status >= 500
-          ? ExitCode.failure
-          : ExitCode.dataError;
-    throw new CliError(`GET ${path}: HTTP ${response.status}: ${message}`, code);
-  }
-  return json as T;
+  return callWorkerApi<T>({ worker: 'identifier', url: options.url, method: 'GET', path, token, timeoutMs: 60_000 });
 }
 
 const time = (ms: number | null | undefined) => (ms === null || ms === undefined ? '-' : new Date(ms).toISOString());

@@ -1,0 +1,58 @@
+import { CliError, ExitCode } from './exit-codes.ts';
+
+export interface WorkerApiRequest {
+  /** The worker's name, for the error a person reads ("effector unreachable at ..."). */
+  worker: string;
+  url: string;
+  method: string;
+  path: string;
+  token?: string | undefined;
+  body?: unknown;
+  headers?: Record<string, string>;
+  timeoutMs: number;
+}
+
+/**
+ * One JSON call to a worker's HTTP API with the CLI's exit codes: unreachable → 69, refused
+ * token → 77, not found or refused request → 65, server error → 1. The token travels only in the
+ * Authorization header and is never part of a message.
+ */
+export async function callWorkerApi<T>(request: WorkerApiRequest): Promise<T> {
+  const base = request.url.replace(/\/+$/, '');
+  let response: Response;
+  try {
+    response = await fetch(`${base}${request.path}`, {
+      method: request.method,
+      signal: AbortSignal.timeout(request.timeoutMs),
+      headers: {
+        ...(request.token ? { authorization: `Bearer ${request.token}` } : {}),
+        ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...request.headers,
+      },
+      ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+    });
+  } catch (error) {
+    throw new CliError(
+      `${request.worker} unreachable at ${request.url}: ${error instanceof Error ? error.message : String(error)}`,
+      ExitCode.unavailable,
+    );
+  }
+  const text = await response.text();
+  let json: { error?: string } | undefined;
+  try {
+    json = JSON.parse(text) as { error?: string };
+  } catch {
+    json = undefined;
+  }
+  if (!response.ok) {
+    const message = json?.error ?? text.slice(0, 200);
+    const code =
+      response.status === 401 || response.status === 403
+        ? ExitCode.noPermission
+        : response.status >= 500
+          ? ExitCode.failure
+          : ExitCode.dataError;
+    throw new CliError(`${request.method} ${request.path}: HTTP ${response.status}: ${message}`, code);
+  }
+  return json as T;
+}
