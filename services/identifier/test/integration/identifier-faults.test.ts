@@ -114,7 +114,20 @@ for (const scenario of scenarios) {
       10_000,
     );
     assert.ok(closed);
-    assert.equal(reports.filter((r) => r.incident_id === report.incident_id && r.root_cause === report.root_cause).length, 1);
+    // One verdict per incident: later revisions may only widen a knowledge-scoped verdict's scope
+    // (each names knowledge no earlier revision did, so the effector's scoped repair covers it).
+    const revisions = reports.filter((r) => r.incident_id === report.incident_id).sort((a, b) => a.report_revision - b.report_revision);
+    assert.ok(revisions.every((r) => r.root_cause === report.root_cause && r.affected_component === report.affected_component));
+    const named = new Set<string>();
+    revisions.forEach((revision, i) => {
+      if (i > 0)
+        assert.ok(
+          revision.affected_knowledge_ids.some((id) => !named.has(id)),
+          `revision ${revision.report_revision} widens nothing`,
+        );
+      revision.affected_knowledge_ids.forEach((id) => named.add(id));
+    });
+    if (report.affected_knowledge_ids.length === 0) assert.equal(revisions.length, 1, 'a global cause gets one report');
     const verify = (await (await fetch(`${base}/incidents/${report.incident_id}/ledger/verify`)).json()) as {
       ok: boolean;
       records: number;
