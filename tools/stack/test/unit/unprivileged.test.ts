@@ -49,12 +49,13 @@ test(
         // stopped
       }
     });
-    // runuser's child is the server: find it and read its real uid.
+    // runuser's child is the server: find it and read its real uid. Right after the fork the child is
+    // still root until runuser drops privileges and execs, so poll until it has.
     let uid: number | undefined;
-    for (let i = 0; i < 50 && uid === undefined; i++) {
+    for (let i = 0; i < 50 && (uid === undefined || uid === 0); i++) {
       const children = readFileSync(`/proc/${record.pid}/task/${record.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
       if (children[0] !== undefined) uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${children[0]}/status`, 'utf8'))?.[1]);
-      else await sleep(100);
+      if (uid === undefined || uid === 0) await sleep(100);
     }
     assert.ok(uid !== undefined && uid !== 0, `the server runs as uid ${uid}, not root`);
     assert.equal(await isOurProcess(record), true);
