@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { healingLog, testPause } from '@rag-immune/worker-runtime';
 import { applyEvent, caseIdOf, embeddingText, emptyCase, type CaseEvent, type HealingCase } from './healing-case.ts';
-import { CaseVersionConflictError, type CaseStore } from './case-store.ts';
+import { CaseVersionConflictError, type CaseStore, type StoredCase } from './case-store.ts';
 
 /** What turns a signature text into a vector (the shared sentence embedder in production). */
 export interface SignatureEmbedder {
@@ -18,6 +18,9 @@ export interface RecordResult {
  * Folds report and action events into cases. Each event is a read-modify-write of the case under
  * Elasticsearch's optimistic concurrency (a conflict re-reads and re-applies), then the case's point
  * is upserted in Qdrant from the stored state, so a redelivery after a Qdrant failure repairs it.
+ * Events of one incident arrive on two topics and are recorded concurrently (and by several
+ * replicas): Elasticsearch orders the writes, but the Qdrant upserts can land in any order, so after
+ * its upsert a writer re-reads the document and upserts again until Qdrant holds the newest version.
  * Any store error propagates: the bus retries and, failing that, leaves the event for redelivery.
  */
 export class CaseRecorder {
@@ -38,22 +41,38 @@ export class CaseRecorder {
       const next = applyEvent(base, input, this.clock());
       if (next === null) {
         // Already applied: make sure the vector exists too (the earlier attempt may have died after ES).
-        await this.upsertVector(base);
+        if (stored !== null) await this.syncVector(stored);
         return { healingCase: base, changed: false };
       }
+      let written: StoredCase;
       try {
-        await this.store.write(next, stored);
+        written = await this.store.write(next, stored);
       } catch (error) {
         if (error instanceof CaseVersionConflictError && attempt < 10) continue;
         throw error;
       }
       // Chaos tests kill memory here: the case is in Elasticsearch, its vector not yet in Qdrant (no-op unless armed).
       await testPause('memory.mid-write', this.logger, { incident_id: next.incident_id });
-      await this.upsertVector(next);
+      await this.syncVector(written);
       this.log(input, next, stored === null);
       this.onChange?.(next);
       return { healingCase: next, changed: true };
     }
+  }
+
+  /**
+   * Upserts the point of `version`, then re-reads: if another writer stored a newer version
+   * meanwhile, its upsert may have landed before ours, so upsert again from the newest version.
+   */
+  private async syncVector(version: StoredCase): Promise<void> {
+    let current = version;
+    for (let round = 0; round < 10; round++) {
+      await this.upsertVector(current.healingCase);
+      const latest = await this.store.get(current.healingCase.case_id);
+      if (latest === null || (latest.seqNo === current.seqNo && latest.primaryTerm === current.primaryTerm)) return;
+      current = latest;
+    }
+    throw new Error(`case ${version.healingCase.case_id} kept changing while its vector was written`);
   }
 
   private async upsertVector(healingCase: HealingCase): Promise<void> {

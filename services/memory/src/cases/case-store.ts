@@ -128,16 +128,20 @@ export class CaseStore {
     }
   }
 
-  /** Writes a case only if it is still at `expected` (null: only if it does not exist yet). */
-  async write(healingCase: HealingCase, expected: StoredCase | null, refresh: boolean | 'wait_for' = false): Promise<void> {
+  /**
+   * Writes a case only if it is still at `expected` (null: only if it does not exist yet), and
+   * returns the version written.
+   */
+  async write(healingCase: HealingCase, expected: StoredCase | null, refresh: boolean | 'wait_for' = false): Promise<StoredCase> {
     try {
-      await this.es.index({
+      const written = await this.es.index({
         index: this.options.casesIndex,
         id: healingCase.case_id,
         document: healingCase,
         refresh,
         ...(expected === null ? { op_type: 'create' as const } : { if_seq_no: expected.seqNo, if_primary_term: expected.primaryTerm }),
       });
+      return { healingCase, seqNo: written._seq_no ?? 0, primaryTerm: written._primary_term ?? 1 };
     } catch (error) {
       if (error instanceof errors.ResponseError && error.statusCode === 409) throw new CaseVersionConflictError(healingCase.case_id);
       throw error;
