@@ -72,8 +72,34 @@ const ORDER = [
 ];
 const cycleKinds = [...ORDER.filter((k) => kinds.includes(k)), ...kinds.filter((k) => !ORDER.includes(k))];
 
+/**
+ * The probe results of a trial's window, beside the trial's worker logs: enough to tell afterwards
+ * why a fault went undetected (which probes ran, what they scored, which signals fired).
+ */
+function dumpProbes(trial: TrialResult): void {
+  const from = trial.injectStartedAt - run.probeIntervalMs * 2;
+  const lines = run.recorder.probes
+    .filter((p) => p.event.occurred_at >= from && p.event.occurred_at <= trial.endedAt)
+    .map(({ event: p }) => ({
+      at_s: Number(((p.occurred_at - trial.injectedAt) / 1000).toFixed(1)),
+      probe_id: p.probe_id,
+      anomaly: p.anomaly,
+      signals: p.anomaly_signals,
+      online_fcs: p.online.signals?.fcs ?? null,
+      baseline_fcs: p.baseline.signals?.fcs ?? null,
+      fcs_drop: p.comparison.fcs_drop,
+      answer_agreement: p.comparison.answer_agreement,
+      online_call: p.online.call_status,
+    }));
+  appendFileSync(
+    join(run.runDir, 'trial-probes.jsonl'),
+    lines.map((l) => JSON.stringify({ trial: `${trial.plan.kind}/${trial.plan.seed}`, ...l })).join('\n') + '\n',
+  );
+}
+
 function record(trial: TrialResult): void {
   trials.push(trial);
+  dumpProbes(trial);
   appendFileSync(
     rawFile,
     `${JSON.stringify({
