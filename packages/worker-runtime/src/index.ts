@@ -1,6 +1,6 @@
 export { parseWorkerEnv, WorkerConfigError, EXIT_CONFIG, type ConfigIssue } from './worker-config.ts';
 export { workerLogger, healingLog, REDACTED_PATHS } from './logger.ts';
-export { startTelemetry, traceHeaders, contextFromHeaders, TELEMETRY_SERVICE_NAME, type Telemetry } from './telemetry.ts';
+export { startTelemetry, traceHeaders, contextFromHeaders, inSpan, TELEMETRY_SERVICE_NAME, type Telemetry } from './telemetry.ts';
 export {
   workerHttpApp,
   requireBearerToken,

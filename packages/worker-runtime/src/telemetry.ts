@@ -1,4 +1,4 @@
-import { context, propagation, trace, type Context, type Tracer } from '@opentelemetry/api';
+import { SpanStatusCode, context, propagation, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -58,4 +58,28 @@ export function contextFromHeaders(headers: KafkaHeaders): Context {
     if (first !== undefined) carrier[key.toLowerCase()] = first.toString();
   }
   return propagation.extract(context.active(), carrier);
+}
+
+/**
+ * Runs `work` in an active span under `parent`: an error is recorded on the span (status ERROR)
+ * and rethrown, and the span always ends. Every worker's handler span has this shape.
+ */
+export function inSpan<T>(
+  tracer: Tracer,
+  name: string,
+  attributes: Attributes,
+  parent: Context,
+  work: (span: Span) => Promise<T>,
+): Promise<T> {
+  return tracer.startActiveSpan(name, { attributes }, parent, async (span) => {
+    try {
+      return await work(span);
+    } catch (error) {
+      span.recordException(error as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
 }

@@ -1,9 +1,9 @@
-import { context as otelContext, SpanStatusCode, type Context, type Tracer } from '@opentelemetry/api';
+import { context as otelContext, type Context, type Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { eventEnvelope, type RepairAction, type RootCauseReport } from '@rag-immune/contracts';
 import { RagHttpError, type RagClient } from '@rag-immune/rag-contract';
 import { MemoryUnavailableError, type MemoryClient, type Recommendation } from '@rag-immune/memory-client';
-import { healingLog } from '@rag-immune/worker-runtime';
+import { healingLog, inSpan } from '@rag-immune/worker-runtime';
 import { INTENT_TOOLS, toolNamed } from './actions/catalogue.ts';
 import { PreconditionError, type PriorState, type RepairTool, type ToolContext } from './actions/repair-tool.ts';
 import { breakerVerdict, type BreakerLimits } from './breaker/circuit-breaker.ts';
@@ -111,22 +111,15 @@ export class Effector {
 
   /** Handles one report delivered from Kafka, continuing its trace in span `effector.execute`. */
   handle(report: RootCauseReport, parent: Context = otelContext.active()): Promise<IncidentOutcome> {
-    return this.deps.tracer.startActiveSpan(
+    return inSpan(
+      this.deps.tracer,
       'effector.execute',
-      { attributes: { incident_id: report.incident_id, report_revision: report.report_revision, root_cause: report.root_cause } },
+      { incident_id: report.incident_id, report_revision: report.report_revision, root_cause: report.root_cause },
       parent,
       async (span) => {
-        try {
-          const outcome = await this.process(report);
-          span.setAttribute('outcome', outcome);
-          return outcome;
-        } catch (error) {
-          span.recordException(error as Error);
-          span.setStatus({ code: SpanStatusCode.ERROR });
-          throw error;
-        } finally {
-          span.end();
-        }
+        const outcome = await this.process(report);
+        span.setAttribute('outcome', outcome);
+        return outcome;
       },
     );
   }

@@ -5,11 +5,11 @@
  * rounds close it. All incident writes use optimistic concurrency; a conflict re-reads and retries.
  */
 import { createHash } from 'node:crypto';
-import { context, SpanStatusCode, type Context, type Tracer } from '@opentelemetry/api';
+import { context, type Context, type Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { eventEnvelope, type EvidenceClaim, type ProbeResult, type RepairAction, type RootCauseReport } from '@rag-immune/contracts';
 import type { RagClient } from '@rag-immune/rag-contract';
-import { healingLog, testPause } from '@rag-immune/worker-runtime';
+import { healingLog, inSpan, testPause } from '@rag-immune/worker-runtime';
 import { evidenceDrafts, prepareAnalysis, toProbeAnalysis, type PreparedAnalysis } from './analysis.ts';
 import { DETECTORS } from './detectors/index.ts';
 import type { IdentifierMetrics } from './identifier-metrics.ts';
@@ -73,23 +73,16 @@ export class Identifier {
 
   /** Handles one ProbeResult in span `identifier.analyze`, continuing the sentinel's trace. */
   async handleProbeResult(result: ProbeResult, parent: Context = context.active()): Promise<void> {
-    await this.options.tracer.startActiveSpan(
+    await inSpan(
+      this.options.tracer,
       'identifier.analyze',
-      { attributes: { probe_id: result.probe_id, probe_event_id: result.event_id, anomaly: result.anomaly } },
+      { probe_id: result.probe_id, probe_event_id: result.event_id, anomaly: result.anomaly },
       parent,
       async (span) => {
-        try {
-          const prepared = result.anomaly ? await prepareAnalysis(result, this.options.rag, this.options.traceTimeoutMs) : null;
-          if (prepared) this.options.metrics.traceFetches.inc({ outcome: prepared.status });
-          const incidentId = await this.serial(() => this.withRetries(() => this.apply(result, prepared)));
-          if (incidentId) span.setAttribute('incident_id', incidentId);
-        } catch (error) {
-          span.recordException(error as Error);
-          span.setStatus({ code: SpanStatusCode.ERROR });
-          throw error;
-        } finally {
-          span.end();
-        }
+        const prepared = result.anomaly ? await prepareAnalysis(result, this.options.rag, this.options.traceTimeoutMs) : null;
+        if (prepared) this.options.metrics.traceFetches.inc({ outcome: prepared.status });
+        const incidentId = await this.serial(() => this.withRetries(() => this.apply(result, prepared)));
+        if (incidentId) span.setAttribute('incident_id', incidentId);
       },
     );
   }

@@ -2,9 +2,9 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { context, type Tracer, SpanStatusCode } from '@opentelemetry/api';
+import { context, type Tracer } from '@opentelemetry/api';
 import { EventBus, BusMetrics, type BusConfig, type DeliveryContext } from '@rag-immune/bus';
-import { assertSafeBinding, contextFromHeaders, workerHttpApp } from '@rag-immune/worker-runtime';
+import { assertSafeBinding, contextFromHeaders, inSpan, workerHttpApp } from '@rag-immune/worker-runtime';
 import { storeNames, type MemoryConfig } from './config.ts';
 import { CaseStore } from './cases/case-store.ts';
 import { CachedEmbedder, CaseRecorder, type SignatureEmbedder } from './cases/case-recorder.ts';
@@ -136,20 +136,17 @@ export class MemoryWorker {
   /** One event into its case, continuing the producer's trace; store errors propagate for redelivery. */
   async handleEvent(input: CaseEvent, delivery?: DeliveryContext): Promise<void> {
     const parent = delivery ? contextFromHeaders(delivery.headers) : context.active();
-    await this.deps.tracer.startActiveSpan('memory.case.record', {}, parent, async (span) => {
-      span.setAttributes({ 'rag_immune.incident_id': input.event.incident_id, 'memory.event_kind': input.kind });
-      try {
+    await inSpan(
+      this.deps.tracer,
+      'memory.case.record',
+      { 'rag_immune.incident_id': input.event.incident_id, 'memory.event_kind': input.kind },
+      parent,
+      async () => {
         await this.ensureStores();
         const result = await this.recorder.record(input);
         this.metrics.caseEvents.inc({ kind: input.kind, result: result.changed ? 'applied' : 'duplicate' });
-      } catch (error) {
-        span.recordException(error as Error);
-        span.setStatus({ code: SpanStatusCode.ERROR });
-        throw error;
-      } finally {
-        span.end();
-      }
-    });
+      },
+    );
   }
 
   async refreshStatusGauge(): Promise<void> {

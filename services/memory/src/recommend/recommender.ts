@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { SpanStatusCode, type Tracer } from '@opentelemetry/api';
+import { context, type Tracer } from '@opentelemetry/api';
+import { inSpan } from '@rag-immune/worker-runtime';
 import { ConsecutiveBreaker, TimeoutStrategy, circuitBreaker, handleAll, timeout, wrap, type IPolicy } from 'cockatiel';
 import { RecommendRequest, type ParsedRecommendRequest, type Recommendation } from '@rag-immune/memory-client';
 import { embeddingText, signatureText, type CaseSignature, type HealingCase } from '../cases/healing-case.ts';
@@ -57,9 +58,12 @@ export class Recommender {
 
   async recommend(body: unknown): Promise<Recommendation> {
     const request = RecommendRequest.parse(body);
-    return this.tracer.startActiveSpan('memory.recommend', async (span) => {
-      span.setAttributes({ 'rag_immune.incident_id': request.incident_id, 'rag_immune.root_cause': request.root_cause });
-      try {
+    return inSpan(
+      this.tracer,
+      'memory.recommend',
+      { 'rag_immune.incident_id': request.incident_id, 'rag_immune.root_cause': request.root_cause },
+      context.active(),
+      async (span) => {
         const answer = await this.answer(request);
         span.setAttributes({
           'memory.source': answer.source,
@@ -68,14 +72,8 @@ export class Recommender {
           'memory.citations': answer.citations.length,
         });
         return answer;
-      } catch (error) {
-        span.recordException(error as Error);
-        span.setStatus({ code: SpanStatusCode.ERROR });
-        throw error;
-      } finally {
-        span.end();
-      }
-    });
+      },
+    );
   }
 
   private async answer(request: ParsedRecommendRequest): Promise<Recommendation> {
