@@ -36,8 +36,8 @@ for (const kind of ['vector-index-corruption', 'reranker-drift']) {
       `${kind}: ${trial.outcome}; reports ${reports.map((r) => `r${r.report_revision}@${r.producer.instance}`).join(' ')}; ` +
         `actions ${actions.map((a) => `${a.intent}:${a.status}@${a.producer.instance}`).join(' ')}`,
     );
-    // Events carry the host as producer instance (the same for both replicas here): the workers'
-    // own [HEALING] lines say which replica did what.
+    // Events carry host/pid as producer instance, and the workers' own [HEALING] lines say which
+    // replica did what.
     const byReplica = run.recorder.healing
       .filter((h) => h.incidentId !== null && trial.incidents.includes(h.incidentId))
       .map((h) => `${h.worker}: ${h.message.slice(0, 40)}`);
