@@ -21,6 +21,9 @@ import { answerAndLatencyDefaults, compareWithBaseline, type AnomalyThresholds }
 import {
   alteredChunks,
   answerAgreement,
+  ungroundedFacts,
+  sameEvidence,
+  factReplaced,
   onlineKnowledgeIsNewer,
   type AnswerComparison,
   type AnswerSide,
@@ -301,9 +304,18 @@ export class ProbeRunner {
       knowledge_update: onlineKnowledgeIsNewer(onlineSide, baselineSide),
       altered_chunks: alteredChunks(onlineSide, baselineSide),
       online_answer_empty: a.answer.trim() === '' && b.answer.trim() !== '',
+      online_ungrounded_facts: [],
+      baseline_ungrounded_facts: [],
+      fact_replaced_on_same_evidence: false,
     };
     const agreementMin = this.options.thresholds.answerAgreementMin ?? answerAndLatencyDefaults.answerAgreementMin;
     if (agreement !== null && agreement < agreementMin) {
+      // The question itself is context both answers may repeat ("the latest version of libxml2").
+      const onlineTexts = [probe.query, ...a.chunks.map((chunk) => chunk.text)];
+      const baselineTexts = [probe.query, ...b.chunks.map((chunk) => chunk.text)];
+      comparison.online_ungrounded_facts = ungroundedFacts(a.answer, [...onlineTexts, ...baselineTexts]);
+      comparison.baseline_ungrounded_facts = ungroundedFacts(b.answer, baselineTexts);
+      comparison.fact_replaced_on_same_evidence = sameEvidence(onlineSide, baselineSide) && factReplaced(a.answer, b.answer);
       comparison.online_answer_vs_baseline_fcs = await this.crossScore(probe, a.answer, [
         ...b.chunks.map((chunk) => ({ id: `baseline:${chunk.chunk_id}`, text: chunk.text })),
         { id: 'baseline:answer', text: b.answer },

@@ -75,6 +75,37 @@ export function answerAgreement(online: string, baseline: string): number | null
 }
 
 /**
+ * The key facts of an answer that appear in none of the given texts (case-insensitive). A version,
+ * number, date, address or name that no retrieved passage contains was made up or swapped in by the
+ * generator: retrieval cannot be blamed for a fact it never returned.
+ */
+export function ungroundedFacts(answer: string, evidence: readonly string[]): string[] {
+  const texts = evidence.map((text) => text.toLowerCase());
+  return [...keyFacts(answer)].filter((fact) => !texts.some((text) => text.includes(fact))).sort();
+}
+
+/**
+ * Both sides answered from the same evidence: the same chunks (id, version and text), in any order.
+ * Then a difference in their answers can only come from generation.
+ */
+export function sameEvidence(online: AnswerSide, baseline: AnswerSide): boolean {
+  const key = (side: AnswerSide) => new Set(side.chunks.map((c) => `${c.chunk_id}\u0000${c.version}\u0000${c.text}`));
+  const a = key(online);
+  const b = key(baseline);
+  return a.size > 0 && a.size === b.size && [...a].every((k) => b.has(k));
+}
+
+/**
+ * The online answer drops a key fact the baseline stated and states one the baseline did not: a fact
+ * replaced, not a paraphrase (which rewords) or a longer answer (which adds).
+ */
+export function factReplaced(online: string, baseline: string): boolean {
+  const a = keyFacts(online);
+  const b = keyFacts(baseline);
+  return [...b].some((fact) => !a.has(fact)) && [...a].some((fact) => !b.has(fact));
+}
+
+/**
  * Whether the online evidence is newer than the baseline's: a chunk the online side retrieved that
  * became valid or was updated after the baseline's pinned time, or a knowledge version of a
  * knowledge id both sides retrieved that is newer on the online side. Such a difference in the
@@ -125,4 +156,12 @@ export interface AnswerComparison {
   altered_chunks: string[];
   /** The online answer is empty or whitespace while the baseline answered. */
   online_answer_empty: boolean;
+  /**
+   * Key facts of the online answer that neither side's evidence contains, and of the baseline's
+   * answer that its own evidence does not contain (compared only when the answers differ).
+   */
+  online_ungrounded_facts: string[];
+  baseline_ungrounded_facts: string[];
+  /** Same evidence on both sides, yet the online answer replaced a fact of the baseline's. */
+  fact_replaced_on_same_evidence: boolean;
 }

@@ -123,13 +123,19 @@ function definedOnly<T extends object>(value: T): Partial<T> {
 
 /**
  * The answers state different facts, the online side has no newer knowledge to explain it, and
- * either a chunk changed content without a new version or one side's answer is not supported by
- * the other side's evidence.
+ * either a chunk changed content without a new version, or from the very same evidence the online
+ * answer replaced a fact of the baseline's (only generation differs, and it got a fact wrong: FCS
+ * misses a fact swapped in from another retrieved passage, since the passage does contain it), or
+ * the online answer states a fact no evidence contains while the baseline's facts are all in its
+ * evidence (a RAG whose baseline answers also carry facts beyond their evidence, an abstractive one,
+ * gets no verdict from this), or one side's answer is not supported by the other side's evidence.
  */
 function disagrees(answers: AnswerComparison, limits: typeof answerAndLatencyDefaults): boolean {
   if (answers.answer_agreement === null || answers.answer_agreement >= limits.answerAgreementMin) return false;
   if (answers.knowledge_update) return false;
   if (answers.altered_chunks.length > 0) return true;
+  if (answers.fact_replaced_on_same_evidence) return true;
+  if (answers.online_ungrounded_facts.length > 0 && answers.baseline_ungrounded_facts.length === 0) return true;
   const unsupported = (fcs: number | null) => fcs !== null && fcs < limits.crossFcsMin;
   return unsupported(answers.online_answer_vs_baseline_fcs) || unsupported(answers.baseline_answer_vs_online_fcs);
 }

@@ -7,6 +7,9 @@ import {
   answerAgreement,
   keyFacts,
   onlineKnowledgeIsNewer,
+  ungroundedFacts,
+  sameEvidence,
+  factReplaced,
   type AnswerComparison,
   type AnswerSide,
 } from '../../src/signals/answer-agreement.ts';
@@ -38,6 +41,9 @@ const answers = (over: Partial<AnswerComparison> = {}): AnswerComparison => ({
   knowledge_update: false,
   altered_chunks: [],
   online_answer_empty: false,
+  online_ungrounded_facts: [],
+  baseline_ungrounded_facts: [],
+  fact_replaced_on_same_evidence: false,
   ...over,
 });
 
@@ -86,6 +92,46 @@ test('answer_disagreement: differing facts with altered evidence is high; a know
   assert.equal(paraphrase.anomaly, false, 'a differently worded answer supported by the other side is no disagreement');
   const agreeing = compareWithBaseline(ok(), ok(), defaultThresholds, { answers: answers() });
   assert.equal(agreeing.anomaly, false);
+});
+
+test('ungrounded facts: what an answer states that no passage contains', () => {
+  const evidence = ['libxml2 (2.9.14+dfsg-1.3~deb12u5) bookworm-security; urgency=medium', ' -- Aron Xu <aron@debian.org>'];
+  assert.deepEqual(ungroundedFacts('The latest version of libxml2 is 2.9.14+dfsg-1.3~deb12u5.', evidence), []);
+  assert.deepEqual(ungroundedFacts('The latest version of libxml2 is 2.9.14+dfsg-1.3~deb12u6.', evidence), ['2.9.14+dfsg-1.3~deb12u6']);
+  assert.deepEqual(ungroundedFacts('The latest release was uploaded by Stephen Kitt.', evidence), ['kitt', 'stephen']);
+  assert.deepEqual(ungroundedFacts('It was uploaded by Aron Xu.', evidence), []);
+});
+
+test('answer_disagreement: an online fact in no evidence, while the baseline is grounded, disagrees even when FCS is fooled', () => {
+  // A generator that swaps in another package's version: both cross-FCS scores stay high.
+  const swapped = answers({
+    answer_agreement: 0.33,
+    online_answer_vs_baseline_fcs: 0.93,
+    baseline_answer_vs_online_fcs: 0.95,
+    online_ungrounded_facts: ['2.9.14+dfsg-1.3~deb12u6'],
+  });
+  assert.deepEqual(compareWithBaseline(ok(), ok(), defaultThresholds, { answers: swapped }).signals, ['answer_disagreement']);
+  // An abstractive RAG whose baseline also states facts beyond its passages: no verdict from this check.
+  const abstractive = { ...swapped, baseline_ungrounded_facts: ['2024'] };
+  assert.equal(compareWithBaseline(ok(), ok(), defaultThresholds, { answers: abstractive }).anomaly, false);
+  // Newer online knowledge explains a new fact.
+  const update = { ...swapped, knowledge_update: true };
+  assert.equal(compareWithBaseline(ok(), ok(), defaultThresholds, { answers: update }).anomaly, false);
+});
+
+test('a fact replaced on the same evidence: only generation differs, and it changed a fact', () => {
+  assert.equal(factReplaced('The latest version of fakeroot is 12.0-1.', 'The latest version of fakeroot is 1.31-1.2.'), true);
+  // Rewording or adding a fact replaces nothing.
+  assert.equal(factReplaced('fakeroot 1.31-1.2 is the latest.', 'The latest version of fakeroot is 1.31-1.2.'), false);
+  assert.equal(factReplaced('fakeroot 1.31-1.2, released 2023-03-18.', 'The latest version of fakeroot is 1.31-1.2.'), false);
+  const chunks = [{ chunk_id: 'c1' }, { chunk_id: 'c2', text: 'other' }];
+  assert.equal(sameEvidence(side(chunks), side([...chunks].reverse())), true);
+  assert.equal(sameEvidence(side(chunks), side([chunks[0]!])), false);
+  assert.equal(sameEvidence(side([{ chunk_id: 'c1', text: 'edited' }]), side([{ chunk_id: 'c1' }])), false);
+  assert.equal(sameEvidence(side([]), side([])), false, 'no evidence is no evidence of anything');
+
+  const swapped = answers({ answer_agreement: 0, online_answer_vs_baseline_fcs: 0.96, fact_replaced_on_same_evidence: true });
+  assert.deepEqual(compareWithBaseline(ok(), ok(), defaultThresholds, { answers: swapped }).signals, ['answer_disagreement']);
 });
 
 test('empty online answer while the baseline answered is its own signal', () => {
