@@ -60,10 +60,11 @@ export interface ClaimVerdict {
 
 export type ScorerVersion = 'v1' | 'v2';
 /**
- * The scorer the sentinel and `immune fcs score` use unless told otherwise. v2 (claims x chunks, fitted
- * combination) is the default once it passed the sentinel's fault-detection test; see bench/fcs/RESULTS.md.
+ * The scorer the sentinel and `immune fcs score` use unless told otherwise: v2 (claims x chunks,
+ * combination fitted on real data), better on human-labelled data and passing the sentinel's
+ * fault-detection test on a quiet machine; see bench/fcs/RESULTS.md.
  */
-export const DEFAULT_SCORER_VERSION: ScorerVersion = 'v1';
+export const DEFAULT_SCORER_VERSION: ScorerVersion = 'v2';
 
 /** `FCS_SCORER_VERSION` (v1|v2) overrides the default for a process (tests, A/B runs); anything else is a config error. */
 export function scorerVersionFromEnv(env: NodeJS.ProcessEnv = process.env): ScorerVersion {

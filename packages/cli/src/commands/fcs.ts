@@ -85,12 +85,8 @@ export function fcsCommand(deps: FcsCommandDeps = {}): Command {
     .argument('[file]', 'JSONL input; stdin when omitted or "-"')
     .option('--threshold <p>', 'FCS at or above this is "consistent" (default: the scorer\'s; v1 0.5, v2 fitted)', parseThreshold)
     .addOption(
-      // v2 is the CLI's default: measured better on human-labelled real data (bench/fcs/RESULTS.md). The
-      // sentinel keeps DEFAULT_SCORER_VERSION until v2 passes its fault-detection checks.
-      new Option(
-        '--scorer <version>',
-        "v2: answer sentences x evidence chunks, combination fitted on real data; v1: the sentinel's default",
-      )
+      // v2 is the default (as for the sentinel): measured better on human-labelled real data (bench/fcs/RESULTS.md).
+      new Option('--scorer <version>', 'v2: answer sentences x evidence chunks, combination fitted on real data; v1: the earlier scorer')
         .choices(['v1', 'v2'])
         .default('v2' satisfies ScorerVersion),
     )
