@@ -5,7 +5,7 @@
  * RootCauseReport and RepairAction events the run's topics carried so far are (re)written to
  * bench/memory/cases/<file>.jsonl, so a stopped run still leaves what it produced.
  *
- *   npx tsx bench/memory/real-history.ts [--trials 40] [--kinds a,b] [--interval 3] [--timeout 180]
+ *   npx tsx bench/memory/real-history.ts [--trials 40] [--kinds a,b] [--interval 3] [--timeout 180] [--packages 25]
  *                                        [--until <ISO UTC time>] [--out bench/memory/cases/loop-<UTC date>.jsonl]
  * SIGINT/SIGTERM or --until: no new trial; the current one finishes and the run closes cleanly.
  */
@@ -23,6 +23,8 @@ const { values } = parseArgs({
     kinds: { type: 'string', default: SEEN_FAULT_KINDS.join(',') },
     interval: { type: 'string', default: '3' },
     timeout: { type: 'string', default: '180' },
+    /** Debian packages the reference RAG indexes: fewer re-ingest faster between trials. */
+    packages: { type: 'string', default: '25' },
     /** Start no trial after this UTC time (ISO); the run then closes cleanly. */
     until: { type: 'string' },
     /** Index of the first trial (another run continues the plan sequence instead of repeating it). */
@@ -39,7 +41,12 @@ const log = (text: string) => console.log(`[${new Date().toISOString().slice(11,
 const until = values.until ? Date.parse(values.until) : Number.POSITIVE_INFINITY;
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => (stopping = true));
-const run = new LoopRun({ label: 'memory-history', probeIntervalSeconds: Number(values.interval), say: log });
+const run = new LoopRun({
+  label: 'memory-history',
+  packages: Number(values.packages),
+  probeIntervalSeconds: Number(values.interval),
+  say: log,
+});
 const dump = () => {
   const lines = [
     ...run.recorder.reports.map((r) => ({ topic: 'reports', event: r.event })),
