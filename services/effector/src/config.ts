@@ -55,6 +55,8 @@ export const EffectorConfigSchema = z.object({
   EFFECTOR_COMPONENT_RATE_LIMIT: int(1, 1000).default(6),
   EFFECTOR_COMPONENT_RATE_WINDOW_SECONDS: int(1, 86_400).default(600),
   EFFECTOR_GRANT_TTL_SECONDS: int(10, 7 * 86_400).default(900),
+  /** An `unknown` verdict waits this long for a revision that names the cause before paging a human. */
+  EFFECTOR_ABSTENTION_GRACE_SECONDS: int(0, 3600).default(15),
   EFFECTOR_VERIFY_TIMEOUT_MS: int(1, 600_000).default(120_000),
   EFFECTOR_EXECUTE_TIMEOUT_MS: int(100, 600_000).default(300_000),
   /** How long a replica's claim on an action holds without it finishing (then another may take it over). */

@@ -50,6 +50,12 @@ export interface EffectorDeps {
   leaseMs: number;
   executeTimeoutMs: number;
   ragTimeoutMs: number;
+  /**
+   * How long an abstention (`unknown` cause) waits for a better-evidenced revision before it pages a
+   * human: the identifier's first report often rests on one probe, and its next, seconds later, names
+   * the cause. 0 escalates at once.
+   */
+  abstentionGraceMs?: number;
   /** Benchmark only: kill -9 this process at this step of an action. */
   crashAt?: CrashPoint;
 }
@@ -180,6 +186,17 @@ export class Effector {
     return outcomes;
   }
 
+  /** Whether a later revision of the report's incident is recorded within `graceMs` (polled). */
+  private async supersededWithin(report: RootCauseReport, graceMs: number): Promise<boolean> {
+    const deadline = Date.now() + graceMs;
+    for (;;) {
+      const current = await this.deps.incidents.get(report.incident_id);
+      if (current && current.doc.latest_revision > report.report_revision) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(250, Math.max(0, deadline - Date.now()))));
+    }
+  }
+
   /** Test hook for the kill -9 benchmark: SIGKILL this process at a named step (EFFECTOR_TEST_CRASH_AT). */
   private crashPoint(step: CrashPoint): void {
     if (this.deps.crashAt === step) process.kill(process.pid, 'SIGKILL');
@@ -218,6 +235,11 @@ export class Effector {
     if (!decision.ok) {
       await this.noBranch(report, decision.reason, decision.policyVersion);
       return 'no_policy_branch';
+    }
+    if (report.root_cause === 'unknown' && (await this.supersededWithin(report, deps.abstentionGraceMs ?? 0))) {
+      log.info('abstention superseded by a later revision within the grace period: not escalated');
+      deps.metrics.reports.inc({ outcome: 'superseded' });
+      return 'superseded';
     }
     healingLog(
       log,

@@ -67,6 +67,25 @@ test('unknown cause: escalated to a human, nothing executed; no matching branch:
   });
 });
 
+test('an abstention pages no one when a later revision arrives within the grace period; the last one is escalated once', async () => {
+  await withWorker({ EFFECTOR_ABSTENTION_GRACE_SECONDS: '4' }, async () => {
+    const incident = `inc-grace-${h.run}`;
+    const first = reportFor(incident, 'unknown', 'unknown', someQuestions(), [], 1);
+    const second = reportFor(incident, 'unknown', 'generator', someQuestions(), [], 2);
+    await h.publishReport(first);
+    await sleep(1000);
+    await h.publishReport(second);
+    await h.waitFor(settled(incident), 60_000, 'escalation');
+    await sleep(1000);
+    const events = h.events.filter((e) => e.incident_id === incident);
+    assert.deepEqual(lifecycle(h.events, incident), ['escalate_to_human:planned', 'escalate_to_human:escalated']);
+    assert.ok(
+      events.every((e) => e.report_event_id === second.event_id),
+      'only the later revision was acted on',
+    );
+  });
+});
+
 test('a RAG refusing the repair hook (409): typed tool_error, the snapshot restored, the irreversible fallback waits for a grant', async () => {
   // The baseline has frozen knowledge: it refuses knowledge-source mutation with 409.
   const collection = h.rags.baseline.config.QDRANT_COLLECTION as string;
