@@ -186,9 +186,13 @@ export class Effector {
     return outcomes;
   }
 
-  /** Whether a later revision of the report's incident is recorded within `graceMs` (polled). */
+  /**
+   * Whether a later revision of the report's incident is recorded within `graceMs` of the report
+   * (polled). Counted from when the identifier issued it, so a redelivery or a restart's recovery of
+   * an old abstention does not wait again.
+   */
   private async supersededWithin(report: RootCauseReport, graceMs: number): Promise<boolean> {
-    const deadline = Date.now() + graceMs;
+    const deadline = Math.min(report.occurred_at, Date.now()) + graceMs;
     for (;;) {
       const current = await this.deps.incidents.get(report.incident_id);
       if (current && current.doc.latest_revision > report.report_revision) return true;
