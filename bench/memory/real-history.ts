@@ -46,6 +46,10 @@ const run = new LoopRun({
   packages: Number(values.packages),
   probeIntervalSeconds: Number(values.interval),
   say: log,
+  // A trial per component every minute or two compresses weeks of incidents into an hour. The
+  // effector's per-component limit (6 repairs in 600 s) guards production against a repair storm;
+  // here it would escalate every later trial of that component, on a fresh RAG, as one storm.
+  env: { effector: { EFFECTOR_COMPONENT_RATE_LIMIT: '1000' } },
 });
 const dump = () => {
   const lines = [
@@ -69,6 +73,11 @@ try {
     const round = Math.floor(i / kinds.length);
     if (i > first) {
       await run.resetOnline();
+      // An incident left open (escalated, or healed but not yet closed) would absorb the next
+      // trial's anomalies and mix two faults in one case: wait until the identifier closes them all
+      // on the fresh RAG (its clean rounds), as it would in production once the fault is gone.
+      const incidents = [...new Set(run.recorder.reports.map((r) => r.event.incident_id))];
+      if (!(await run.incidentsClosed(incidents, run.probeIntervalMs * 8 + 30_000))) log('an earlier incident is still open');
       await run.cleanRounds(1);
     }
     const plan: FaultPlan = {

@@ -352,6 +352,17 @@ await inner.release();
 
 const pct = (n: number, d: number) => (d === 0 ? '—' : `${((100 * n) / d).toFixed(1)}% (${n}/${d})`);
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Debian 12, Node ${process.version}`;
+const capturedCases = results.filter((r) => !r.history.provenance.startsWith('SYNTHETIC')).reduce((n, r) => n + r.cases, 0);
+const capturedMultiHealer = [
+  ...new Set(
+    results
+      .filter((r) => !r.history.provenance.startsWith('SYNTHETIC'))
+      .flatMap((r) => [...r.byCause.entries()].filter(([, row]) => row.healedBy.size > 1).map(([cause]) => cause)),
+  ),
+];
+const capturedRulesPerfect = results
+  .filter((r) => !r.history.provenance.startsWith('SYNTHETIC'))
+  .every((r) => r.rulesRight === r.evaluated);
 const accuracyRows = results
   .map(
     (r) =>
@@ -395,9 +406,19 @@ ${
     ? `**Captured histories** (\`${values.history}/*.jsonl\`) were produced by \`bench/memory/real-history.ts\`: the reference RAG
 pair and the four workers (sentinel, identifier, effector, memory) as processes on the local stack, one injected fault per
 trial with kind, mode, scope fraction and seed varied, each on a fresh online RAG; every RootCauseReport and RepairAction
-the run's topics carried. A case is an incident the identifier reported, with every action the effector took. They hold
-far fewer than the 200 cases the issue asks for (see the cases column): a trial took one to several minutes on this
-shared machine. The healed-by column below shows whether the same cause needed different actions.
+the run's topics carried. A case is an incident the identifier reported, with every action the effector took. Between
+trials the script waits until the identifier has closed every incident on the fresh RAG, so that no case mixes two
+trials (the two histories captured before that wait are in \`${values.history}/archive/\`, not scored; see its README).
+Each trial's plan (kind, mode, fraction, seed) and outcome are in the \`.trials.log\` file beside its history. The captured histories hold ${capturedCases} cases in all (${capturedCases >= 200 ? 'at least' : 'fewer than'} the 200 the
+issue asks for). The healed-by column below shows whether the same cause needed different actions.
+${
+  capturedMultiHealer.length === 0 && capturedRulesPerfect
+    ? `In the captured histories every cause was healed by one intent only, the one the rules name first. On these cases the
+rule table is right by construction, so neither memory nor any other recommender can be strictly better than it. The
+comparison shows that memory does not lose to the rules on real cases; it cannot show that memory gains. That needs a
+RAG whose causes need different actions under different symptoms (see the SYNTHETIC paragraph).`
+    : `Causes healed by more than one intent in the captured histories: ${capturedMultiHealer.join(', ') || 'none'}.`
+}
 `
     : `**No history captured from real loop runs was available for this run** (\`${values.history}/*.jsonl\` empty).
 `
