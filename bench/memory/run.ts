@@ -409,7 +409,7 @@ trial with kind, mode, scope fraction and seed varied, each on a fresh online RA
 the run's topics carried. A case is an incident the identifier reported, with every action the effector took. Between
 trials the script waits until the identifier has closed every incident on the fresh RAG, so that no case mixes two
 trials (the two histories captured before that wait are in \`${values.history}/archive/\`, not scored; see its README).
-Each trial's plan (kind, mode, fraction, seed) and outcome are in the \`.trials.log\` file beside its history. The captured histories hold ${capturedCases} cases in all (${capturedCases >= 200 ? 'at least' : 'fewer than'} the 200 the
+Each trial's plan (kind, mode, fraction, seed) and outcome are in the \`.trials.txt\` file beside its history. The captured histories hold ${capturedCases} cases in all (${capturedCases >= 200 ? 'at least' : 'fewer than'} the 200 the
 issue asks for). The healed-by column below shows whether the same cause needed different actions.
 ${
   capturedMultiHealer.length === 0 && capturedRulesPerfect
