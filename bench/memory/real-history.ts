@@ -76,8 +76,7 @@ try {
       // An incident left open (escalated, or healed but not yet closed) would absorb the next
       // trial's anomalies and mix two faults in one case: wait until the identifier closes them all
       // on the fresh RAG (its clean rounds), as it would in production once the fault is gone.
-      const incidents = [...new Set(run.recorder.reports.map((r) => r.event.incident_id))];
-      if (!(await run.incidentsClosed(incidents, run.probeIntervalMs * 8 + 30_000))) log('an earlier incident is still open');
+      if (!(await run.allIncidentsClosed(run.probeIntervalMs * 8 + 30_000))) log('an earlier incident is still open');
       await run.cleanRounds(1);
     }
     const plan: FaultPlan = {

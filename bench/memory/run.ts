@@ -352,17 +352,13 @@ await inner.release();
 
 const pct = (n: number, d: number) => (d === 0 ? '—' : `${((100 * n) / d).toFixed(1)}% (${n}/${d})`);
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Debian 12, Node ${process.version}`;
-const capturedCases = results.filter((r) => !r.history.provenance.startsWith('SYNTHETIC')).reduce((n, r) => n + r.cases, 0);
+/** The histories captured from real loop runs (the rest are SYNTHETIC). */
+const captured = results.filter((r) => !r.history.provenance.startsWith('SYNTHETIC'));
+const capturedCases = captured.reduce((n, r) => n + r.cases, 0);
 const capturedMultiHealer = [
-  ...new Set(
-    results
-      .filter((r) => !r.history.provenance.startsWith('SYNTHETIC'))
-      .flatMap((r) => [...r.byCause.entries()].filter(([, row]) => row.healedBy.size > 1).map(([cause]) => cause)),
-  ),
+  ...new Set(captured.flatMap((r) => [...r.byCause.entries()].filter(([, row]) => row.healedBy.size > 1).map(([cause]) => cause))),
 ];
-const capturedRulesPerfect = results
-  .filter((r) => !r.history.provenance.startsWith('SYNTHETIC'))
-  .every((r) => r.rulesRight === r.evaluated);
+const capturedRulesPerfect = captured.every((r) => r.rulesRight === r.evaluated);
 const accuracyRows = results
   .map(
     (r) =>
@@ -402,7 +398,7 @@ ${accuracyRows}
 Seed 003 §2.2: 89.3% on 217 cases. Goal of issue 10: ≥ 92% and strictly better than the rules alone.
 
 ${
-  results.some((r) => !r.history.provenance.startsWith('SYNTHETIC'))
+  captured.length > 0
     ? `**Captured histories** (\`${values.history}/*.jsonl\`) were produced by \`bench/memory/real-history.ts\`: the reference RAG
 pair and the four workers (sentinel, identifier, effector, memory) as processes on the local stack, one injected fault per
 trial with kind, mode, scope fraction and seed varied, each on a fresh online RAG; every RootCauseReport and RepairAction

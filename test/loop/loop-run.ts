@@ -125,6 +125,11 @@ export class LoopRun {
     return gaps[Math.floor(gaps.length / 2)]!;
   }
 
+  /** Waits until every incident the run has seen so far is closed; false on timeout. */
+  async allIncidentsClosed(timeoutMs: number): Promise<boolean> {
+    return this.incidentsClosed([...new Set(this.recorder.reports.map((r) => r.event.incident_id))], timeoutMs);
+  }
+
   /** Waits for the identifier's "incident closed" [HEALING] line of each incident; false on timeout. */
   async incidentsClosed(incidents: string[], timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
