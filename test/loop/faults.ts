@@ -43,9 +43,11 @@ export const FAULT_EXPECTATIONS: Record<string, FaultExpectation> = {
   'knowledge-source-failure': {
     cause: 'knowledge_source_failure',
     components: ['knowledge_source'],
-    healingIntents: ['switch_backup_source', 'refresh_knowledge_source'],
+    // stale: the feed serves old versions (a backup feed heals); ingest-stalled: the feed is current
+    // and the index stopped ingesting (only re-ingesting heals). Same cause, different repair.
+    healingIntents: ['switch_backup_source', 'refresh_knowledge_source', 'rebuild_index_incremental'],
     // 'frozen' stops updates from now on: invisible until the knowledge moves, so not a loop trial.
-    modes: ['stale'],
+    modes: ['stale', 'ingest-stalled'],
     scoped: true,
   },
   'parser-bug': {

@@ -6,6 +6,7 @@ import {
   ErrorBody,
   GeneratorPinRequest,
   Health,
+  KnowledgeFreshness,
   KnowledgeSourceRequest,
   ParserRepairRequest,
   QueryRequest,
@@ -61,6 +62,19 @@ export class RagClient {
 
   capabilities(options?: CallOptions): Promise<Capabilities> {
     return this.call('capabilities', 'GET', '/capabilities', undefined, undefined, Capabilities, options);
+  }
+
+  /** The optional freshness lookup: the feed's and the index's newest version of one knowledge id (404 when not served). */
+  knowledgeFreshness(knowledgeId: string, options?: CallOptions): Promise<KnowledgeFreshness> {
+    return this.call(
+      'knowledgeFreshness',
+      'GET',
+      `/knowledge/${encodeURIComponent(knowledgeId)}`,
+      undefined,
+      undefined,
+      KnowledgeFreshness,
+      options,
+    );
   }
 
   reindex(request: ReindexRequest, options?: CallOptions): Promise<RepairResult> {

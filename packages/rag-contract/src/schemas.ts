@@ -137,6 +137,30 @@ export const Capabilities = z
   .strict();
 export type Capabilities = z.infer<typeof Capabilities>;
 
+/** One version of a knowledge id: what a feed publishes or what the index holds. */
+export const KnowledgeVersionRef = z.object({ version: z.string().min(1), valid_from: Timestamp }).strict();
+export type KnowledgeVersionRef = z.infer<typeof KnowledgeVersionRef>;
+
+/**
+ * `GET /knowledge/{knowledge_id}` (optional): the newest version of one knowledge id that its
+ * source's active feed publishes at the RAG's knowledge time, beside the newest version its index
+ * holds. A feed behind the truth and an index behind its feed look alike in a trace; this tells them apart.
+ */
+export const KnowledgeFreshness = z
+  .object({
+    knowledge_id: z.string().min(1),
+    /** The source that owns the id; null when no source publishes it. */
+    source: z.string().min(1).nullable(),
+    /** Which of the source's feeds is active (e.g. primary, backup). */
+    feed_provider: z.string().min(1).nullable(),
+    /** The RAG's knowledge time: what the feed had published by then is what the index should hold. */
+    as_of: Timestamp,
+    feed: KnowledgeVersionRef.nullable(),
+    indexed: KnowledgeVersionRef.nullable(),
+  })
+  .strict();
+export type KnowledgeFreshness = z.infer<typeof KnowledgeFreshness>;
+
 export const ReindexRequest = z
   .object({ since: Timestamp.optional(), knowledge_ids: z.array(z.string().min(1)).max(10000).optional() })
   .strict();
@@ -186,6 +210,8 @@ export const CONTRACT_SCHEMAS = {
   Trace,
   Health,
   Capabilities,
+  KnowledgeVersionRef,
+  KnowledgeFreshness,
   ReindexRequest,
   RerankerPinRequest,
   KnowledgeSourceRequest,

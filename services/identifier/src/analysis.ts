@@ -4,7 +4,7 @@
  * any incident, so it runs before the incident is locked.
  */
 import type { ProbeResult } from '@rag-immune/contracts';
-import type { RagClient } from '@rag-immune/rag-contract';
+import type { KnowledgeFreshness, RagClient } from '@rag-immune/rag-contract';
 import { DETECTORS, type ClaimKind, type DetectorVerdict } from './detectors/index.ts';
 import type { EvidenceDraft, EvidenceRecord } from './ledger/evidence-record.ts';
 import { diffTraces, type TraceDiff } from './trace-diff/trace-diff.ts';
@@ -39,13 +39,17 @@ export function firstDivergingLayer(diff: TraceDiff): Layer {
   return 'none';
 }
 
-export function analyseTraces(result: ProbeResult, diff: TraceDiff): PreparedAnalysis {
+export function analyseTraces(
+  result: ProbeResult,
+  diff: TraceDiff,
+  freshness: ReadonlyMap<string, KnowledgeFreshness> = new Map(),
+): PreparedAnalysis {
   return {
     result,
     status: 'ok',
     problem: null,
     diff,
-    verdicts: DETECTORS.map((detector) => detector.detect({ result, diff })),
+    verdicts: DETECTORS.map((detector) => detector.detect({ result, diff, freshness })),
     layer: firstDivergingLayer(diff),
   };
 }
@@ -60,7 +64,29 @@ export async function prepareAnalysis(
     const status = fetched.side === 'baseline' && result.baseline.call_status !== 'ok' ? 'baseline_unavailable' : 'trace_unavailable';
     return { result, status, problem: `${fetched.side}: ${fetched.reason}`, diff: null, verdicts: [], layer: 'none' };
   }
-  return analyseTraces(result, diffTraces(fetched.online, fetched.baseline));
+  const diff = diffTraces(fetched.online, fetched.baseline);
+  return analyseTraces(result, diff, await lookUpFreshness(clients.online, diff, traceTimeoutMs));
+}
+
+/** At most this many ids are looked up per probe: the claims need a few, not the whole context. */
+const MAX_FRESHNESS_LOOKUPS = 4;
+
+/**
+ * The online RAG's freshness of the ids it serves older than the baseline (GET /knowledge/{id}).
+ * Optional in the contract: a 404, a timeout or a bad body leaves the id out, never fails the analysis.
+ */
+async function lookUpFreshness(online: RagClient, diff: TraceDiff, timeoutMs: number): Promise<Map<string, KnowledgeFreshness>> {
+  const ids = [...new Set(diff.versions.older_in_online.map((change) => change.knowledge_id))].slice(0, MAX_FRESHNESS_LOOKUPS);
+  const found = await Promise.all(
+    ids.map(async (id) => {
+      try {
+        return await online.knowledgeFreshness(id, { timeoutMs });
+      } catch {
+        return null;
+      }
+    }),
+  );
+  return new Map(found.flatMap((f) => (f === null ? [] : [[f.knowledge_id, f] as const])));
 }
 
 /** The ledger drafts of one analysis: a divergence (or unavailability) record, then every detector measurement. */

@@ -103,6 +103,7 @@ export function createReferenceRag(config: RagConfig, deps: ReferenceRagDeps): R
     metrics,
     logger,
     knowledgeSources: sources.map((source) => source.name),
+    knowledge: { freshness: (knowledgeId) => indexer.freshness(knowledgeId, knowledge.clock()) },
     parser: indexer,
     faultsAllowed: config.INSTANCE === 'online',
     faultInjectionEnabled: config.RAG_FAULT_INJECTION === 'enabled',

@@ -59,6 +59,18 @@ export const VALID: Record<string, unknown[]> = {
     },
   ],
   Capabilities: [{ contract_version: '1.0.0', instance: 'online', repair_hooks: ['reindex', 'reranker_pin'], reranker_versions: ['v2.1'] }],
+  KnowledgeVersionRef: [{ version: '3.0.11-1', valid_from: '2023-09-20T00:00:00Z' }],
+  KnowledgeFreshness: [
+    {
+      knowledge_id: 'changelog/openssl',
+      source: 'debian-changelog',
+      feed_provider: 'primary',
+      as_of: '2026-11-30T00:00:00Z',
+      feed: { version: '3.0.15-1', valid_from: '2024-10-01T00:00:00Z' },
+      indexed: { version: '3.0.11-1', valid_from: '2023-09-20T00:00:00Z' },
+    },
+    { knowledge_id: 'changelog/gone', source: null, feed_provider: null, as_of: '2026-11-30T00:00:00Z', feed: null, indexed: null },
+  ],
   ReindexRequest: [{}, { since: '2024-01-01T00:00:00Z' }, { knowledge_ids: ['pkg/openssl'] }],
   RerankerPinRequest: [{ version: 'v2.1' }],
   KnowledgeSourceRequest: [
@@ -102,6 +114,11 @@ export const INVALID: Record<string, unknown[]> = {
   ],
   Trace: [{ trace_id: 't' }],
   Capabilities: [{ contract_version: '1', repair_hooks: ['reboot'] }],
+  KnowledgeVersionRef: [{ version: '', valid_from: '2024-01-01T00:00:00Z' }, { version: '1' }],
+  KnowledgeFreshness: [
+    { knowledge_id: 'k', source: 's', feed_provider: 'primary', as_of: '2026-11-30T00:00:00Z', feed: null },
+    { knowledge_id: 'k', source: 's', feed_provider: 'primary', as_of: 'yesterday', feed: null, indexed: null },
+  ],
   ReindexRequest: [{ since: 'now' }, { knowledge_ids: [''] }],
   RerankerPinRequest: [{}, { version: '' }],
   KnowledgeSourceRequest: [{ action: 'delete', source: 'x' }, { action: 'refresh' }],

@@ -18,7 +18,7 @@ test('the contract declares bearer auth on every revealing or mutating route, an
   });
   for (const [path, operations] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(operations)) {
-      const guarded = path.startsWith('/repair/') || path.startsWith('/traces/');
+      const guarded = path.startsWith('/repair/') || path.startsWith('/traces/') || path.startsWith('/knowledge/');
       const declared = (operation.security ?? []).some((requirement) => 'bearerAuth' in requirement);
       assert.equal(declared, guarded, `${method.toUpperCase()} ${path} ${guarded ? 'needs' : 'must not need'} bearerAuth`);
       if (guarded) assert.ok('401' in operation.responses, `${method.toUpperCase()} ${path} documents 401`);

@@ -90,7 +90,16 @@ test('a RAG refusing the repair hook (409): typed tool_error, the snapshot resto
   // The baseline has frozen knowledge: it refuses knowledge-source mutation with 409.
   const collection = h.rags.baseline.config.QDRANT_COLLECTION as string;
   const pointsBefore = (await h.qdrant.count(collection, { exact: true })).count;
-  await withWorker({ EFFECTOR_ONLINE_RAG_URL: h.rags.baselineUrl, EFFECTOR_QDRANT_COLLECTION: collection }, async (worker) => {
+  // The knowledge-source steps alone (the shipped policy re-ingests in between, which the baseline allows).
+  const dir = mkdtempSync(join(tmpdir(), 'effector-policy-'));
+  const sourceOnly = join(dir, 'policy.yaml');
+  writeFileSync(
+    sourceOnly,
+    "policy_version: '9.1.0'\nbranches:\n  - id: source\n    when: { cause: [knowledge_source_failure] }\n    actions:\n" +
+      '      - { tool: switch_to_backup_source, reason: backup }\n      - { tool: refresh_knowledge_source, reason: refresh }\n',
+  );
+  const env = { EFFECTOR_ONLINE_RAG_URL: h.rags.baselineUrl, EFFECTOR_QDRANT_COLLECTION: collection, EFFECTOR_POLICY_FILE: sourceOnly };
+  await withWorker(env, async (worker) => {
     const incident = `inc-refused-${h.run}`;
     const ids = [...h.rags.knowledgeIds].filter((id) => id.startsWith('changelog/')).slice(0, 2);
     await h.publishReport(reportFor(incident, 'knowledge_source_failure', 'knowledge_source', questionsAbout(ids).slice(0, 2), ids));

@@ -1,4 +1,6 @@
-import type { RootCauseDetector } from './root-cause-detector.ts';
+import type { KnowledgeFreshness } from '@rag-immune/rag-contract';
+import type { VersionChange } from '../trace-diff/trace-diff.ts';
+import type { Measurement, RootCauseDetector } from './root-cause-detector.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -11,7 +13,7 @@ export const knowledgeSourceFailureDetector: RootCauseDetector = {
   cause: 'knowledge_source_failure',
   component: 'knowledge_source',
   intents: ['switch_backup_source', 'refresh_knowledge_source'],
-  detect({ result, diff }) {
+  detect({ result, diff, freshness }) {
     const older = diff.versions.older_in_online;
     const lag = result.comparison.kf_lag_days ?? 0;
     // Without an older version in view, a stale-knowledge lag is still freshness evidence, and the
@@ -30,13 +32,16 @@ export const knowledgeSourceFailureDetector: RootCauseDetector = {
       score,
       knowledge_ids: older.map((change) => change.knowledge_id),
       measurements: [
-        ...older.map((change) => ({
-          claim_kind: 'knowledge_staleness' as const,
-          subject: `${change.knowledge_id}@${change.online_version}`,
-          metric: 'served_version_age_days_vs_baseline',
-          observed: ((change.baseline_valid_from ?? 0) - (change.online_valid_from ?? 0)) / DAY_MS,
-          baseline: 0,
-        })),
+        ...older.flatMap((change) => [
+          {
+            claim_kind: 'knowledge_staleness' as const,
+            subject: `${change.knowledge_id}@${change.online_version}`,
+            metric: 'served_version_age_days_vs_baseline',
+            observed: ((change.baseline_valid_from ?? 0) - (change.online_valid_from ?? 0)) / DAY_MS,
+            baseline: 0,
+          },
+          ...whereStalenessLies(change, freshness?.get(change.knowledge_id)),
+        ]),
         ...(score > 0
           ? [{ claim_kind: 'knowledge_staleness' as const, subject: result.probe_id, metric: 'kf_lag_days', observed: lag, baseline: 0 }]
           : []),
@@ -44,3 +49,35 @@ export const knowledgeSourceFailureDetector: RootCauseDetector = {
     };
   },
 };
+
+/**
+ * Where the staleness of one id lies, from the RAG's freshness lookup: the feed itself publishes
+ * nothing newer (the source is stale: a backup feed may help), or the feed is ahead of the index
+ * (ingestion stalled: only re-ingesting helps). The two look alike in a trace; the repair differs.
+ */
+function whereStalenessLies(change: VersionChange, freshness: KnowledgeFreshness | undefined): Measurement[] {
+  if (freshness?.feed == null || freshness.indexed === null) return [];
+  const knowledgeId = change.knowledge_id;
+  const feedFrom = Date.parse(freshness.feed.valid_from);
+  const indexedFrom = Date.parse(freshness.indexed.valid_from);
+  if (feedFrom > indexedFrom) {
+    return [
+      {
+        claim_kind: 'knowledge_staleness',
+        subject: `${knowledgeId}@${freshness.indexed.version}`,
+        metric: 'index_behind_feed_days',
+        observed: (feedFrom - indexedFrom) / DAY_MS,
+        baseline: 0,
+      },
+    ];
+  }
+  return [
+    {
+      claim_kind: 'knowledge_staleness',
+      subject: `${knowledgeId}@${freshness.feed.version}`,
+      metric: 'feed_behind_baseline_days',
+      observed: ((change.baseline_valid_from ?? feedFrom) - feedFrom) / DAY_MS,
+      baseline: 0,
+    },
+  ];
+}

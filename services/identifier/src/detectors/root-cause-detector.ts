@@ -5,6 +5,7 @@
  * metric providers).
  */
 import type { EvidenceClaim, ProbeResult, RagComponent, RepairIntent, RootCause } from '@rag-immune/contracts';
+import type { KnowledgeFreshness } from '@rag-immune/rag-contract';
 
 export type ClaimKind = EvidenceClaim['kind'];
 import type { TraceDiff } from '../trace-diff/trace-diff.ts';
@@ -23,6 +24,11 @@ export interface Measurement {
 export interface DetectorInput {
   result: ProbeResult;
   diff: TraceDiff;
+  /**
+   * The online RAG's freshness lookup (GET /knowledge/{id}) for the knowledge ids it serves older
+   * than the baseline, by id; empty when the RAG does not serve it or nothing was older.
+   */
+  freshness?: ReadonlyMap<string, KnowledgeFreshness>;
 }
 
 export interface DetectorVerdict {

@@ -86,3 +86,50 @@ test('index corruption: losing the chunk the baseline answer cites fits; losing 
   assert.ok(uncitedLoss.score <= 0.3, `uncited loss scored ${uncitedLoss.score}`);
   assert.deepEqual(citedLoss.knowledge_ids, [baseline.citations[0]!.knowledge_id]);
 });
+
+test('knowledge source failure: the freshness lookup says whether the feed or the index is behind', () => {
+  const stale = runs.find((r) => r.kind === 'knowledge-source-failure' && r.result.anomaly && r.online_trace && r.baseline_trace);
+  assert.ok(stale);
+  const diff = diffTraces(stale.online_trace!, stale.baseline_trace!);
+  const change = diff.versions.older_in_online[0];
+  assert.ok(change, 'the recorded stale run serves an older version');
+  const detector = DETECTORS.find((d) => d.cause === 'knowledge_source_failure')!;
+  const at = (ms: number | null) => new Date(ms ?? 0).toISOString();
+  const lookup = (feedFrom: number | null, feedVersion: string) =>
+    new Map([
+      [
+        change.knowledge_id,
+        {
+          knowledge_id: change.knowledge_id,
+          source: 'debian-changelog',
+          feed_provider: 'primary',
+          as_of: at(Date.now()),
+          feed: { version: feedVersion, valid_from: at(feedFrom) },
+          indexed: { version: change.online_version, valid_from: at(change.online_valid_from) },
+        },
+      ],
+    ]);
+  const metricsOf = (freshness?: ReturnType<typeof lookup>) =>
+    detector
+      .detect({ result: stale.result, diff, ...(freshness ? { freshness } : {}) })
+      .measurements.filter((m) => m.subject.startsWith(`${change.knowledge_id}@`))
+      .map((m) => `${m.metric}=${m.observed.toFixed(1)}`);
+  const DAY = 86_400_000;
+  const ageVsBaseline = ((change.baseline_valid_from ?? 0) - (change.online_valid_from ?? 0)) / DAY;
+  // Without a lookup (a RAG that does not serve it): only the age against the baseline.
+  assert.deepEqual(metricsOf(), [`served_version_age_days_vs_baseline=${ageVsBaseline.toFixed(1)}`]);
+  // The feed publishes the same old version: the source is behind.
+  assert.deepEqual(metricsOf(lookup(change.online_valid_from, change.online_version)), [
+    `served_version_age_days_vs_baseline=${ageVsBaseline.toFixed(1)}`,
+    `feed_behind_baseline_days=${ageVsBaseline.toFixed(1)}`,
+  ]);
+  // The feed publishes the baseline's version: the index did not ingest it.
+  assert.deepEqual(metricsOf(lookup(change.baseline_valid_from, change.baseline_version)), [
+    `served_version_age_days_vs_baseline=${ageVsBaseline.toFixed(1)}`,
+    `index_behind_feed_days=${ageVsBaseline.toFixed(1)}`,
+  ]);
+  // The score (and so the calibrated verdict) does not depend on the lookup.
+  const score = (freshness?: ReturnType<typeof lookup>) =>
+    detector.detect({ result: stale.result, diff, ...(freshness ? { freshness } : {}) }).score;
+  assert.equal(score(lookup(change.baseline_valid_from, change.baseline_version)), score());
+});

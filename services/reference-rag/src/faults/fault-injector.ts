@@ -18,7 +18,7 @@ export type FaultKind = z.infer<typeof FaultKind>;
 const MODES: Record<FaultKind, [string, ...string[]]> = {
   'vector-index-corruption': ['perturb', 'zero', 'drop'],
   'reranker-drift': ['v2.2-drift'],
-  'knowledge-source-failure': ['stale', 'frozen'],
+  'knowledge-source-failure': ['stale', 'frozen', 'ingest-stalled'],
   'parser-bug': ['merge-sections', 'boilerplate'],
   'generator-inconsistency': ['swap'],
   'tokenizer-anomaly': ['lookalike-unicode'],
@@ -40,7 +40,7 @@ export const InjectRequest = z
       .optional(),
     /** knowledge-source-failure: the source that fails (default debian-changelog). */
     source: z.string().optional(),
-    /** knowledge-source-failure/stale: the source serves versions as published by this time. */
+    /** knowledge-source-failure/stale: the source serves versions as published by this time; ingest-stalled: the index stopped ingesting then. */
     stale_as_of: z.string().datetime().optional(),
     /** vector-index-corruption/perturb: noise scale relative to the unit vector (default 6: the vector keeps ~0.15 cosine to itself). */
     noise: z.number().positive().max(100).optional(),
@@ -209,6 +209,21 @@ export class FaultInjector {
           indexer.chunksPublishedBy(this.targets.knowledgeClock()).some((c) => c.knowledgeId === id && c.source === sourceName),
         );
         const set = new Set(affected);
+        if (mode === 'ingest-stalled') {
+          // The feeds stay current; the index holds the versions ingested by stalledAt, and a dead
+          // ingestion lease keeps routine syncs (a backup switch, a refresh) from touching them.
+          const stalledAt = new Date(request.stale_as_of ?? '2024-01-01T00:00:00Z');
+          const result = await indexer.sync(stalledAt, { knowledgeIds: set });
+          indexer.stallIngest(set);
+          return {
+            affected,
+            params: { source: sourceName, ingested_as_of: stalledAt.toISOString(), changed_chunks: result.upserted + result.deleted },
+            undo: async () => {
+              indexer.releaseIngest(set);
+              await indexer.sync(this.targets.knowledgeClock(), { knowledgeIds: set });
+            },
+          };
+        }
         // stale: the feed serves an old snapshot; frozen: it stops at the injection time.
         const frozenAt = mode === 'stale' ? new Date(request.stale_as_of ?? '2024-01-01T00:00:00Z') : new Date();
         source.wrapPrimary((inner) => ({

@@ -6,6 +6,7 @@ import {
   Capabilities,
   CONTRACT_VERSION,
   GeneratorPinRequest,
+  KnowledgeFreshness,
   KnowledgeSourceRequest,
   ParserRepairRequest,
   QueryRequest,
@@ -34,6 +35,8 @@ export interface AppDeps {
   metrics: RagMetrics;
   logger: Logger;
   knowledgeSources: string[];
+  /** The freshness lookup of GET /knowledge/{id}: the feed's and the index's newest version of an id. */
+  knowledge: { freshness(knowledgeId: string): Promise<KnowledgeFreshness | null> };
   /** The parser builds (a parser-bug fault is a defective build) for capabilities. */
   parser: { parserVersion: string; parserVersions: string[] };
   /** Baselines refuse fault injection: they are the reference the online answers are judged against. */
@@ -77,7 +80,7 @@ export function createApp(deps: AppDeps): express.Express {
   // Repairs and faults mutate the service; traces reveal queries and retrieved knowledge. /query,
   // /capabilities, /healthz and /metrics stay open: they are the RAG's public face and its probes.
   app.use(
-    ['/repair', '/traces', '/admin'],
+    ['/repair', '/traces', '/knowledge', '/admin'],
     bearerAuth({ worker: `reference-rag (${service.instance})`, host: deps.host, token: deps.apiToken, tokenEnv: 'RAG_API_TOKEN', logger }),
   );
 
@@ -97,6 +100,15 @@ export function createApp(deps: AppDeps): express.Express {
       return;
     }
     sendChecked(res, Trace, trace);
+  });
+
+  app.get('/knowledge/:id', async (req, res) => {
+    const freshness = await deps.knowledge.freshness(req.params.id);
+    if (freshness === null) {
+      res.status(404).json({ error: `no source publishes and the index holds no knowledge id ${req.params.id}` });
+      return;
+    }
+    sendChecked(res, KnowledgeFreshness, freshness);
   });
 
   app.get('/healthz', (_req, res) => {

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { DocumentParser, ParserDefect } from '../chunking/document-parser.ts';
 import { pointIdOf, type KnowledgeChunk } from '../chunking/knowledge-chunk.ts';
 import type { Embedder } from '../embedding/embedder.ts';
+import type { KnowledgeFreshness } from '@rag-immune/rag-contract';
 import type { KnowledgeSource } from '../knowledge/knowledge-source.ts';
 import { toPayload, type VectorIndex } from '../index/vector-index.ts';
 
@@ -12,6 +13,11 @@ export interface SyncOptions {
   since?: Date;
   /** Re-embed and rewrite every chunk in scope (repairs vectors whose payload looks fine). */
   force?: boolean;
+}
+
+/** What the stalled-ingest fault leaves behind: knowledge ids whose routine syncs are skipped. */
+export interface StalledIngest {
+  readonly knowledgeIds: ReadonlySet<string>;
 }
 
 export interface SyncResult {
@@ -36,6 +42,25 @@ export class KnowledgeIndexer {
   /** The parser build in force; a fault is modelled as a new build, so capabilities show the change. */
   parserVersion = PARSER_VERSION;
   private readonly parserBuilds = new Map<string, ParserDefect | undefined>([[PARSER_VERSION, undefined]]);
+  /**
+   * Knowledge ids held by a dead ingestion lease (the stalled-ingest fault): a routine sync skips
+   * them, as a real pipeline whose checkpoint says "done" does; only a forced re-ingest of an id
+   * (POST /repair/reindex) rewrites it and releases its lease.
+   */
+  private readonly stalled = new Set<string>();
+
+  /** Holds these ids out of routine syncs (the fault); `release` undoes it. */
+  stallIngest(knowledgeIds: Iterable<string>): void {
+    for (const id of knowledgeIds) this.stalled.add(id);
+  }
+
+  releaseIngest(knowledgeIds: Iterable<string>): void {
+    for (const id of knowledgeIds) this.stalled.delete(id);
+  }
+
+  get stalledIngest(): StalledIngest {
+    return { knowledgeIds: new Set(this.stalled) };
+  }
 
   get parserVersions(): string[] {
     return [...this.parserBuilds.keys()];
@@ -71,7 +96,9 @@ export class KnowledgeIndexer {
   }
 
   async sync(publishedBy: Date, options: SyncOptions = {}): Promise<SyncResult> {
-    const inScope = (knowledgeId: string): boolean => options.knowledgeIds === undefined || options.knowledgeIds.has(knowledgeId);
+    const held = (knowledgeId: string): boolean => !options.force && this.stalled.has(knowledgeId);
+    const inScope = (knowledgeId: string): boolean =>
+      (options.knowledgeIds === undefined || options.knowledgeIds.has(knowledgeId)) && !held(knowledgeId);
     const wanted = this.chunksPublishedBy(publishedBy).filter((chunk) => inScope(chunk.knowledgeId));
     const existing = new Map(
       (
@@ -106,7 +133,44 @@ export class KnowledgeIndexer {
       embedMs: t1 - t0,
       writeMs: t2 - t1,
     };
+    if (options.force) this.releaseIngest(options.knowledgeIds ?? [...this.stalled]);
     this.logger.info({ ...result, publishedBy: publishedBy.toISOString(), scoped: options.knowledgeIds?.size }, 'knowledge synced');
     return result;
+  }
+
+  /**
+   * The freshness of one knowledge id at knowledge time `asOf`: the newest version its source's
+   * active feed publishes beside the newest version the index holds. Null when neither knows the id.
+   */
+  async freshness(knowledgeId: string, asOf: Date): Promise<KnowledgeFreshness | null> {
+    const owner = this.sources.find((source) => source.recordsPublishedBy(asOf).some((record) => record.knowledgeId === knowledgeId));
+    const newest = <T extends { validFrom: number; version: string }>(items: T[]): T | undefined =>
+      items.reduce<T | undefined>((best, item) => (best === undefined || item.validFrom > best.validFrom ? item : best), undefined);
+    const fed = newest(
+      (owner?.recordsPublishedBy(asOf) ?? [])
+        .filter((record) => record.knowledgeId === knowledgeId)
+        .map((record) => ({ version: record.version, validFrom: record.validFrom.getTime() })),
+    );
+    const held = newest(
+      (await this.index.scroll({ must: [{ key: 'knowledge_id', match: { value: knowledgeId } }] }))
+        .filter((point) => point.payload.knowledge_id === knowledgeId)
+        .map((point) => ({
+          version: point.payload.version,
+          validFrom: Date.parse(point.payload.valid_from),
+          source: point.payload.source,
+        })),
+    );
+    if (fed === undefined && held === undefined) return null;
+    const ref = (v: { version: string; validFrom: number } | undefined) =>
+      v === undefined ? null : { version: v.version, valid_from: new Date(v.validFrom).toISOString() };
+    const source = owner ?? this.sources.find((candidate) => candidate.name === held?.source);
+    return {
+      knowledge_id: knowledgeId,
+      source: source?.name ?? null,
+      feed_provider: source?.activeProvider ?? null,
+      as_of: asOf.toISOString(),
+      feed: ref(fed),
+      indexed: ref(held),
+    };
   }
 }

@@ -136,6 +136,11 @@ const FAULTS: FaultCase[] = [
     body: { mode: 'stale', stale_as_of: PINNED, scope: { fraction: 0.6 } },
     touches: (q, affected) => scoped(q, affected) && q.expected !== q.expected_baseline,
   },
+  {
+    kind: 'knowledge-source-failure',
+    body: { mode: 'ingest-stalled', stale_as_of: PINNED, scope: { fraction: 0.6 } },
+    touches: (q, affected) => scoped(q, affected) && q.expected !== q.expected_baseline,
+  },
   { kind: 'parser-bug', body: { mode: 'boilerplate', scope: { fraction: 0.4 } }, touches: scoped },
   { kind: 'generator-inconsistency', body: { scope: { fraction: 0.4 } }, touches: scoped },
   { kind: 'tokenizer-anomaly', body: {}, touches: (q) => touchedByTokenizerAnomaly(q.question) },
@@ -266,10 +271,46 @@ for (const repair of REPAIRS) {
   });
 }
 
+test('a stalled ingest: the freshness lookup shows the feed ahead of the index; a backup switch does not heal it, a forced reindex does', async () => {
+  const injected = await faultApi('POST', 'knowledge-source-failure', {
+    mode: 'ingest-stalled',
+    stale_as_of: PINNED,
+    scope: { fraction: 0.6 },
+  });
+  const scope: string[] = injected.fault?.affected_knowledge_ids ?? [];
+  const touched = questions.filter((q) => scope.includes(q.knowledge_id) && q.expected !== q.expected_baseline);
+  const wrongAmong = async () => (await grade(onlineClient, touched)).filter((g) => !g.correct).length;
+  try {
+    assert.ok(touched.length > 0, 'the stall touches some questions');
+    const lagging = await Promise.all(scope.map((id) => onlineClient.knowledgeFreshness(id)));
+    const behind = lagging.filter((f) => f.feed !== null && f.indexed !== null && f.feed.valid_from > f.indexed.valid_from);
+    assert.ok(behind.length > 0, 'some scoped ids have a feed newer than the index');
+    for (const f of lagging) assert.equal(f.source, 'debian-changelog');
+    const stalledWrong = await wrongAmong();
+    assert.ok(stalledWrong > 0, 'touched answers are stale');
+
+    await onlineClient.knowledgeSource({ action: 'switch_to_backup', source: 'debian-changelog' });
+    assert.equal(await wrongAmong(), stalledWrong, 'a backup switch does not heal a stalled ingest');
+    await onlineClient.knowledgeSource({ action: 'switch_to_primary', source: 'debian-changelog' });
+
+    const reindexed = await onlineClient.reindex({ knowledge_ids: scope });
+    assert.ok(reindexed.changed > 0);
+    assert.equal(await wrongAmong(), 0, 'a forced reindex of the scope heals it');
+    for (const f of await Promise.all(scope.map((id) => onlineClient.knowledgeFreshness(id)))) assert.deepEqual(f.indexed, f.feed);
+  } finally {
+    await faultApi('DELETE', 'knowledge-source-failure');
+  }
+  await assert.rejects(
+    onlineClient.knowledgeFreshness('changelog/no-such-package'),
+    (error) => error instanceof RagHttpError && error.status === 404,
+  );
+});
+
 test('every injection and undo is journalled with a timestamp', async () => {
   const journal = (await (await fetch(`${onlineUrl}/admin/faults/journal`)).json()) as {
     entries: { at: string; action: string; kind: string }[];
   };
-  assert.equal(journal.entries.length, (FAULTS.length + REPAIRS.length) * 2);
+  // Each fault and repair case injects and undoes once; so does the stalled-ingest test.
+  assert.equal(journal.entries.length, (FAULTS.length + REPAIRS.length + 1) * 2);
   for (const entry of journal.entries) assert.ok(!Number.isNaN(Date.parse(entry.at)));
 });

@@ -73,6 +73,7 @@ test('repair, trace and fault routes need the bearer token; the public query fac
     assert.equal((await post(`${rag.url}/admin/faults/parser-bug`, 'wrong-token-0123456789')).status, 401);
     assert.equal((await post(`${rag.url}/repair/answer-validation`, undefined, { enabled: true })).status, 401);
     assert.equal((await fetch(`${rag.url}/traces/abc`)).status, 401);
+    assert.equal((await fetch(`${rag.url}/knowledge/changelog%2Fopenssl`)).status, 401);
     assert.equal((await fetch(`${rag.url}/admin/faults/journal`)).status, 401);
     assert.deepEqual(rag.injected, []);
     assert.equal((await post(`${rag.url}/admin/faults/parser-bug`, TOKEN)).status, 200);
