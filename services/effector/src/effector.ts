@@ -10,7 +10,7 @@ import { breakerVerdict, type BreakerLimits } from './breaker/circuit-breaker.ts
 import { EFFECTOR_VERSION } from './config.ts';
 import { effectiveStatus, type GrantStore } from './grants/grant-store.ts';
 import type { EffectorMetrics } from './metrics.ts';
-import { decide, type PlannedStep, type RepairHistory } from './policy/decision.ts';
+import { decide, toolsNotToRetry, type PlannedStep, type RepairHistory } from './policy/decision.ts';
 import type { RepairPolicy } from './policy/policy.ts';
 import { SnapshotError, type SnapshotRecord, type SnapshotStore } from './snapshots/snapshot-store.ts';
 import { IN_FLIGHT, actionIdOf, actionKey, type ActionDoc, type ActionStore, type Versioned } from './state/action-store.ts';
@@ -232,7 +232,7 @@ export class Effector {
     const failedHere = all.filter((a) => (a.status === 'failed' || a.status === 'rolled_back') && a.executions > 0);
     const history: RepairHistory = {
       failedAttempts: failedHere.length,
-      failedTools: new Set(failedHere.filter((a) => a.report_revision < report.report_revision).map((a) => a.tool)),
+      failedTools: toolsNotToRetry(failedHere, report),
     };
     const recommendation = await this.consultMemory(report, failedHere);
     const decision = decide(deps.policy, report, history, recommendation, deps.memoryMinConfidence);

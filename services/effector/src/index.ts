@@ -20,7 +20,7 @@ export { TOOLS, INTENT_TOOLS, toolNamed } from './actions/catalogue.ts';
 export { RULE_SETS } from './actions/set-query-rewrite-rules.ts';
 export type { RepairTool, ToolContext } from './actions/repair-tool.ts';
 export { loadPolicy, parsePolicy, InvalidPolicyError, RepairPolicySchema, type RepairPolicy } from './policy/policy.ts';
-export { decide, branchMatches, type Decision, type PlannedStep, type RepairHistory } from './policy/decision.ts';
+export { decide, toolsNotToRetry, branchMatches, type Decision, type PlannedStep, type RepairHistory } from './policy/decision.ts';
 export { breakerVerdict, type BreakerLimits, type BreakerVerdict } from './breaker/circuit-breaker.ts';
 export { effectiveStatus, GrantStore, type GrantDoc, type GrantStatus } from './grants/grant-store.ts';
 export { SnapshotStore, SnapshotError, type SnapshotRecord } from './snapshots/snapshot-store.ts';

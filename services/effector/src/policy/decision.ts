@@ -11,6 +11,40 @@ export interface RepairHistory {
   failedTools: ReadonlySet<string>;
 }
 
+/** A repair of this incident that failed: its tool, the report revision it ran for, and its arguments. */
+export interface FailedRepair {
+  tool: string;
+  report_revision: number;
+  args_json: string;
+}
+
+/**
+ * The tools not to try again for this revision: those that failed for an earlier one, unless the
+ * report now names knowledge the failed run did not cover. A scoped repair that failed on a narrow
+ * first guess (revision 1 named half the damaged documents) is a different repair on the wider
+ * scope, not a repeat; one failed run that covered the whole current scope keeps the tool out, and
+ * the breaker's failed-repair limit still bounds the retries.
+ */
+export function toolsNotToRetry(failed: readonly FailedRepair[], report: RootCauseReport): Set<string> {
+  const skip = new Set<string>();
+  for (const repair of failed) {
+    if (repair.report_revision >= report.report_revision) continue;
+    const covered = knowledgeIdsOf(repair.args_json);
+    const widened = covered !== null && report.affected_knowledge_ids.some((id) => !covered.has(id));
+    if (!widened) skip.add(repair.tool);
+  }
+  return skip;
+}
+
+function knowledgeIdsOf(argsJson: string): Set<string> | null {
+  try {
+    const ids = (JSON.parse(argsJson) as { knowledge_ids?: unknown }).knowledge_ids;
+    return Array.isArray(ids) ? new Set(ids.filter((id): id is string => typeof id === 'string')) : null;
+  } catch {
+    return null;
+  }
+}
+
 export interface PlannedStep {
   tool: string;
   params: Record<string, string>;

@@ -12,6 +12,7 @@ import {
   loadPolicy,
   parsePolicy,
   toolNamed,
+  toolsNotToRetry,
 } from '../../src/index.ts';
 
 const policy = loadPolicy(DEFAULT_POLICY_FILE);
@@ -127,6 +128,36 @@ test('decision tree: cause, scope and history pick the branch and its ordered ac
     retried.steps.map((s) => s.tool),
     ['reindex_knowledge', 'escalate_to_human'],
   );
+});
+
+test('a scoped repair that failed on a narrower first scope is retried when a later revision names more knowledge', () => {
+  const failed = (revision: number, tool: string, ids: string[] | null) => ({
+    tool,
+    report_revision: revision,
+    args_json: JSON.stringify(ids === null ? { sources: ['debian-changelog'] } : { parser_version: 'p1', knowledge_ids: ids }),
+  });
+  const at = (revision: number, ids: string[]) =>
+    report({ root_cause: 'parser_bug', report_revision: revision, affected_knowledge_ids: ids });
+  // Revision 1 named apt/curl only; revision 2 names apt/bash too: the re-parse is a new, wider repair.
+  assert.deepEqual([...toolsNotToRetry([failed(1, 'reparse_documents', ['apt/curl'])], at(2, ['apt/curl', 'apt/bash']))], []);
+  // The same scope (or a narrower one) again: not retried.
+  assert.deepEqual([...toolsNotToRetry([failed(1, 'reparse_documents', ['apt/curl'])], at(2, ['apt/curl']))], ['reparse_documents']);
+  // Retried on the wider scope and failed there too: out for good.
+  assert.deepEqual(
+    [
+      ...toolsNotToRetry(
+        [failed(1, 'reparse_documents', ['apt/curl']), failed(2, 'reparse_documents', ['apt/curl', 'apt/bash'])],
+        at(3, ['apt/curl', 'apt/bash']),
+      ),
+    ],
+    ['reparse_documents'],
+  );
+  // A tool not scoped by knowledge ids is never retried; a failure of this same revision is not history yet.
+  assert.deepEqual(
+    [...toolsNotToRetry([failed(1, 'switch_to_backup_source', null)], at(2, ['changelog/curl']))],
+    ['switch_to_backup_source'],
+  );
+  assert.deepEqual([...toolsNotToRetry([failed(2, 'reparse_documents', ['apt/curl'])], at(2, ['apt/curl']))], []);
 });
 
 test('no matching branch is a typed refusal, not a guess', () => {

@@ -1,5 +1,6 @@
 import type { KnowledgeFreshness } from '@rag-immune/rag-contract';
 import type { VersionChange } from '../trace-diff/trace-diff.ts';
+import { newerVersionIndexed } from './knowledge-freshness.ts';
 import type { Measurement, RootCauseDetector } from './root-cause-detector.ts';
 
 const DAY_MS = 86_400_000;
@@ -14,7 +15,8 @@ export const knowledgeSourceFailureDetector: RootCauseDetector = {
   component: 'knowledge_source',
   intents: ['switch_backup_source', 'refresh_knowledge_source'],
   detect({ result, diff, freshness }) {
-    const older = diff.versions.older_in_online;
+    // An id whose newer version the index holds is not stale: retrieval missed it (vector damage).
+    const older = diff.versions.older_in_online.filter((change) => !newerVersionIndexed(change, freshness));
     const lag = result.comparison.kf_lag_days ?? 0;
     // Without an older version in view, a stale-knowledge lag is still freshness evidence, and the
     // only evidence when the answer itself did not change.

@@ -1,3 +1,4 @@
+import { newerVersionIndexed } from './knowledge-freshness.ts';
 import { clamp01, type RootCauseDetector } from './root-cause-detector.ts';
 
 /** Fewer shared candidates than this cannot show that "the rest of the index is unchanged". */
@@ -7,7 +8,8 @@ const MIN_SHARED = 5;
  * Vector index corruption: with the same query text, retrieval lost (or re-scored) some of the
  * chunks the baseline answered from while every other shared candidate kept its exact score: the
  * damage is in those chunks' vectors, not in the query side. Losses explained by a newer/older
- * version (knowledge source) or by re-parsed text (parser) do not count. Looks at candidates before
+ * version (knowledge source) or by re-parsed text (parser) do not count, except an older version
+ * served while the RAG's freshness lookup says the index holds the newer one. Looks at candidates before
  * reranking: set overlap, per-chunk retrieval score deltas, lost context chunks (those the baseline
  * answer cited weigh most).
  */
@@ -15,9 +17,10 @@ export const vectorIndexCorruptionDetector: RootCauseDetector = {
   cause: 'vector_index_corruption',
   component: 'vector_index',
   intents: ['rebuild_index_incremental'],
-  detect({ diff }) {
+  detect({ diff, freshness }) {
     const explained = new Set([
-      ...diff.versions.older_in_online.map((c) => c.knowledge_id),
+      // Unless the index holds the newer version retrieval missed: then the loss is the vector's.
+      ...diff.versions.older_in_online.filter((c) => !newerVersionIndexed(c, freshness)).map((c) => c.knowledge_id),
       ...diff.versions.newer_in_online.map((c) => c.knowledge_id),
     ]);
     const reparsed = new Set(diff.chunks.text_changed.map((c) => c.chunk_id));

@@ -128,7 +128,24 @@ test('knowledge source failure: the freshness lookup says whether the feed or th
     `served_version_age_days_vs_baseline=${ageVsBaseline.toFixed(1)}`,
     `index_behind_feed_days=${ageVsBaseline.toFixed(1)}`,
   ]);
-  // The score (and so the calibrated verdict) does not depend on the lookup.
+  // The index holds the baseline's version and retrieval still served the older one: not staleness
+  // but a chunk retrieval cannot find, which the vector-index detector may now count as damage.
+  const present = lookup(change.baseline_valid_from, change.baseline_version);
+  present.get(change.knowledge_id)!.indexed = { version: change.baseline_version, valid_from: at(change.baseline_valid_from) };
+  assert.deepEqual(metricsOf(present), []);
+  const vector = DETECTORS.find((d) => d.cause === 'vector_index_corruption')!;
+  const lostHere = diff.candidates.lost_context_chunks.some((c) => c.knowledge_id === change.knowledge_id);
+  const vectorIds = (freshness?: typeof present) =>
+    vector.detect({ result: stale.result, diff, ...(freshness ? { freshness } : {}) }).knowledge_ids;
+  assert.ok(!vectorIds().includes(change.knowledge_id), 'without the lookup an older version explains the loss');
+  assert.ok(lostHere, 'the recorded run lost the baseline chunk of that id');
+  assert.equal(vector.detect({ result: stale.result, diff }).score, 0);
+  assert.ok(
+    vector.detect({ result: stale.result, diff, freshness: present }).score > 0.5,
+    'with the newer version indexed, the loss is the vector',
+  );
+  assert.ok(vectorIds(present).includes(change.knowledge_id));
+  // Staleness that the lookup confirms keeps the score (and so the calibrated verdict) unchanged.
   const score = (freshness?: ReturnType<typeof lookup>) =>
     detector.detect({ result: stale.result, diff, ...(freshness ? { freshness } : {}) }).score;
   assert.equal(score(lookup(change.baseline_valid_from, change.baseline_version)), score());
