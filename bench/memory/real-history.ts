@@ -5,7 +5,7 @@
  * RootCauseReport and RepairAction events the run's topics carried so far are (re)written to
  * bench/memory/cases/<file>.jsonl, so a stopped run still leaves what it produced.
  *
- *   npx tsx bench/memory/real-history.ts [--trials 40] [--kinds a,b] [--interval 3] [--timeout 180] [--packages 25]
+ *   npx tsx bench/memory/real-history.ts [--trials 40] [--kinds a,b] [--modes m,n] [--interval 3] [--timeout 180] [--packages 25]
  *                                        [--until <ISO UTC time>] [--out bench/memory/cases/loop-<UTC date>.jsonl]
  * SIGINT/SIGTERM or --until: no new trial; the current one finishes and the run closes cleanly.
  */
@@ -21,6 +21,8 @@ const { values } = parseArgs({
   options: {
     trials: { type: 'string', default: '40' },
     kinds: { type: 'string', default: SEEN_FAULT_KINDS.join(',') },
+    /** Only these modes of each kind (default: every loop mode of the kind, in turn). */
+    modes: { type: 'string' },
     interval: { type: 'string', default: '3' },
     timeout: { type: 'string', default: '180' },
     /** Debian packages the reference RAG indexes: fewer re-ingest faster between trials. */
@@ -33,6 +35,13 @@ const { values } = parseArgs({
   },
 });
 const kinds = values.kinds.split(',').filter(Boolean);
+const onlyModes = values.modes?.split(',').filter(Boolean);
+const modesOf = (kind: string): string[] => {
+  const modes = expectationOf(kind).modes.filter((mode) => onlyModes === undefined || onlyModes.includes(mode));
+  if (modes.length === 0)
+    throw new Error(`--modes ${values.modes} leaves no mode of ${kind} (it has ${expectationOf(kind).modes.join(', ')})`);
+  return modes;
+};
 const out = resolve(repoRoot(), values.out);
 mkdirSync(dirname(out), { recursive: true });
 const FRACTIONS = [0.25, 0.5, 0.75, 1, 0.4, 0.6];
@@ -69,7 +78,7 @@ try {
       break;
     }
     const kind = kinds[i % kinds.length] as string;
-    const expectation = expectationOf(kind);
+    const modes = modesOf(kind);
     const round = Math.floor(i / kinds.length);
     if (i > first) {
       await run.resetOnline();
@@ -81,7 +90,7 @@ try {
     }
     const plan: FaultPlan = {
       kind,
-      mode: expectation.modes[round % expectation.modes.length] as string,
+      mode: modes[round % modes.length] as string,
       fraction: FRACTIONS[(round + i) % FRACTIONS.length] as number,
       seed: `memory-${i}`,
     };

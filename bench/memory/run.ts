@@ -413,7 +413,11 @@ ${
 rule table is right by construction, so neither memory nor any other recommender can be strictly better than it. The
 comparison shows that memory does not lose to the rules on real cases; it cannot show that memory gains. That needs a
 RAG whose causes need different actions under different symptoms (see the SYNTHETIC paragraph).`
-    : `Causes healed by more than one intent in the captured histories: ${capturedMultiHealer.join(', ') || 'none'}.`
+    : `Causes healed by more than one intent in the captured histories: ${capturedMultiHealer.join(', ') || 'none'}. The rules
+name one intent per cause, so they are wrong on every case healed by another; memory can be right on those only when
+the reports' claims tell the cases apart (for knowledge_source_failure: the identifier's freshness claims
+\`feed_behind_baseline_days\`, a stale feed that a backup heals, against \`index_behind_feed_days\`, a stalled ingest that only
+a re-ingest heals; reference RAG modes \`stale\` and \`ingest-stalled\`).`
 }
 `
     : `**No history captured from real loop runs was available for this run** (\`${values.history}/*.jsonl\` empty).
