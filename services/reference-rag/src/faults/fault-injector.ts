@@ -209,10 +209,11 @@ export class FaultInjector {
           indexer.chunksPublishedBy(this.targets.knowledgeClock()).some((c) => c.knowledgeId === id && c.source === sourceName),
         );
         const set = new Set(affected);
+        const staleAsOf = new Date(request.stale_as_of ?? '2024-01-01T00:00:00Z');
         if (mode === 'ingest-stalled') {
-          // The feeds stay current; the index holds the versions ingested by stalledAt, and a dead
+          // The feeds stay current; the index holds the versions ingested by stale_as_of, and a dead
           // ingestion lease keeps routine syncs (a backup switch, a refresh) from touching them.
-          const stalledAt = new Date(request.stale_as_of ?? '2024-01-01T00:00:00Z');
+          const stalledAt = staleAsOf;
           const result = await indexer.sync(stalledAt, { knowledgeIds: set });
           indexer.stallIngest(set);
           return {
@@ -225,7 +226,7 @@ export class FaultInjector {
           };
         }
         // stale: the feed serves an old snapshot; frozen: it stops at the injection time.
-        const frozenAt = mode === 'stale' ? new Date(request.stale_as_of ?? '2024-01-01T00:00:00Z') : new Date();
+        const frozenAt = mode === 'stale' ? staleAsOf : new Date();
         source.wrapPrimary((inner) => ({
           recordsPublishedBy: (t) => [
             ...inner.recordsPublishedBy(t).filter((record) => !set.has(record.knowledgeId)),
