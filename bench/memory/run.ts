@@ -69,6 +69,12 @@ interface History {
   name: string;
   provenance: string;
   lines: HistoryLine[];
+  /**
+   * Incidents of this history that were looked at while designing the recommender (listed in
+   * `<history>.design-seen.txt`): they are scored with the rest and, apart, left out of the
+   * "not seen in design" figure, which is then a held-out figure.
+   */
+  seenInDesign?: Set<string>;
 }
 
 function loadCaptured(dir: string): History[] {
@@ -88,7 +94,21 @@ function loadCaptured(dir: string): History[] {
           if ('root_cause' in parsed) return { topic: 'reports' as const, event: parsed };
           throw new Error(`${file}:${i + 1}: neither a report nor an action`);
         });
-      return { name: file, provenance: `captured from the topics of real loop runs (${dir}/${file})`, lines };
+      const seenFile = join(path, file.replace(/\.jsonl$/, '.design-seen.txt'));
+      const seenInDesign = existsSync(seenFile)
+        ? new Set(
+            readFileSync(seenFile, 'utf8')
+              .split('\n')
+              .map((l) => l.trim())
+              .filter((l) => l !== '' && !l.startsWith('#')),
+          )
+        : undefined;
+      return {
+        name: file,
+        provenance: `captured from the topics of real loop runs (${dir}/${file})`,
+        lines,
+        ...(seenInDesign ? { seenInDesign } : {}),
+      };
     });
 }
 
@@ -128,6 +148,8 @@ interface AccuracyResult {
   fromCases: number;
   fromCasesRight: number;
   byCause: Map<string, { n: number; memory: number; rules: number; healedBy: Map<string, number> }>;
+  /** The scored cases not looked at in design (only for a history with a design-seen list). */
+  unseen: { n: number; memory: number; rules: number } | null;
   loadSeconds: number;
   askSeconds: number;
 }
@@ -173,6 +195,7 @@ async function accuracy(history: History, embedder: CachedEmbedder, index: numbe
       fromCases: 0,
       fromCasesRight: 0,
       byCause: new Map(),
+      unseen: history.seenInDesign ? { n: 0, memory: 0, rules: 0 } : null,
       loadSeconds,
       askSeconds: 0,
     };
@@ -187,6 +210,11 @@ async function accuracy(history: History, embedder: CachedEmbedder, index: numbe
       if (answer.source === 'cases') {
         result.fromCases += 1;
         result.fromCasesRight += Number(memoryRight);
+      }
+      if (result.unseen && !history.seenInDesign?.has(c.incident_id)) {
+        result.unseen.n += 1;
+        result.unseen.memory += Number(memoryRight);
+        result.unseen.rules += Number(rulesRight);
       }
       const cause = c.signature?.root_cause ?? 'unknown';
       const row = result.byCause.get(cause) ?? { n: 0, memory: 0, rules: 0, healedBy: new Map<string, number>() };
@@ -365,6 +393,13 @@ const accuracyRows = results
       `| ${r.history.name} | ${r.history.provenance} | ${r.cases} | ${r.evaluated} | **${pct(r.memoryRight, r.evaluated)}** | ${pct(r.rulesRight, r.evaluated)} | ${pct(r.fromCases, r.evaluated)} | ${pct(r.fromCasesRight, r.fromCases)} |`,
   )
   .join('\n');
+const heldOut = results.filter((r) => r.unseen !== null);
+const heldOutRows = heldOut
+  .map(
+    (r) =>
+      `| ${r.history.name} | ${r.history.seenInDesign?.size ?? 0} | ${r.unseen!.n} | **${pct(r.unseen!.memory, r.unseen!.n)}** | ${pct(r.unseen!.rules, r.unseen!.n)} |`,
+  )
+  .join('\n');
 const causeRows = results
   .flatMap((r) =>
     [...r.byCause.entries()]
@@ -396,7 +431,18 @@ that never recovered have no right answer and are not scored.
 ${accuracyRows}
 
 Seed 003 §2.2: 89.3% on 217 cases. Goal of issue 10: ≥ 92% and strictly better than the rules alone.
+${
+  heldOut.length > 0
+    ? `
+Some incidents of a history were looked at while the recommender was being designed (listed in its
+\`.design-seen.txt\`); the scored cases among the rest are a held-out figure:
 
+| history | incidents seen in design | scored, not seen | memory | rules only |
+| --- | --- | --- | --- | --- |
+${heldOutRows}
+`
+    : ''
+}
 ${
   captured.length > 0
     ? `**Captured histories** (\`${values.history}/*.jsonl\`) were produced by \`bench/memory/real-history.ts\`: the reference RAG

@@ -7,7 +7,9 @@ export {
   emptyCase,
   moveWord,
   signatureKey,
+  signatureSymptoms,
   signatureText,
+  symptomOverlap,
   stepResult,
   type CaseAction,
   type CaseCard,
@@ -22,7 +24,14 @@ export {
 export { CaseStore, CaseVersionConflictError, pointPayload, type CaseFilter, type StoredCase } from './cases/case-store.ts';
 export { CachedEmbedder, CaseRecorder, type SignatureEmbedder } from './cases/case-recorder.ts';
 export { reciprocalRankFusion } from './recommend/rrf.ts';
-export { rankStrategies, halfLifeWeight, caseWeight, type RankingCandidate, type StrategyRanking } from './recommend/strategy-ranking.ts';
+export {
+  rankStrategies,
+  rankingSimilarity,
+  halfLifeWeight,
+  caseWeight,
+  type RankingCandidate,
+  type StrategyRanking,
+} from './recommend/strategy-ranking.ts';
 export { ExpertRules, RulesFile, RulesFileError } from './recommend/expert-rules.ts';
 export { Recommender, cosine } from './recommend/recommender.ts';
 export { planForgetting, conflictScore, type ForgettingPlan } from './forgetting/forgetting-policy.ts';

@@ -12,7 +12,7 @@ export interface RetrievalAuditRecord {
   filters: Record<string, unknown>;
   vector_candidates: { case_id: string; score: number }[];
   bm25_candidates: { case_id: string; score: number }[];
-  fused: { case_id: string; rrf: number; similarity: number | null; status?: string; outcome?: string }[];
+  fused: { case_id: string; rrf: number; similarity: number | null; symptom_overlap?: number; status?: string; outcome?: string }[];
   threshold: number;
   intent_evidence: { intent: string; score: number; success_weight: number; failure_weight: number }[];
   returned: Recommendation;

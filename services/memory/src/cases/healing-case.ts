@@ -289,6 +289,29 @@ export function embeddingText(signature: CaseSignature | null): string {
   return `${claims === '' ? 'no claims' : claims}. ${scopeWord(signature.affected_knowledge_ids.length)} knowledge${knowledge === '' ? '' : ` scope ${knowledge}`}`;
 }
 
+/** The symptoms of a signature as symbols: each claim's kind, metric and coarse move, once, and the scope's size. */
+export function signatureSymptoms(signature: CaseSignature | null): Set<string> {
+  if (signature === null) return new Set();
+  return new Set([
+    ...signature.claims.map((c) => `${c.kind}:${c.metric}:${moveWord(c.observed, c.baseline)}`),
+    `scope:${scopeWord(signature.affected_knowledge_ids.length)}`,
+  ]);
+}
+
+/**
+ * Jaccard overlap of two signatures' symptoms, in [0, 1]. The embedding of the signature text
+ * weighs every word alike, so two incidents on the same documents look alike even when one claim
+ * says "the feed is behind" and the other "the index is behind its feed"; this symbolic overlap does not.
+ */
+export function symptomOverlap(a: CaseSignature | null, b: CaseSignature | null): number {
+  const left = signatureSymptoms(a);
+  const right = signatureSymptoms(b);
+  if (left.size === 0 && right.size === 0) return 1;
+  let shared = 0;
+  for (const symptom of left) if (right.has(symptom)) shared += 1;
+  return shared / (left.size + right.size - shared);
+}
+
 /** Equal keys mean "the same signature": cause, component, claim moves and scope size. */
 export function signatureKey(environment: string, signature: CaseSignature | null): string {
   if (signature === null) return '';

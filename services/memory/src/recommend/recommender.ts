@@ -4,13 +4,13 @@ import { context, type Tracer } from '@opentelemetry/api';
 import { inSpan } from '@rag-immune/worker-runtime';
 import { ConsecutiveBreaker, TimeoutStrategy, circuitBreaker, handleAll, timeout, wrap, type IPolicy } from 'cockatiel';
 import { RecommendRequest, type ParsedRecommendRequest, type Recommendation } from '@rag-immune/memory-client';
-import { embeddingText, signatureText, type CaseSignature, type HealingCase } from '../cases/healing-case.ts';
+import { embeddingText, signatureText, symptomOverlap, type CaseSignature, type HealingCase } from '../cases/healing-case.ts';
 import type { CaseFilter, CaseStore, ScoredId } from '../cases/case-store.ts';
 import type { SignatureEmbedder } from '../cases/case-recorder.ts';
 import type { RetrievalAudit, RetrievalAuditRecord } from '../audit/retrieval-audit.ts';
 import type { MemoryMetrics } from '../memory-metrics.ts';
 import { reciprocalRankFusion } from './rrf.ts';
-import { rankStrategies, type StrategyRanking } from './strategy-ranking.ts';
+import { rankStrategies, rankingSimilarity, type StrategyRanking } from './strategy-ranking.ts';
 import type { ExpertRules } from './expert-rules.ts';
 
 export interface RecommenderOptions {
@@ -85,16 +85,7 @@ export class Recommender {
       affected_component: request.affected_component,
       excludeIncidentId: request.incident_id,
     };
-    const signature: CaseSignature = {
-      report_event_id: '',
-      report_revision: 0,
-      root_cause: request.root_cause,
-      affected_component: request.affected_component,
-      confidence: 0,
-      claims: request.claims.map((c) => ({ ...c, subject: '' })),
-      affected_knowledge_ids: [...new Set(request.affected_knowledge_ids)].sort(),
-      window_start: 0,
-    };
+    const signature = signatureOf(request);
     const queryText = signatureText(signature);
     let retrieved: Retrieved | null = null;
     let error: string | null = null;
@@ -124,7 +115,13 @@ export class Recommender {
         const reason = retrieved.fused.length === 0 ? 'no_candidate_cases' : 'below_similarity_threshold';
         answer = this.fromRules(request, auditId, reason, false, topSimilarity, []);
       } else {
-        ranking = rankStrategies(similar, {
+        // Which cases weigh most: the embedding's similarity scaled by the symbolic overlap of
+        // symptoms (the threshold above stays on the embedding alone).
+        const weighted = similar.map((c) => ({
+          healingCase: c.healingCase,
+          similarity: rankingSimilarity(c.similarity, symptomOverlap(signature, c.healingCase.signature)),
+        }));
+        ranking = rankStrategies(weighted, {
           now: this.clock(),
           halfLifeDays: this.options.halfLifeDays,
           excludeIntents: request.exclude_intents,
@@ -133,7 +130,11 @@ export class Recommender {
           const cited = similar.sort((a, b) => b.similarity - a.similarity).slice(0, this.options.maxCitations ?? 5);
           answer = this.fromRules(request, auditId, 'no_successful_strategy_in_similar_cases', false, topSimilarity, cited);
         } else {
-          const cited = ranking.supporting.slice(0, this.options.maxCitations ?? 5);
+          // Citations carry the embedding similarity, the figure the threshold and top_similarity speak of.
+          const embedded = new Map(similar.map((c) => [c.healingCase.case_id, c.similarity]));
+          const cited = ranking.supporting
+            .slice(0, this.options.maxCitations ?? 5)
+            .map((c) => ({ healingCase: c.healingCase, similarity: embedded.get(c.healingCase.case_id) ?? c.similarity }));
           answer = {
             incident_id: request.incident_id,
             source: 'cases',
@@ -263,6 +264,7 @@ export class Recommender {
         case_id: f.case_id,
         rrf: f.rrf,
         similarity: f.similarity,
+        symptom_overlap: symptomOverlap(signatureOf(request), f.healingCase.signature),
         status: f.healingCase.card.status,
         outcome: f.healingCase.outcome,
       })),
@@ -278,6 +280,20 @@ export class Recommender {
       latency_ms: latencyMs,
     };
   }
+}
+
+/** The incident a request describes, as a case signature. */
+function signatureOf(request: ParsedRecommendRequest): CaseSignature {
+  return {
+    report_event_id: '',
+    report_revision: 0,
+    root_cause: request.root_cause,
+    affected_component: request.affected_component,
+    confidence: 0,
+    claims: request.claims.map((c) => ({ ...c, subject: '' })),
+    affected_knowledge_ids: [...new Set(request.affected_knowledge_ids)].sort(),
+    window_start: 0,
+  };
 }
 
 function citation(healingCase: HealingCase, similarity: number): Recommendation['citations'][number] {

@@ -46,6 +46,17 @@ export function halfLifeWeight(ageMs: number, halfLifeDays: number): number {
   return Math.pow(0.5, ageDays / halfLifeDays);
 }
 
+/**
+ * The similarity a case is weighed with: the embedding cosine scaled by the share of symptoms
+ * (claim kinds, metrics and moves, scope size) the two signatures share. The embedding reads the
+ * affected knowledge ids as much as the claims, so on the same documents a case whose claim says
+ * "the feed is behind" looks as near as one saying "the index is behind its feed"; the repair
+ * differs. Among cases with the same symptoms the embedding still decides.
+ */
+export function rankingSimilarity(embedding: number, symptomOverlap: number): number {
+  return embedding * symptomOverlap;
+}
+
 /** Default temperature of the similarity kernel: 0.05 lower similarity weighs e times less. */
 export const SIMILARITY_TEMPERATURE = 0.05;
 

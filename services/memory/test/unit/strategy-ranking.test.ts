@@ -1,8 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RepairAction } from '@rag-immune/contracts';
-import { applyEvent, emptyCase, type HealingCase } from '../../src/cases/healing-case.ts';
-import { halfLifeWeight, rankStrategies, type RankingCandidate } from '../../src/recommend/strategy-ranking.ts';
+import { applyEvent, emptyCase, symptomOverlap, type CaseSignature, type HealingCase } from '../../src/cases/healing-case.ts';
+import {
+  caseWeight,
+  halfLifeWeight,
+  rankStrategies,
+  rankingSimilarity,
+  type RankingCandidate,
+} from '../../src/recommend/strategy-ranking.ts';
 import { action, report } from '../support/events.ts';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
@@ -120,4 +126,33 @@ test('a compacted case counts for each duplicate it stands for', () => {
   many.card.duplicate_count = 4;
   const ranking = rankStrategies([candidate(many, 0.85), candidate(healingCase('one', [['rollback_reranker', true]]), 0.9)], opts);
   assert.equal(ranking.strategy[0]?.intent, 'reparse_documents');
+});
+
+test('symptom overlap: same claims and scope size 1, one claim of three swapped 0.5; it scales the ranking similarity', () => {
+  const signature = (metrics: string[], ids: string[]): CaseSignature => ({
+    report_event_id: 'e',
+    report_revision: 1,
+    root_cause: 'knowledge_source_failure',
+    affected_component: 'knowledge_source',
+    confidence: 0.9,
+    claims: metrics.map((metric) => ({ kind: 'knowledge_staleness', metric, subject: 's', observed: 100, baseline: 0 })),
+    affected_knowledge_ids: ids,
+    window_start: NOW,
+  });
+  const stale = signature(['served_version_age_days_vs_baseline', 'feed_behind_baseline_days'], ['changelog/a']);
+  const stalled = signature(['served_version_age_days_vs_baseline', 'index_behind_feed_days'], ['changelog/b']);
+  assert.equal(symptomOverlap(stale, signature(['feed_behind_baseline_days', 'served_version_age_days_vs_baseline'], ['changelog/c'])), 1);
+  // {served, feed, scope:narrow} vs {served, index, scope:narrow}: 2 shared of 4.
+  assert.equal(symptomOverlap(stale, stalled), 0.5);
+  // The scope's size is a symptom too: 25 ids read "wide", 1 reads "narrow".
+  const wide = signature(
+    ['served_version_age_days_vs_baseline', 'feed_behind_baseline_days'],
+    Array.from({ length: 25 }, (_, i) => `k${i}`),
+  );
+  assert.equal(symptomOverlap(stale, wide), 0.5);
+  assert.equal(symptomOverlap(null, null), 1);
+  // A same-symptom case at cosine 0.96 outweighs a different-symptom one at 0.98 on the same documents.
+  const near = caseWeight(candidate(healingCase('near', [['rebuild_index_incremental', true]]), rankingSimilarity(0.96, 1)), opts);
+  const far = caseWeight(candidate(healingCase('far', [['switch_backup_source', true]]), rankingSimilarity(0.98, 0.5)), opts);
+  assert.ok(near > 1000 * far, `${near} vs ${far}`);
 });
