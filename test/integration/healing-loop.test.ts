@@ -17,16 +17,18 @@ import { sleep } from '../loop/processes.ts';
 const INTERVAL_SECONDS = 4;
 /** Publishing and reading back, and a result the sentinel had in flight. */
 const DETECTION_SLACK_MS = 5_000;
-const ORDER = [
-  'vector-index-corruption',
-  'reranker-drift',
-  'tokenizer-anomaly',
-  'parser-bug',
-  'knowledge-source-failure',
+const ORDER: { kind: string; mode?: string }[] = [
+  { kind: 'vector-index-corruption' },
+  { kind: 'reranker-drift' },
+  { kind: 'tokenizer-anomaly' },
+  { kind: 'parser-bug' },
+  { kind: 'knowledge-source-failure', mode: 'stale' },
+  // The same cause, another repair: the backup switch fails verification, a re-ingest heals.
+  { kind: 'knowledge-source-failure', mode: 'ingest-stalled' },
   // Answer validation (its repair) stays on and would withhold later faulty answers: after the others.
-  'generator-inconsistency',
+  { kind: 'generator-inconsistency' },
   // Nothing heals it: last.
-  'embedding-model-swap',
+  { kind: 'embedding-model-swap' },
 ];
 
 let run: LoopRun;
@@ -51,18 +53,19 @@ test('clean phase: no anomaly, no report, no repair action', async () => {
   );
 });
 
-for (const kind of ORDER) {
+for (const { kind, mode } of ORDER) {
   const expectation = expectationOf(kind);
+  const name = mode === undefined ? kind : `${kind}/${mode}`;
   const title =
     expectation.cause === null
-      ? `${kind} (unseen): detected, and no wrong repair is verified as success`
-      : `${kind}: detected within one probe interval, named ${expectation.cause}, repaired and verified, then a clean phase with no action`;
+      ? `${name} (unseen): detected, and no wrong repair is verified as success`
+      : `${name}: detected within one probe interval, named ${expectation.cause}, repaired and verified, then a clean phase with no action`;
   test(title, async () => {
     // A fault must open its own incident: the previous one closes first (even if its test failed).
     await run.incidentsClosed([...new Set(run.recorder.reports.map((r) => r.event.incident_id))], 120_000);
-    const trial = await runTrial(run.context, { kind, fraction: 0.5, seed: 'ci' }, { timeoutMs: 240_000 });
+    const trial = await runTrial(run.context, { kind, ...(mode ? { mode } : {}), fraction: 0.5, seed: 'ci' }, { timeoutMs: 240_000 });
     console.log(
-      `${kind}: ${trial.outcome}; detected ${secondsAfter(trial, trial.detectedAt)}, report ${secondsAfter(trial, trial.firstReportAt)} ` +
+      `${name}: ${trial.outcome}; detected ${secondsAfter(trial, trial.detectedAt)}, report ${secondsAfter(trial, trial.firstReportAt)} ` +
         `(${trial.finalReport?.root_cause}/${trial.finalReport?.affected_component} ${trial.finalReport?.confidence.toFixed(2)}), ` +
         `verified ${secondsAfter(trial, trial.verifiedAt)} by ${trial.verifiedIntent ?? '-'}, sentinel recovered ${secondsAfter(trial, trial.sentinelRecoveredAt)}, ` +
         `actions ${trial.actions.map((a) => `${a.intent}:${a.statuses.join('>')}`).join(' ') || '-'}`,

@@ -129,7 +129,13 @@ export const Capabilities = z
     generator_versions: z.array(z.string()).optional(),
     /** The component versions in force now, so a repair can record what it replaces. */
     active_versions: z
-      .object({ reranker: z.string().optional(), generator: z.string().optional(), parser: z.string().optional() })
+      .object({
+        reranker: z.string().optional(),
+        generator: z.string().optional(),
+        parser: z.string().optional(),
+        /** Each knowledge source's active feed (e.g. primary, backup). */
+        knowledge_sources: z.record(z.string().min(1)).optional(),
+      })
       .strict()
       .optional(),
     answer_validation: z.boolean().optional(),

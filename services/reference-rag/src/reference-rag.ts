@@ -104,6 +104,7 @@ export function createReferenceRag(config: RagConfig, deps: ReferenceRagDeps): R
     logger,
     knowledgeSources: sources.map((source) => source.name),
     knowledge: { freshness: (knowledgeId) => indexer.freshness(knowledgeId, knowledge.clock()) },
+    activeFeeds: () => Object.fromEntries(sources.map((source) => [source.name, source.activeProvider])),
     parser: indexer,
     faultsAllowed: config.INSTANCE === 'online',
     faultInjectionEnabled: config.RAG_FAULT_INJECTION === 'enabled',

@@ -58,7 +58,15 @@ export const VALID: Record<string, unknown[]> = {
       token_probabilities: [{ token: 'a', probability: 0.5 }],
     },
   ],
-  Capabilities: [{ contract_version: '1.0.0', instance: 'online', repair_hooks: ['reindex', 'reranker_pin'], reranker_versions: ['v2.1'] }],
+  Capabilities: [
+    { contract_version: '1.0.0', instance: 'online', repair_hooks: ['reindex', 'reranker_pin'], reranker_versions: ['v2.1'] },
+    {
+      contract_version: '1.1.0',
+      repair_hooks: ['knowledge_source'],
+      knowledge_sources: ['debian-changelog'],
+      active_versions: { reranker: 'v2.1', knowledge_sources: { 'debian-changelog': 'backup' } },
+    },
+  ],
   KnowledgeVersionRef: [{ version: '3.0.11-1', valid_from: '2023-09-20T00:00:00Z' }],
   KnowledgeFreshness: [
     {
@@ -113,7 +121,10 @@ export const INVALID: Record<string, unknown[]> = {
     { ...chunk, retrieval_score: '0.7' },
   ],
   Trace: [{ trace_id: 't' }],
-  Capabilities: [{ contract_version: '1', repair_hooks: ['reboot'] }],
+  Capabilities: [
+    { contract_version: '1', repair_hooks: ['reboot'] },
+    { contract_version: '1.1.0', repair_hooks: [], active_versions: { knowledge_sources: { 'debian-changelog': '' } } },
+  ],
   KnowledgeVersionRef: [{ version: '', valid_from: '2024-01-01T00:00:00Z' }, { version: '1' }],
   KnowledgeFreshness: [
     { knowledge_id: 'k', source: 's', feed_provider: 'primary', as_of: '2026-11-30T00:00:00Z', feed: null },

@@ -12,11 +12,27 @@ export const switchToBackupSource = defineTool({
   reversible: true,
   plan: async (ctx, params) => planSources(ctx, params),
   preconditions: (ctx, args) => checkSources(ctx, args.sources),
-  capture: async () => ({}),
+  // The feeds active before: a source already on its backup (an earlier incident's repair) stays
+  // there on undo; switching it "back" to primary would undo that repair too.
+  capture: async (ctx) => ({ feeds: (await ctx.online.capabilities()).active_versions?.knowledge_sources ?? {} }),
   execute: async (ctx, args) => ({ detail: { results: await onEachSource(ctx, args.sources, 'switch_to_backup') } }),
   verify: async () => null,
-  async undo(ctx, args) {
-    await onEachSource(ctx, args.sources, 'switch_to_primary');
+  async undo(ctx, args, prior) {
+    await onEachSource(ctx, switchedByThis(args.sources, prior), 'switch_to_primary');
   },
-  describeUndo: (args) => [`${args.sources.join(', ')} switched back to the primary feed`, 'the index comes back from the snapshot'],
+  describeUndo: (args, prior) => {
+    const back = switchedByThis(args.sources, prior);
+    const kept = args.sources.filter((source) => !back.includes(source));
+    return [
+      ...(back.length > 0 ? [`${back.join(', ')} switched back to the primary feed`] : []),
+      ...(kept.length > 0 ? [`${kept.join(', ')} left on the backup feed it was on before`] : []),
+      'the index comes back from the snapshot',
+    ];
+  },
 });
+
+/** The sources this switch moved off their primary (those not already on a backup before it). */
+function switchedByThis(sources: readonly string[], prior: Readonly<Record<string, unknown>>): string[] {
+  const feeds = (prior.feeds ?? {}) as Record<string, unknown>;
+  return sources.filter((source) => feeds[source] !== 'backup');
+}

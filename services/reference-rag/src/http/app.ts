@@ -35,6 +35,8 @@ export interface AppDeps {
   metrics: RagMetrics;
   logger: Logger;
   knowledgeSources: string[];
+  /** Each knowledge source's active feed (primary or backup), for capabilities. */
+  activeFeeds: () => Record<string, string>;
   /** The freshness lookup of GET /knowledge/{id}: the feed's and the index's newest version of an id. */
   knowledge: { freshness(knowledgeId: string): Promise<KnowledgeFreshness | null> };
   /** The parser builds (a parser-bug fault is a defective build) for capabilities. */
@@ -128,7 +130,12 @@ export function createApp(deps: AppDeps): express.Express {
       knowledge_sources: deps.knowledgeSources,
       parser_versions: deps.parser.parserVersions,
       generator_versions: service.generator.availableVersions,
-      active_versions: { reranker: service.reranker.version, generator: service.generator.version, parser: deps.parser.parserVersion },
+      active_versions: {
+        reranker: service.reranker.version,
+        generator: service.generator.version,
+        parser: deps.parser.parserVersion,
+        knowledge_sources: deps.activeFeeds(),
+      },
       answer_validation: service.generator.validateAnswers,
     });
   });

@@ -289,7 +289,10 @@ test('a stalled ingest: the freshness lookup shows the feed ahead of the index; 
     const stalledWrong = await wrongAmong();
     assert.ok(stalledWrong > 0, 'touched answers are stale');
 
+    const feed = async () => (await onlineClient.capabilities()).active_versions?.knowledge_sources?.['debian-changelog'];
+    assert.equal(await feed(), 'primary');
     await onlineClient.knowledgeSource({ action: 'switch_to_backup', source: 'debian-changelog' });
+    assert.equal(await feed(), 'backup', 'capabilities report the active feed');
     assert.equal(await wrongAmong(), stalledWrong, 'a backup switch does not heal a stalled ingest');
     await onlineClient.knowledgeSource({ action: 'switch_to_primary', source: 'debian-changelog' });
 
