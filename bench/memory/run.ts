@@ -477,7 +477,11 @@ first try is the rules' intent; 4% of cases heal by an alternative, 5% never hea
 loop. The exponential similarity kernel (temperature 0.05) replaced a linear similarity weight after a trial run on an
 80-case synthetic history (seed 7) showed the linear weight could not tell stale from frozen sources; a sweep afterwards on
 240-case seeds 7 and 11 (vector channel only, same LOO) gave 0.02 → 94.6% / 95.7%, 0.05 → 94.2% / 95.2%, 0.1 → 89.7% /
-95.2%, 1 → 87.5% / 93.1%, rules 86.6% / 91.3%: the figure on seed 7 is therefore not an unseen-data figure.
+95.2%, 1 → 87.5% / 93.1%, rules 86.6% / 91.3%: the figure on seed 7 is therefore not an unseen-data figure. On
+2026-12-01 the ranking's similarity became the cosine scaled by the symptom overlap (Jaccard of the claims'
+kind:metric:move and the scope size), after the first 40 cases of loop-run-4 showed the embedding reading the
+affected knowledge ids over the claims; with the same seeds it moved seed 7 from 211 to 209 and seed 11 from 220 to 222
+right (431 of 455 either way) and left loop-run-3 at 192/192.
 
 ### By cause
 
