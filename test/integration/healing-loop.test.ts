@@ -1,7 +1,8 @@
 /**
  * The closed loop in CI (the short version of bench/healing): the reference RAG pair and the four
  * workers as their own processes on the real stack, one trial per fault kind on the same RAG and
- * workers. After a clean phase, each fault is injected (never undone by the test) and must be
+ * workers. After a clean phase, each fault is injected (never undone by the test, but for an
+ * earlier fault of the same kind, withdrawn before the next one of that kind) and must be
  * detected within one probe interval, named with the right cause, repaired and verified by the
  * effector and seen recovered by the sentinel; the incident then closes and the clean phase that
  * follows has no report and no action. Kinds whose repairs would mask a later kind run last; the
@@ -9,6 +10,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { callFaultAdmin } from '@rag-immune/reference-rag';
 import { LoopRun } from '../loop/loop-run.ts';
 import { expectationOf } from '../loop/faults.ts';
 import { runTrial, type TrialResult } from '../loop/trial.ts';
@@ -32,6 +34,7 @@ const ORDER: { kind: string; mode?: string }[] = [
 ];
 
 let run: LoopRun;
+const injectedKinds = new Set<string>();
 
 before(async () => {
   run = new LoopRun({ label: 'it-loop', packages: 25, probeCount: 8, probeIntervalSeconds: INTERVAL_SECONDS });
@@ -63,6 +66,12 @@ for (const { kind, mode } of ORDER) {
   test(title, async () => {
     // A fault must open its own incident: the previous one closes first (even if its test failed).
     await run.incidentsClosed([...new Set(run.recorder.reports.map((r) => r.event.incident_id))], 120_000);
+    // The reference RAG takes one fault per kind at a time: an earlier one of this kind, healed in
+    // its own trial, is withdrawn first (as its upstream cause would be fixed after the incident).
+    if (injectedKinds.has(kind)) {
+      await callFaultAdmin(run.context.onlineUrl, 'DELETE', kind, {}, ...(run.context.ragToken ? [run.context.ragToken] : []));
+    }
+    injectedKinds.add(kind);
     const trial = await runTrial(run.context, { kind, ...(mode ? { mode } : {}), fraction: 0.5, seed: 'ci' }, { timeoutMs: 240_000 });
     console.log(
       `${name}: ${trial.outcome}; detected ${secondsAfter(trial, trial.detectedAt)}, report ${secondsAfter(trial, trial.firstReportAt)} ` +
