@@ -289,13 +289,15 @@ export function embeddingText(signature: CaseSignature | null): string {
   return `${claims === '' ? 'no claims' : claims}. ${scopeWord(signature.affected_knowledge_ids.length)} knowledge${knowledge === '' ? '' : ` scope ${knowledge}`}`;
 }
 
+/** One claim as a symbol: its kind, metric and coarse move. */
+function claimSymbol(claim: CaseClaim): string {
+  return `${claim.kind}:${claim.metric}:${moveWord(claim.observed, claim.baseline)}`;
+}
+
 /** The symptoms of a signature as symbols: each claim's kind, metric and coarse move, once, and the scope's size. */
 export function signatureSymptoms(signature: CaseSignature | null): Set<string> {
   if (signature === null) return new Set();
-  return new Set([
-    ...signature.claims.map((c) => `${c.kind}:${c.metric}:${moveWord(c.observed, c.baseline)}`),
-    `scope:${scopeWord(signature.affected_knowledge_ids.length)}`,
-  ]);
+  return new Set([...signature.claims.map(claimSymbol), `scope:${scopeWord(signature.affected_knowledge_ids.length)}`]);
 }
 
 /**
@@ -315,7 +317,7 @@ export function symptomOverlap(a: CaseSignature | null, b: CaseSignature | null)
 /** Equal keys mean "the same signature": cause, component, claim moves and scope size. */
 export function signatureKey(environment: string, signature: CaseSignature | null): string {
   if (signature === null) return '';
-  const claims = [...new Set(signature.claims.map((c) => `${c.kind}:${c.metric}:${moveWord(c.observed, c.baseline)}`))].sort();
+  const claims = [...new Set(signature.claims.map(claimSymbol))].sort();
   const material = [
     environment,
     signature.root_cause,

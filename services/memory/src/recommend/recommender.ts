@@ -26,7 +26,8 @@ export interface RecommenderOptions {
 interface Retrieved {
   vector: ScoredId[];
   bm25: ScoredId[];
-  fused: { case_id: string; rrf: number; similarity: number; healingCase: HealingCase }[];
+  /** similarity: the embedding cosine; symptom_overlap: of the case's signature with the incident's. */
+  fused: { case_id: string; rrf: number; similarity: number; symptom_overlap: number; healingCase: HealingCase }[];
 }
 
 /**
@@ -92,7 +93,7 @@ export class Recommender {
     try {
       const [vector] = await this.embedder.embed([embeddingText(signature)]);
       if (vector === undefined) throw new Error('embedder returned no vector');
-      retrieved = await this.storePolicy.execute(() => this.retrieve(vector, queryText, filter));
+      retrieved = await this.storePolicy.execute(() => this.retrieve(vector, queryText, signature, filter));
     } catch (caught) {
       error = caught instanceof Error ? `${caught.name}: ${caught.message}` : String(caught);
       this.logger.warn(
@@ -119,7 +120,7 @@ export class Recommender {
         // symptoms (the threshold above stays on the embedding alone).
         const weighted = similar.map((c) => ({
           healingCase: c.healingCase,
-          similarity: rankingSimilarity(c.similarity, symptomOverlap(signature, c.healingCase.signature)),
+          similarity: rankingSimilarity(c.similarity, c.symptom_overlap),
         }));
         ranking = rankStrategies(weighted, {
           now: this.clock(),
@@ -157,7 +158,7 @@ export class Recommender {
     return answer;
   }
 
-  private async retrieve(vector: Float32Array, text: string, filter: CaseFilter): Promise<Retrieved> {
+  private async retrieve(vector: Float32Array, text: string, signature: CaseSignature, filter: CaseFilter): Promise<Retrieved> {
     const budget = { timeoutMs: this.options.storeTimeoutMs };
     const [vectorHits, bm25Hits] = await Promise.all([
       this.store.nearest(vector, filter, this.options.candidates),
@@ -193,7 +194,15 @@ export class Recommender {
           healingCase.environment !== filter.environment
         )
           return [];
-        return [{ case_id: f.id, rrf: f.score, similarity: similarity.get(f.id) ?? 0, healingCase }];
+        return [
+          {
+            case_id: f.id,
+            rrf: f.score,
+            similarity: similarity.get(f.id) ?? 0,
+            symptom_overlap: symptomOverlap(signature, healingCase.signature),
+            healingCase,
+          },
+        ];
       }),
     };
   }
@@ -264,7 +273,7 @@ export class Recommender {
         case_id: f.case_id,
         rrf: f.rrf,
         similarity: f.similarity,
-        symptom_overlap: symptomOverlap(signatureOf(request), f.healingCase.signature),
+        symptom_overlap: f.symptom_overlap,
         status: f.healingCase.card.status,
         outcome: f.healingCase.outcome,
       })),

@@ -213,12 +213,11 @@ export class FaultInjector {
         if (mode === 'ingest-stalled') {
           // The feeds stay current; the index holds the versions ingested by stale_as_of, and a dead
           // ingestion lease keeps routine syncs (a backup switch, a refresh) from touching them.
-          const stalledAt = staleAsOf;
-          const result = await indexer.sync(stalledAt, { knowledgeIds: set });
+          const result = await indexer.sync(staleAsOf, { knowledgeIds: set });
           indexer.stallIngest(set);
           return {
             affected,
-            params: { source: sourceName, ingested_as_of: stalledAt.toISOString(), changed_chunks: result.upserted + result.deleted },
+            params: { source: sourceName, ingested_as_of: staleAsOf.toISOString(), changed_chunks: result.upserted + result.deleted },
             undo: async () => {
               indexer.releaseIngest(set);
               await indexer.sync(this.targets.knowledgeClock(), { knowledgeIds: set });

@@ -15,11 +15,6 @@ export interface SyncOptions {
   force?: boolean;
 }
 
-/** What the stalled-ingest fault leaves behind: knowledge ids whose routine syncs are skipped. */
-export interface StalledIngest {
-  readonly knowledgeIds: ReadonlySet<string>;
-}
-
 export interface SyncResult {
   upserted: number;
   deleted: number;
@@ -56,10 +51,6 @@ export class KnowledgeIndexer {
 
   releaseIngest(knowledgeIds: Iterable<string>): void {
     for (const id of knowledgeIds) this.stalled.delete(id);
-  }
-
-  get stalledIngest(): StalledIngest {
-    return { knowledgeIds: new Set(this.stalled) };
   }
 
   get parserVersions(): string[] {
