@@ -53,3 +53,23 @@ def pad_batch(items):
     for r, (i, t) in enumerate(items):
         ids[r, :len(i)] = i; tt[r, :len(t)] = t; am[r, :len(i)] = 1
     return ids, am, tt
+
+
+def save_checkpoint(path, model, opt, step, epoch, pos, args):
+    """Model, optimiser and sampler position, written atomically so a killed run resumes cleanly."""
+    import torch
+    torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step, "epoch": epoch,
+                "pos": pos, "torch_rng": torch.get_rng_state(), "args": vars(args)}, path + ".tmp")
+    os.replace(path + ".tmp", path)
+
+
+def resume_checkpoint(path, model, opt):
+    """(step, epoch, pos) from a checkpoint written by save_checkpoint, or zeros when there is none."""
+    import torch
+    if not os.path.exists(path):
+        return 0, 0, 0
+    st = torch.load(path, weights_only=False)
+    model.load_state_dict(st["model"]); opt.load_state_dict(st["opt"])
+    torch.set_rng_state(st["torch_rng"])
+    print(f"resumed at step {st['step']} (epoch {st['epoch']}, batch {st['pos']})", flush=True)
+    return st["step"], st["epoch"], st["pos"]

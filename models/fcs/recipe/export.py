@@ -95,8 +95,10 @@ def main():
     ap.add_argument("--lat-n", type=int, default=300)
     ap.add_argument("--skip-export", action="store_true")
     ap.add_argument("--latency-only", action="store_true", help="skip the INT8-vs-FP32 test-set agreement pass")
+    ap.add_argument("--report", default=None, help="default: reports/export_t<threads>.json")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
+    os.makedirs(a.out_dir, exist_ok=True)
     fp32 = os.path.join(a.out_dir, "model.onnx"); int8 = os.path.join(a.out_dir, "model.int8.onnx")
     rep = {}
     if not a.skip_export:
@@ -145,8 +147,9 @@ def main():
                      "batch16_throughput_pairs_per_s": throughput(s, enc)}
     rep["latency_threads"] = a.threads
     rep["latency"] = lat
-    os.makedirs(os.path.join(FCS, "reports"), exist_ok=True)
-    json.dump(rep, open(os.path.join(FCS, "reports", f"export_t{a.threads}.json"), "w"), indent=1)
+    report = a.report or os.path.join(FCS, "reports", f"export_t{a.threads}.json")
+    os.makedirs(os.path.dirname(report), exist_ok=True)
+    json.dump(rep, open(report, "w"), indent=1)
     print(json.dumps(rep, indent=1))
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import FCS, load_jsonl, load_snli, get_tokenizer, encode, pad_batch
+from common import FCS, load_jsonl, load_snli, get_tokenizer, encode, pad_batch, resume_checkpoint, save_checkpoint
 from transplant import transplant
 
 
@@ -94,14 +94,8 @@ def main():
     warm = max(1, int(a.warmup * a.steps))
     sched = lambda s: min(1.0, (s + 1) / warm) * max(0.0, (a.steps - s) / max(1, a.steps - warm))
 
-    step, epoch, pos = 0, 0, 0
     ck = os.path.join(a.ckpt_dir, "last.pt")
-    if a.resume and os.path.exists(ck):
-        st = torch.load(ck, weights_only=False)
-        model.load_state_dict(st["model"]); opt.load_state_dict(st["opt"])
-        step, epoch, pos = st["step"], st["epoch"], st["pos"]
-        torch.set_rng_state(st["torch_rng"])
-        print(f"resumed at step {step} (epoch {epoch}, batch {pos})", flush=True)
+    step, epoch, pos = resume_checkpoint(ck, model, opt) if a.resume else (0, 0, 0)
     model.train()
     order = batches(enc, a.bs, random.Random(a.seed + epoch))
     t0 = time.time(); tl, tn, tc = 0.0, 0, 0; step0 = step
@@ -128,9 +122,7 @@ def main():
             tl, tn, tc = 0.0, 0, 0
         stop = a.max_minutes and (time.time() - t0) > a.max_minutes * 60
         if step % a.ckpt_every == 0 or step == a.steps or stop:
-            torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step, "epoch": epoch,
-                        "pos": pos, "torch_rng": torch.get_rng_state(), "args": vars(a)}, ck + ".tmp")
-            os.replace(ck + ".tmp", ck)
+            save_checkpoint(ck, model, opt, step, epoch, pos, a)
         if stop:
             print(f"time budget reached at step {step}; resume with --resume", flush=True)
             return

@@ -4,7 +4,8 @@
  * long run on the shared 2-core machine can be stopped and continued.
  *
  *   OMP_NUM_THREADS=1 nice -n 19 npx tsx packages/fcs/scripts/real-eval.ts --scorer v1|v2 --split test|dev \
- *     [--sets wice,summedits,...] [--max-per-set 400] [--seed fcs-real] [--data DIR] --out bench/fcs/real/v1-test.jsonl
+ *     [--sets wice,summedits,...] [--max-per-set 400] [--seed fcs-real] [--data DIR] [--model PATH] \
+ *     [--part fit|train|all  (dev only; default fit, the part no model trained on: devPart)] --out bench/fcs/real/v1-test.jsonl
  *
  * Sampling: per (set, split), rows are ordered by sha1(seed:id) and the first --max-per-set are kept, so
  * every scorer sees exactly the same triples. Sets without dev/test splits (split "all": faithdial_audit,
@@ -30,6 +31,17 @@ export interface RealRow {
 export const DEFAULT_FACTCHECK_DIR = process.env.FACTCHECK_DIR ?? '/work/shared/data/factcheck';
 export const TEST_SETS = ['wice', 'wice_oracle', 'summedits', 'begin', 'expertqa', 'dialfact_testsmall', 'snli', 'faithdial_audit', 'q2'];
 export const DEV_SETS = ['wice', 'summedits', 'begin', 'expertqa', 'snli'];
+
+/**
+ * The dev splits are cut in two by a fixed hash of the id: `train` (about 80 %) fine-tunes the model
+ * (training-pairs.ts), `fit` (about 20 %) fits the combination and its threshold (real-fit.ts), so the
+ * combination never weighs a model on triples it was trained on.
+ */
+export function devPart(id: string): 'train' | 'fit' {
+  // wice_oracle-N is the claim wice-N with shorter evidence: both must fall on the same side.
+  const claim = id.replace(/^wice_oracle-/, 'wice-');
+  return Number.parseInt(createHash('sha1').update(`fcs-dev-part:${claim}`).digest('hex').slice(0, 2), 16) < 52 ? 'fit' : 'train';
+}
 
 /** The rows of one set and split (split "all" rows count as test), in seeded hash order, capped. */
 export function sampleRows(dir: string, set: string, split: 'dev' | 'test', max: number, seed: string): RealRow[] {
@@ -58,10 +70,13 @@ async function main(): Promise<void> {
       model: { type: 'string' },
       'batch-size': { type: 'string', default: '4' },
       'all-features': { type: 'boolean' },
+      // dev only: 'fit' (default) keeps the triples the model was not trained on (devPart), 'all' every dev triple.
+      part: { type: 'string', default: 'fit' },
       out: { type: 'string' },
     },
   });
   const split = values.split === 'dev' ? 'dev' : 'test';
+  if (!['fit', 'train', 'all'].includes(values.part)) throw new Error(`--part must be fit, train or all, got ${values.part}`);
   const sets = values.sets ? values.sets.split(',') : split === 'dev' ? DEV_SETS : TEST_SETS;
   const out = values.out ?? `bench/fcs/real/${values.scorer}-${split}.jsonl`;
   const done = new Set<string>();
@@ -80,7 +95,11 @@ async function main(): Promise<void> {
   });
   const batchSize = Number(values['batch-size']);
   for (const set of sets) {
-    const rows = sampleRows(values.data, set, split, Number(values['max-per-set']), values.seed).filter((r) => !done.has(r.id));
+    const inPart = (r: RealRow): boolean => split !== 'dev' || values.part === 'all' || devPart(r.id) === values.part;
+    const rows = sampleRows(values.data, set, split, Number.MAX_SAFE_INTEGER, values.seed)
+      .filter(inPart)
+      .slice(0, Number(values['max-per-set']))
+      .filter((r) => !done.has(r.id));
     const started = performance.now();
     for (let from = 0; from < rows.length; from += batchSize) {
       const batch = rows.slice(from, from + batchSize);

@@ -1,10 +1,13 @@
 /**
- * Per-set balanced accuracy and ROC-AUC on the real test splits for v1 (model alone, combined) and v2
- * (model alone, lexical alone, combined with the fitted combination), next to the published anchors,
- * plus a reliability table of the v2 probability. Only triples scored by every system are compared.
+ * Per-set balanced accuracy and ROC-AUC on the real test splits for v1 (model alone, combined), v2.0 (the
+ * v1 model applied per claim, lexical alone, its combination) and v2.1 (the model fine-tuned on the real dev
+ * sets, model alone and with its refitted combination: a candidate, not shipped), next to the published
+ * anchors, plus a reliability table of the shipped (v2.0) probability. Only triples scored by every system
+ * are compared.
  *
- *   npx tsx packages/fcs/scripts/real-report.ts [--v1 bench/fcs/real/v1-test.jsonl] [--v2 bench/fcs/real/v2-test.jsonl]
- *     [--dev bench/fcs/real/v2-dev.jsonl] [--combination models/fcs/combination-v2.json] [--out bench/fcs/real/report.json]
+ *   npx tsx packages/fcs/scripts/real-report.ts [--v1 bench/fcs/real/v1-test.jsonl] [--v2 bench/fcs/real/v2-test.jsonl] [--v21 bench/fcs/real/v21-test.jsonl]
+ *     [--dev bench/fcs/real/v2-dev.jsonl] [--combination models/fcs/combination-v2.json] [--v21-combination bench/fcs/real/combination-v2.1-candidate.json]
+ *     [--out bench/fcs/real/report.json]
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -17,7 +20,11 @@ const { values } = parseArgs({
     v1: { type: 'string', default: 'bench/fcs/real/v1-test.jsonl' },
     v2: { type: 'string', default: 'bench/fcs/real/v2-test.jsonl,bench/fcs/real/v2-test-b.jsonl' },
     dev: { type: 'string', default: 'bench/fcs/real/v2-dev.jsonl,bench/fcs/real/v2-dev-summedits.jsonl' },
+    // The shipped scorer (v2.0): the v1 model applied per claim, and its combination.
     combination: { type: 'string', default: 'models/fcs/combination-v2.json' },
+    // The candidate not shipped (v2.1): the model fine-tuned on the dev 'train' part, its combination fitted on the 'fit' part.
+    v21: { type: 'string', default: 'bench/fcs/real/v21-test.jsonl' },
+    'v21-combination': { type: 'string', default: 'bench/fcs/real/combination-v2.1-candidate.json' },
     out: { type: 'string', default: 'bench/fcs/real/report.json' },
   },
 });
@@ -34,7 +41,10 @@ const HELD_OUT_ALL = ['faithdial_audit', 'q2'];
 const combination = loadV2Combination(values.combination);
 const v1 = new Map(readRecords(values.v1).map((r) => [`${r.set}/${r.id}`, r]));
 const v2 = new Map(readRecords(values.v2).map((r) => [`${r.set}/${r.id}`, r]));
-const keys = [...v2.keys()].filter((k) => v1.has(k));
+const combination21 = loadV2Combination(values['v21-combination']);
+const v21 = new Map(readRecords(values.v21).map((r) => [`${r.set}/${r.id}`, r]));
+// Only triples every system scored, so each column reads the same rows.
+const keys = [...v2.keys()].filter((k) => v1.has(k) && v21.has(k));
 const sets = [...new Set(keys.map((k) => v2.get(k)!.set))];
 
 // The lexical rule's threshold is chosen on dev, like everything else.
@@ -47,13 +57,15 @@ const lexThreshold = dev.length
     )
   : 0.5;
 
-type System = { name: string; threshold: number; score: (a: ScoredRecord, b: ScoredRecord) => number };
+type System = { name: string; threshold: number; score: (a: ScoredRecord, b: ScoredRecord, c: ScoredRecord) => number };
 const systems: System[] = [
   { name: 'v1_model', threshold: 0.5, score: (a) => a.model_probability ?? 0 },
   { name: 'v1_combined', threshold: 0.5, score: (a) => a.score ?? 0 },
   { name: 'v2_model', threshold: 0.5, score: (_, b) => b.features!.model_min! },
   { name: 'lexical', threshold: lexThreshold, score: (_, b) => b.features!.lex_cov! },
   { name: 'v2_combined', threshold: combination.threshold, score: (_, b) => combineV2(b.features!, combination) },
+  { name: 'v21_model', threshold: 0.5, score: (_, __, c) => c.features!.model_min! },
+  { name: 'v21_combined', threshold: combination21.threshold, score: (_, __, c) => combineV2(c.features!, combination21) },
 ];
 
 const table: Record<string, Record<string, { n: number; balanced_accuracy: number; auc: number }>> = {};
@@ -62,7 +74,7 @@ for (const set of sets) {
   const labels = ks.map((k) => v2.get(k)!.label);
   table[set] = {};
   for (const s of systems) {
-    const scores = ks.map((k) => s.score(v1.get(k)!, v2.get(k)!));
+    const scores = ks.map((k) => s.score(v1.get(k)!, v2.get(k)!, v21.get(k)!));
     table[set][s.name] = {
       n: ks.length,
       balanced_accuracy: 100 * balancedAccuracy(scores, labels, s.threshold),
@@ -75,7 +87,7 @@ const macro = (names: string[], system: string, metric: 'balanced_accuracy' | 'a
   return present.reduce((a, n) => a + table[n]![system]![metric], 0) / Math.max(1, present.length);
 };
 
-// Reliability of the v2 probability on the pooled test triples (each set as sampled).
+// Reliability of the shipped (v2.0) probability on the pooled test triples (each set as sampled).
 const bins = Array.from({ length: 10 }, (_, i) => ({ from: i / 10, to: (i + 1) / 10, n: 0, sumP: 0, positives: 0 }));
 for (const k of keys) {
   const r = v2.get(k)!;
@@ -90,9 +102,9 @@ const ece = bins.reduce((a, b) => a + (b.n === 0 ? 0 : (b.n / keys.length) * Mat
 const f = (x: number): string => (Number.isNaN(x) ? 'n/a' : x.toFixed(1));
 const lines: string[] = [];
 lines.push(
-  `| set | n | v1 model BA / AUC | v1 combined BA / AUC | v2 model BA / AUC | lexical BA / AUC | **v2 combined BA / AUC** | anchors MiniCheck-DeBERTa-L / AlignScore |`,
+  `| set | n | v1 model BA / AUC | v1 combined BA / AUC | v2.0 model BA / AUC | lexical BA / AUC | **v2.0 combined (shipped) BA / AUC** | v2.1 model BA / AUC | v2.1 combined BA / AUC | anchors MiniCheck-DeBERTa-L / AlignScore |`,
 );
-lines.push('|---|---:|---:|---:|---:|---:|---:|---:|');
+lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 const order = [...MACRO_TEST, 'wice_oracle', ...HELD_OUT_ALL].filter((s) => table[s]);
 for (const set of order) {
   const t = table[set]!;
@@ -100,7 +112,7 @@ for (const set of order) {
   const anchor = ANCHORS[set] ? `${ANCHORS[set].minicheck_deberta_l} / ${ANCHORS[set].alignscore}` : '';
   const note = HELD_OUT_ALL.includes(set) ? ' (all, held out)' : set === 'wice_oracle' ? ' (same claims as wice)' : '';
   lines.push(
-    `| ${set}${note} | ${t.v2_combined!.n} | ${cell('v1_model')} | ${cell('v1_combined')} | ${cell('v2_model')} | ${cell('lexical')} | **${cell('v2_combined')}** | ${anchor} |`,
+    `| ${set}${note} | ${t.v2_combined!.n} | ${cell('v1_model')} | ${cell('v1_combined')} | ${cell('v2_model')} | ${cell('lexical')} | **${cell('v2_combined')}** | ${cell('v21_model')} | ${cell('v21_combined')} | ${anchor} |`,
   );
 }
 for (const [label, names] of [
@@ -109,11 +121,13 @@ for (const [label, names] of [
 ] as const) {
   const cell = (name: string): string => `${f(macro([...names], name, 'balanced_accuracy'))} / ${f(macro([...names], name, 'auc'))}`;
   lines.push(
-    `| **${label}** | | ${cell('v1_model')} | ${cell('v1_combined')} | ${cell('v2_model')} | ${cell('lexical')} | **${cell('v2_combined')}** | |`,
+    `| **${label}** | | ${cell('v1_model')} | ${cell('v1_combined')} | ${cell('v2_model')} | ${cell('lexical')} | **${cell('v2_combined')}** | ${cell('v21_model')} | ${cell('v21_combined')} | |`,
   );
 }
 lines.push('');
-lines.push(`Question context on the DEV splits (v2 model alone, BA / AUC at 0.5; the scorer prefixes the question to short claims only):`);
+lines.push(
+  `Question context on the DEV splits (v2.0 model alone, BA / AUC at 0.5; the scorer prefixes the question to short claims only):`,
+);
 lines.push('| set | short claims only (shipped) | always | never |');
 lines.push('|---|---:|---:|---:|');
 for (const set of [...new Set(dev.map((r) => r.set))].sort()) {
@@ -127,7 +141,7 @@ for (const set of [...new Set(dev.map((r) => r.set))].sort()) {
   lines.push(`| ${set} (n=${rows.length}) | ${cell('model_min')} | ${cell('model_q_min')} | ${cell('model_noq_min')} |`);
 }
 lines.push('');
-lines.push(`Reliability of the v2 probability (pooled test triples, n = ${keys.length}; ECE ${ece.toFixed(3)}):`);
+lines.push(`Reliability of the shipped v2.0 probability (pooled test triples, n = ${keys.length}; ECE ${ece.toFixed(3)}):`);
 lines.push('| p bin | n | mean p | observed P(consistent) |');
 lines.push('|---|---:|---:|---:|');
 for (const b of bins) {
@@ -142,7 +156,8 @@ writeFileSync(
     {
       triples: keys.length,
       lexical_threshold_from_dev: lexThreshold,
-      combination,
+      combination_v20: combination,
+      combination_v21: combination21,
       per_set: table,
       macro_test: Object.fromEntries(
         systems.map((s) => [s.name, { ba: macro(MACRO_TEST, s.name, 'balanced_accuracy'), auc: macro(MACRO_TEST, s.name, 'auc') }]),

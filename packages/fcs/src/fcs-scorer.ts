@@ -371,6 +371,20 @@ export class FactConsistencyScorer {
     return results as FcsResult[];
   }
 
+  /**
+   * v2: the model inputs the score reads ('ctx' variant), per claim, without running the model. The
+   * training recipe (models/fcs/recipe/train_real.py) learns on exactly these pairs, so training and
+   * inference chunk, rank and truncate alike.
+   */
+  claimChunkPairs(input: FcsInput): { claims: string[]; pairs: EncodedPair[][] } {
+    const parsed = fcsInputSchema.parse(input);
+    const passages = normalisePassages(parsed.evidence);
+    if (passages.length === 0) return { claims: [], pairs: [] };
+    const pairs: EncodedPair[] = [];
+    const item = this.prepareV2(0, parsed.question, parsed.answer, passages, '', pairs);
+    return { claims: item.claims, pairs: item.pairs.ctx!.map((scored) => scored.map(([pair]) => pairs[pair]!)) };
+  }
+
   /** v2: claims (sentences of the answer) x evidence chunks; the pairs are appended to `pairs`. */
   private prepareV2(
     index: number,

@@ -140,3 +140,23 @@ test('loadV2Combination: falls back without a file, rejects unknown features', (
   writeFileSync(bad, JSON.stringify({ features: ['nope'], weights: [1], bias: 0, threshold: 0.5 }));
   assert.throws(() => loadV2Combination(bad), /unknown feature nope/);
 });
+
+test('claimChunkPairs: the training pairs are exactly the pairs the score reads, per claim', async () => {
+  const model = new MarkerModel(['jigsaw']);
+  const s = scorer(model);
+  const input = {
+    question: 'What is Palapeli?',
+    evidence: [PALAPELI, KICAD],
+    answer: 'Palapeli is a jigsaw puzzle game. It includes a schematic editor.',
+  };
+  const { claims, pairs } = s.claimChunkPairs(input);
+  assert.equal(claims.length, 2);
+  assert.equal(pairs.length, 2);
+  await s.score(input);
+  const scored = new Set(model.pairs.map((p) => p.inputIds.join(',')));
+  const planned = pairs.flat();
+  assert.ok(planned.length > 0);
+  assert.equal(planned.length, scored.size);
+  for (const pair of planned) assert.ok(scored.has(pair.inputIds.join(',')), 'a training pair the runtime never scores');
+  assert.deepEqual(s.claimChunkPairs({ question: '', evidence: [], answer: 'x' }), { claims: [], pairs: [] });
+});
