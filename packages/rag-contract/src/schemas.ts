@@ -148,6 +148,13 @@ export const KnowledgeVersionRef = z.object({ version: z.string().min(1), valid_
 export type KnowledgeVersionRef = z.infer<typeof KnowledgeVersionRef>;
 
 /**
+ * The version the index holds, and (1.2.0, optional) when the index last wrote it. The lookup runs
+ * after the probe it explains: a version written since the probe's trace was not there to retrieve.
+ */
+export const IndexedVersionRef = z.object({ version: z.string().min(1), valid_from: Timestamp, indexed_at: Timestamp.optional() }).strict();
+export type IndexedVersionRef = z.infer<typeof IndexedVersionRef>;
+
+/**
  * `GET /knowledge/{knowledge_id}` (optional): the newest version of one knowledge id that its
  * source's active feed publishes at the RAG's knowledge time, beside the newest version its index
  * holds. A feed behind the truth and an index behind its feed look alike in a trace; this tells them apart.
@@ -162,7 +169,7 @@ export const KnowledgeFreshness = z
     /** The RAG's knowledge time: what the feed had published by then is what the index should hold. */
     as_of: Timestamp,
     feed: KnowledgeVersionRef.nullable(),
-    indexed: KnowledgeVersionRef.nullable(),
+    indexed: IndexedVersionRef.nullable(),
   })
   .strict();
 export type KnowledgeFreshness = z.infer<typeof KnowledgeFreshness>;
@@ -217,6 +224,7 @@ export const CONTRACT_SCHEMAS = {
   Health,
   Capabilities,
   KnowledgeVersionRef,
+  IndexedVersionRef,
   KnowledgeFreshness,
   ReindexRequest,
   RerankerPinRequest,

@@ -68,6 +68,10 @@ export const VALID: Record<string, unknown[]> = {
     },
   ],
   KnowledgeVersionRef: [{ version: '3.0.11-1', valid_from: '2023-09-20T00:00:00Z' }],
+  IndexedVersionRef: [
+    { version: '3.0.11-1', valid_from: '2023-09-20T00:00:00Z' },
+    { version: '3.0.15-1', valid_from: '2024-10-01T00:00:00Z', indexed_at: '2026-11-30T08:00:00Z' },
+  ],
   KnowledgeFreshness: [
     {
       knowledge_id: 'changelog/openssl',
@@ -126,6 +130,10 @@ export const INVALID: Record<string, unknown[]> = {
     { contract_version: '1.1.0', repair_hooks: [], active_versions: { knowledge_sources: { 'debian-changelog': '' } } },
   ],
   KnowledgeVersionRef: [{ version: '', valid_from: '2024-01-01T00:00:00Z' }, { version: '1' }],
+  IndexedVersionRef: [
+    { version: '1', valid_from: '2024-01-01T00:00:00Z', indexed_at: 'just now' },
+    { version: '1', valid_from: '2024-01-01T00:00:00Z', indexed_by: 'ingest' },
+  ],
   KnowledgeFreshness: [
     { knowledge_id: 'k', source: 's', feed_provider: 'primary', as_of: '2026-11-30T00:00:00Z', feed: null },
     { knowledge_id: 'k', source: 's', feed_provider: 'primary', as_of: 'yesterday', feed: null, indexed: null },

@@ -1,6 +1,6 @@
 import type { KnowledgeFreshness } from '@rag-immune/rag-contract';
 import type { VersionChange } from '../trace-diff/trace-diff.ts';
-import { newerVersionIndexed } from './knowledge-freshness.ts';
+import { indexedAfterTrace, newerVersionIndexed } from './knowledge-freshness.ts';
 import type { Measurement, RootCauseDetector } from './root-cause-detector.ts';
 
 const DAY_MS = 86_400_000;
@@ -16,7 +16,7 @@ export const knowledgeSourceFailureDetector: RootCauseDetector = {
   intents: ['switch_backup_source', 'refresh_knowledge_source'],
   detect({ result, diff, freshness }) {
     // An id whose newer version the index holds is not stale: retrieval missed it (vector damage).
-    const older = diff.versions.older_in_online.filter((change) => !newerVersionIndexed(change, freshness));
+    const older = diff.versions.older_in_online.filter((change) => !newerVersionIndexed(change, freshness, diff.online_traced_at));
     const lag = result.comparison.kf_lag_days ?? 0;
     // Without an older version in view, a stale-knowledge lag is still freshness evidence, and the
     // only evidence when the answer itself did not change.
@@ -42,7 +42,7 @@ export const knowledgeSourceFailureDetector: RootCauseDetector = {
             observed: ((change.baseline_valid_from ?? 0) - (change.online_valid_from ?? 0)) / DAY_MS,
             baseline: 0,
           },
-          ...whereStalenessLies(change, freshness?.get(change.knowledge_id)),
+          ...whereStalenessLies(change, freshness?.get(change.knowledge_id), diff.online_traced_at),
         ]),
         ...(score > 0
           ? [{ claim_kind: 'knowledge_staleness' as const, subject: result.probe_id, metric: 'kf_lag_days', observed: lag, baseline: 0 }]
@@ -57,8 +57,9 @@ export const knowledgeSourceFailureDetector: RootCauseDetector = {
  * nothing newer (the source is stale: a backup feed may help), or the feed is ahead of the index
  * (ingestion stalled: only re-ingesting helps). The two look alike in a trace; the repair differs.
  */
-function whereStalenessLies(change: VersionChange, freshness: KnowledgeFreshness | undefined): Measurement[] {
-  if (freshness?.feed == null || freshness.indexed === null) return [];
+function whereStalenessLies(change: VersionChange, freshness: KnowledgeFreshness | undefined, tracedAt: number): Measurement[] {
+  // An index re-synced since the probe (the fault healed or was repaired) no longer shows where it lay.
+  if (freshness?.feed == null || freshness.indexed === null || indexedAfterTrace(freshness, tracedAt)) return [];
   const knowledgeId = change.knowledge_id;
   const feedFrom = Date.parse(freshness.feed.valid_from);
   const indexedFrom = Date.parse(freshness.indexed.valid_from);

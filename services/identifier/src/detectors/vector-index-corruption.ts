@@ -20,7 +20,7 @@ export const vectorIndexCorruptionDetector: RootCauseDetector = {
   detect({ diff, freshness }) {
     const explained = new Set([
       // Unless the index holds the newer version retrieval missed: then the loss is the vector's.
-      ...diff.versions.older_in_online.filter((c) => !newerVersionIndexed(c, freshness)).map((c) => c.knowledge_id),
+      ...diff.versions.older_in_online.filter((c) => !newerVersionIndexed(c, freshness, diff.online_traced_at)).map((c) => c.knowledge_id),
       ...diff.versions.newer_in_online.map((c) => c.knowledge_id),
     ]);
     const reparsed = new Set(diff.chunks.text_changed.map((c) => c.chunk_id));

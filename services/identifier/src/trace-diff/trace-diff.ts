@@ -30,6 +30,8 @@ export interface TextChange {
 }
 
 export interface TraceDiff {
+  /** When the online RAG ran the query (its trace's created_at, epoch ms, the RAG's own clock). */
+  online_traced_at: number;
   query: {
     original: string;
     online_rewritten: string;
@@ -217,6 +219,7 @@ export function diffTraces(online: Trace, baseline: Trace): TraceDiff {
   ]);
 
   return {
+    online_traced_at: Date.parse(online.created_at),
     query: {
       original: online.query,
       online_rewritten: onlineRewritten,

@@ -5,6 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { KnowledgeFreshness } from '@rag-immune/rag-contract';
 import { analyseTraces, diffTraces, DETECTORS, rankCauses, toProbeAnalysis, type ProbeAnalysis } from '../../src/testing.ts';
 import { FAULT_SCENARIOS } from '../support/scenarios.ts';
 import { loadRecordedRuns, type RecordedRun } from '../support/fixtures.ts';
@@ -96,7 +97,7 @@ test('knowledge source failure: the freshness lookup says whether the feed or th
   const detector = DETECTORS.find((d) => d.cause === 'knowledge_source_failure')!;
   const at = (ms: number | null) => new Date(ms ?? 0).toISOString();
   const lookup = (feedFrom: number | null, feedVersion: string) =>
-    new Map([
+    new Map<string, KnowledgeFreshness>([
       [
         change.knowledge_id,
         {
@@ -149,4 +150,24 @@ test('knowledge source failure: the freshness lookup says whether the feed or th
   const score = (freshness?: ReturnType<typeof lookup>) =>
     detector.detect({ result: stale.result, diff, ...(freshness ? { freshness } : {}) }).score;
   assert.equal(score(lookup(change.baseline_valid_from, change.baseline_version)), score());
+
+  // The lookup runs after the probe. An index that wrote the newer version only after the trace
+  // (an undo or a repair re-synced it meanwhile) says nothing about what that probe could retrieve:
+  // the probe saw staleness, not damage, and no "where it lies" claim is made from a later index.
+  const writtenAt = (offsetMs: number) => {
+    const lookupNow = lookup(change.baseline_valid_from, change.baseline_version);
+    lookupNow.get(change.knowledge_id)!.indexed = {
+      version: change.baseline_version,
+      valid_from: at(change.baseline_valid_from),
+      indexed_at: at(diff.online_traced_at + offsetMs),
+    };
+    return lookupNow;
+  };
+  assert.ok(Number.isFinite(diff.online_traced_at));
+  assert.equal(vector.detect({ result: stale.result, diff, freshness: writtenAt(5_000) }).score, 0, 'written after the trace');
+  assert.deepEqual(metricsOf(writtenAt(5_000)), [`served_version_age_days_vs_baseline=${ageVsBaseline.toFixed(1)}`]);
+  assert.equal(score(writtenAt(5_000)), score());
+  // Written before the trace: the version was there to retrieve, so the loss is the vector's.
+  assert.ok(vector.detect({ result: stale.result, diff, freshness: writtenAt(-5_000) }).score > 0.5, 'written before the trace');
+  assert.deepEqual(metricsOf(writtenAt(-5_000)), []);
 });

@@ -15,10 +15,18 @@ export async function callFaultAdmin(
   /** The instance's RAG_API_TOKEN, when it has one. */
   token?: string,
 ): Promise<FaultAdminResponse> {
-  const response = await fetch(`${baseUrl}/admin/faults/${kind}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
-    ...(method === 'POST' ? { body: JSON.stringify(body) } : {}),
+  const send = () =>
+    fetch(`${baseUrl}/admin/faults/${kind}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
+      ...(method === 'POST' ? { body: JSON.stringify(body) } : {}),
+    });
+  // A pooled keep-alive socket the server closed while idle resets on reuse, before the request is
+  // read: send it once more. Should the first have landed after all, the second answers 409, it
+  // does not inject twice.
+  const response = await send().catch((error: unknown) => {
+    if ((error as { cause?: { code?: string } }).cause?.code !== 'ECONNRESET') throw error;
+    return send();
   });
   if (response.status !== 200) throw new Error(`${method} /admin/faults/${kind}: HTTP ${response.status}: ${await response.text()}`);
   return (await response.json()) as FaultAdminResponse;

@@ -13,6 +13,8 @@ export interface ChunkPayload {
   valid_from: string;
   valid_until: string | null;
   text: string;
+  /** When ingestion last wrote the point (not chunk metadata: it never reaches a trace). Absent on older points. */
+  indexed_at?: string;
 }
 
 export interface ScoredChunk {
@@ -80,14 +82,18 @@ export class VectorIndex {
     await this.client.deleteCollection(this.collection);
   }
 
-  async upsert(chunks: KnowledgeChunk[], vectors: Float32Array[]): Promise<void> {
+  /** Writes chunks with their vectors, stamping each point with the time it was written (`indexed_at`). */
+  async upsert(chunks: KnowledgeChunk[], vectors: Float32Array[], indexedAt: Date = new Date()): Promise<void> {
     const batch = 256;
+    const stamp = indexedAt.toISOString();
     for (let i = 0; i < chunks.length; i += batch) {
       await this.client.upsert(this.collection, {
         wait: true,
-        points: chunks
-          .slice(i, i + batch)
-          .map((chunk, j) => ({ id: pointIdOf(chunk.chunkId), vector: Array.from(vectors[i + j]!), payload: { ...toPayload(chunk) } })),
+        points: chunks.slice(i, i + batch).map((chunk, j) => ({
+          id: pointIdOf(chunk.chunkId),
+          vector: Array.from(vectors[i + j]!),
+          payload: { ...toPayload(chunk), indexed_at: stamp },
+        })),
       });
     }
   }

@@ -105,7 +105,9 @@ export class KnowledgeIndexer {
       if (options.force) return true;
       if (since !== undefined && (chunk.updatedAt.getTime() >= since || chunk.validFrom.getTime() >= since)) return true;
       const current = existing.get(pointIdOf(chunk.chunkId));
-      return current === undefined || JSON.stringify(current) !== JSON.stringify(toPayload(chunk));
+      if (current === undefined) return true;
+      const { indexed_at: _written, ...metadata } = current;
+      return JSON.stringify(metadata) !== JSON.stringify(toPayload(chunk));
     });
     const wantedIds = new Set(wanted.map((chunk) => pointIdOf(chunk.chunkId)));
     const stale = [...existing.keys()].filter((id) => !wantedIds.has(id));
@@ -142,15 +144,21 @@ export class KnowledgeIndexer {
         .filter((record) => record.knowledgeId === knowledgeId)
         .map((record) => ({ version: record.version, validFrom: record.validFrom.getTime() })),
     );
-    const held = newest(
-      (await this.index.scroll({ must: [{ key: 'knowledge_id', match: { value: knowledgeId } }] }))
-        .filter((point) => point.payload.knowledge_id === knowledgeId)
-        .map((point) => ({
-          version: point.payload.version,
-          validFrom: Date.parse(point.payload.valid_from),
-          source: point.payload.source,
-        })),
+    const points = (await this.index.scroll({ must: [{ key: 'knowledge_id', match: { value: knowledgeId } }] })).filter(
+      (point) => point.payload.knowledge_id === knowledgeId,
     );
+    const held = newest(
+      points.map((point) => ({
+        version: point.payload.version,
+        validFrom: Date.parse(point.payload.valid_from),
+        source: point.payload.source,
+      })),
+    );
+    // The held version is whole from the latest write of its chunks (unknown if any point lacks the stamp).
+    const writes = points
+      .filter((point) => point.payload.version === held?.version)
+      .map((point) => (point.payload.indexed_at === undefined ? Number.NaN : Date.parse(point.payload.indexed_at)));
+    const indexedAt = writes.length > 0 && writes.every(Number.isFinite) ? new Date(Math.max(...writes)).toISOString() : undefined;
     if (fed === undefined && held === undefined) return null;
     const ref = (v: { version: string; validFrom: number } | undefined) =>
       v === undefined ? null : { version: v.version, valid_from: new Date(v.validFrom).toISOString() };
@@ -161,7 +169,7 @@ export class KnowledgeIndexer {
       feed_provider: source?.activeProvider ?? null,
       as_of: asOf.toISOString(),
       feed: ref(fed),
-      indexed: ref(held),
+      indexed: held === undefined ? null : { ...ref(held)!, ...(indexedAt === undefined ? {} : { indexed_at: indexedAt }) },
     };
   }
 }
