@@ -6,7 +6,7 @@
  * The decision threshold is the one maximising LOSO macro balanced accuracy; the probability itself is
  * the regression's (calibrated on dev, natural class balance per set).
  *
- *   npx tsx packages/fcs/scripts/real-fit.ts [--dev bench/fcs/real/v2-dev.jsonl] [--out models/fcs/combination-v2.json]
+ *   npx tsx packages/fcs/scripts/real-fit.ts [--dev bench/fcs/real/v2-dev.jsonl] [--out models/fcs/combination-v2.json] [--exclude f1,f2 | --features f1,f2]
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -33,6 +33,10 @@ const { values } = parseArgs({
     'min-gain': { type: 'string', default: '0.002' },
     'contradiction-penalty': { type: 'string', default: '4.5' },
     'max-penalty-cost': { type: 'string', default: '0.005' },
+    // Features withheld from selection (comma-separated), for ablations.
+    exclude: { type: 'string', default: '' },
+    // Fit exactly these features (comma-separated, in order) instead of selecting them.
+    features: { type: 'string', default: '' },
   },
 });
 
@@ -86,7 +90,9 @@ function lososcore(features: readonly V2Feature[]): { value: number; threshold: 
 
 // The question context policy is fixed in the scorer (short claims only); always / never prefixing it
 // (model_q_min / model_noq_min) is measured as an ablation below, not offered to the fit.
-const CANDIDATES = V2_FEATURES.filter((f) => f !== 'model_noq_min' && f !== 'model_q_min');
+const excluded = values.exclude.split(',').filter(Boolean);
+for (const f of excluded) if (!(V2_FEATURES as readonly string[]).includes(f)) throw new Error(`--exclude: unknown feature ${f}`);
+const CANDIDATES = V2_FEATURES.filter((f) => f !== 'model_noq_min' && f !== 'model_q_min' && !excluded.includes(f));
 const questionAblation = Object.fromEntries(
   setNames
     .filter((name) => records.some((r) => r.set === name && r.question_missing === false))
@@ -108,11 +114,19 @@ const questionAblation = Object.fromEntries(
 );
 process.stderr.write(`question ablation (dev, model alone): ${JSON.stringify(questionAblation)}\n`);
 
+const fixed = values.features.split(',').filter(Boolean);
+for (const f of fixed) if (!(V2_FEATURES as readonly string[]).includes(f)) throw new Error(`--features: unknown feature ${f}`);
 const chosen: V2Feature[] = [];
 let current = { value: 0, threshold: 0.5 };
 const trace: { added: V2Feature; loso_macro_ba: number }[] = [];
 const minGain = Number(values['min-gain']);
-for (;;) {
+for (const f of fixed as V2Feature[]) {
+  chosen.push(f);
+  current = lososcore(chosen);
+  trace.push({ added: f, loso_macro_ba: Math.round(current.value * 10000) / 10000 });
+  process.stderr.write(`+ ${f} (fixed): LOSO macro BA ${(100 * current.value).toFixed(1)} @ ${current.threshold}\n`);
+}
+while (fixed.length === 0) {
   let bestFeature: V2Feature | undefined;
   let best = current;
   for (const f of CANDIDATES) {
@@ -180,7 +194,10 @@ const combination: V2Combination = {
     data: values.dev,
     splits: 'dev only (wice, summedits, begin, expertqa, snli; /work/shared/data/factcheck)',
     weighting: 'each set weighs the same; natural class balance within a set',
-    selection: 'greedy forward, leave-one-set-out macro balanced accuracy, min gain ' + String(minGain),
+    selection:
+      fixed.length > 0
+        ? `fixed (--features ${fixed.join(',')}); LOSO macro balanced accuracy reported`
+        : 'greedy forward, leave-one-set-out macro balanced accuracy, min gain ' + String(minGain),
     trace,
     loso_macro_balanced_accuracy: current.value,
     per_set: perSet,

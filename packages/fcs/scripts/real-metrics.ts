@@ -1,6 +1,7 @@
 /** Metrics and a small weighted logistic regression shared by real-fit.ts and real-report.ts. */
 import { existsSync, readFileSync } from 'node:fs';
 import type { V2Features } from '../src/index.ts';
+import { DEFAULT_CHUNKS_PER_CLAIM, unreadKeyFacts } from '../src/index.ts';
 
 export interface ScoredRecord {
   id: string;
@@ -22,6 +23,9 @@ export function readRecords(paths: string): ScoredRecord[] {
     for (const line of readFileSync(path, 'utf8').split('\n')) {
       if (!line) continue;
       const r = JSON.parse(line) as ScoredRecord;
+      // Records written before a derived feature existed get it from their stored counts, as the scorer computes it.
+      if (r.features && r.features.kf_unsupported_unread === undefined)
+        r.features.kf_unsupported_unread = unreadKeyFacts(r.features, r.windows, DEFAULT_CHUNKS_PER_CLAIM);
       byId.set(`${r.set}/${r.id}`, r);
     }
   }

@@ -1,12 +1,12 @@
 /**
- * Per-set balanced accuracy and ROC-AUC on the real test splits for v1 (model alone, combined), v2.0 (the
- * v1 model applied per claim, lexical alone, its combination) and v2.1 (the model fine-tuned on the real dev
- * sets, model alone and with its refitted combination: a candidate, not shipped), next to the published
- * anchors, plus a reliability table of the shipped (v2.0) probability. Only triples scored by every system
- * are compared.
+ * Per-set balanced accuracy and ROC-AUC on the real test splits for v1 (model alone, combined), v2 (the
+ * v1 model applied per claim, lexical alone, the v2.0 combination and the shipped v2.2 one) and v2.1 (the
+ * model fine-tuned on the real dev sets, model alone and with its refitted combination: a candidate, not
+ * shipped), next to the published anchors, plus a reliability table of the shipped (v2.2) probability.
+ * Only triples scored by every system are compared.
  *
  *   npx tsx packages/fcs/scripts/real-report.ts [--v1 bench/fcs/real/v1-test.jsonl] [--v2 bench/fcs/real/v2-test.jsonl] [--v21 bench/fcs/real/v21-test.jsonl]
- *     [--dev bench/fcs/real/v2-dev.jsonl] [--combination models/fcs/combination-v2.json] [--v21-combination bench/fcs/real/combination-v2.1-candidate.json]
+ *     [--dev bench/fcs/real/v2-dev.jsonl] [--combination models/fcs/combination-v2.json] [--v20-combination bench/fcs/real/combination-v2.0.json] [--v21-combination bench/fcs/real/combination-v2.1-candidate.json]
  *     [--out bench/fcs/real/report.json]
  */
 import { writeFileSync } from 'node:fs';
@@ -20,8 +20,10 @@ const { values } = parseArgs({
     v1: { type: 'string', default: 'bench/fcs/real/v1-test.jsonl' },
     v2: { type: 'string', default: 'bench/fcs/real/v2-test.jsonl,bench/fcs/real/v2-test-b.jsonl' },
     dev: { type: 'string', default: 'bench/fcs/real/v2-dev.jsonl,bench/fcs/real/v2-dev-summedits.jsonl' },
-    // The shipped scorer (v2.0): the v1 model applied per claim, and its combination.
+    // The shipped scorer (v2.2): the v1 model applied per claim, and its combination.
     combination: { type: 'string', default: 'models/fcs/combination-v2.json' },
+    // The combination shipped before (v2.0): lex_cov and model_min, fitted on the first dev sample.
+    'v20-combination': { type: 'string', default: 'bench/fcs/real/combination-v2.0.json' },
     // The candidate not shipped (v2.1): the model fine-tuned on the dev 'train' part, its combination fitted on the 'fit' part.
     v21: { type: 'string', default: 'bench/fcs/real/v21-test.jsonl' },
     'v21-combination': { type: 'string', default: 'bench/fcs/real/combination-v2.1-candidate.json' },
@@ -39,6 +41,7 @@ const MACRO_TEST = ['wice', 'summedits', 'begin', 'expertqa', 'dialfact_testsmal
 const HELD_OUT_ALL = ['faithdial_audit', 'q2'];
 
 const combination = loadV2Combination(values.combination);
+const combination20 = loadV2Combination(values['v20-combination']);
 const v1 = new Map(readRecords(values.v1).map((r) => [`${r.set}/${r.id}`, r]));
 const v2 = new Map(readRecords(values.v2).map((r) => [`${r.set}/${r.id}`, r]));
 const combination21 = loadV2Combination(values['v21-combination']);
@@ -63,6 +66,7 @@ const systems: System[] = [
   { name: 'v1_combined', threshold: 0.5, score: (a) => a.score ?? 0 },
   { name: 'v2_model', threshold: 0.5, score: (_, b) => b.features!.model_min! },
   { name: 'lexical', threshold: lexThreshold, score: (_, b) => b.features!.lex_cov! },
+  { name: 'v20_combined', threshold: combination20.threshold, score: (_, b) => combineV2(b.features!, combination20) },
   { name: 'v2_combined', threshold: combination.threshold, score: (_, b) => combineV2(b.features!, combination) },
   { name: 'v21_model', threshold: 0.5, score: (_, __, c) => c.features!.model_min! },
   { name: 'v21_combined', threshold: combination21.threshold, score: (_, __, c) => combineV2(c.features!, combination21) },
@@ -87,7 +91,7 @@ const macro = (names: string[], system: string, metric: 'balanced_accuracy' | 'a
   return present.reduce((a, n) => a + table[n]![system]![metric], 0) / Math.max(1, present.length);
 };
 
-// Reliability of the shipped (v2.0) probability on the pooled test triples (each set as sampled).
+// Reliability of the shipped (v2.2) probability on the pooled test triples (each set as sampled).
 const bins = Array.from({ length: 10 }, (_, i) => ({ from: i / 10, to: (i + 1) / 10, n: 0, sumP: 0, positives: 0 }));
 for (const k of keys) {
   const r = v2.get(k)!;
@@ -102,9 +106,9 @@ const ece = bins.reduce((a, b) => a + (b.n === 0 ? 0 : (b.n / keys.length) * Mat
 const f = (x: number): string => (Number.isNaN(x) ? 'n/a' : x.toFixed(1));
 const lines: string[] = [];
 lines.push(
-  `| set | n | v1 model BA / AUC | v1 combined BA / AUC | v2.0 model BA / AUC | lexical BA / AUC | **v2.0 combined (shipped) BA / AUC** | v2.1 model BA / AUC | v2.1 combined BA / AUC | anchors MiniCheck-DeBERTa-L / AlignScore |`,
+  `| set | n | v1 model BA / AUC | v1 combined BA / AUC | v2 model BA / AUC | lexical BA / AUC | v2.0 combined BA / AUC | **v2.2 combined (shipped) BA / AUC** | v2.1 model BA / AUC | v2.1 combined BA / AUC | anchors MiniCheck-DeBERTa-L / AlignScore |`,
 );
-lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 const order = [...MACRO_TEST, 'wice_oracle', ...HELD_OUT_ALL].filter((s) => table[s]);
 for (const set of order) {
   const t = table[set]!;
@@ -112,7 +116,7 @@ for (const set of order) {
   const anchor = ANCHORS[set] ? `${ANCHORS[set].minicheck_deberta_l} / ${ANCHORS[set].alignscore}` : '';
   const note = HELD_OUT_ALL.includes(set) ? ' (all, held out)' : set === 'wice_oracle' ? ' (same claims as wice)' : '';
   lines.push(
-    `| ${set}${note} | ${t.v2_combined!.n} | ${cell('v1_model')} | ${cell('v1_combined')} | ${cell('v2_model')} | ${cell('lexical')} | **${cell('v2_combined')}** | ${cell('v21_model')} | ${cell('v21_combined')} | ${anchor} |`,
+    `| ${set}${note} | ${t.v2_combined!.n} | ${cell('v1_model')} | ${cell('v1_combined')} | ${cell('v2_model')} | ${cell('lexical')} | ${cell('v20_combined')} | **${cell('v2_combined')}** | ${cell('v21_model')} | ${cell('v21_combined')} | ${anchor} |`,
   );
 }
 for (const [label, names] of [
@@ -121,7 +125,7 @@ for (const [label, names] of [
 ] as const) {
   const cell = (name: string): string => `${f(macro([...names], name, 'balanced_accuracy'))} / ${f(macro([...names], name, 'auc'))}`;
   lines.push(
-    `| **${label}** | | ${cell('v1_model')} | ${cell('v1_combined')} | ${cell('v2_model')} | ${cell('lexical')} | **${cell('v2_combined')}** | ${cell('v21_model')} | ${cell('v21_combined')} | |`,
+    `| **${label}** | | ${cell('v1_model')} | ${cell('v1_combined')} | ${cell('v2_model')} | ${cell('lexical')} | ${cell('v20_combined')} | **${cell('v2_combined')}** | ${cell('v21_model')} | ${cell('v21_combined')} | |`,
   );
 }
 lines.push('');
@@ -141,7 +145,7 @@ for (const set of [...new Set(dev.map((r) => r.set))].sort()) {
   lines.push(`| ${set} (n=${rows.length}) | ${cell('model_min')} | ${cell('model_q_min')} | ${cell('model_noq_min')} |`);
 }
 lines.push('');
-lines.push(`Reliability of the shipped v2.0 probability (pooled test triples, n = ${keys.length}; ECE ${ece.toFixed(3)}):`);
+lines.push(`Reliability of the shipped v2.2 probability (pooled test triples, n = ${keys.length}; ECE ${ece.toFixed(3)}):`);
 lines.push('| p bin | n | mean p | observed P(consistent) |');
 lines.push('|---|---:|---:|---:|');
 for (const b of bins) {
@@ -156,7 +160,8 @@ writeFileSync(
     {
       triples: keys.length,
       lexical_threshold_from_dev: lexThreshold,
-      combination_v20: combination,
+      combination_shipped: combination,
+      combination_v20: combination20,
       combination_v21: combination21,
       per_set: table,
       macro_test: Object.fromEntries(

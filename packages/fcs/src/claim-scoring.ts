@@ -35,6 +35,7 @@ export const V2_FEATURES = [
   'kf_unsupported_entity',
   'kf_unsupported_number',
   'kf_supported',
+  'kf_unsupported_unread',
 ] as const;
 export type V2Feature = (typeof V2_FEATURES)[number];
 export type V2Features = Partial<Record<V2Feature, number>>;
@@ -150,6 +151,21 @@ export function keyFactFeatures(
     kf_unsupported_number: count((f) => f.status === 'unsupported' && ['quantity', 'number', 'date', 'version'].includes(f.kind)),
     kf_supported: count((f) => f.status === 'supported'),
   };
+}
+
+/** How many evidence chunks the model reads per claim (the best by shared content words). */
+export const DEFAULT_CHUNKS_PER_CLAIM = 6;
+
+/**
+ * The answer's key facts (names, numbers, dates, versions) found nowhere in the evidence, counted only
+ * when the evidence has more chunks than the model reads per claim. There the model saw only the best
+ * few chunks, and the key-fact check is the one reading all of it: the v1 rules that still won on long
+ * evidence (WiCE, whole web pages). On short evidence the model reads everything, and the extractor's
+ * misses (a paraphrased name) only add noise. Capped at 3 like the other counts.
+ */
+export function unreadKeyFacts(features: V2Features, chunks: number, chunksPerClaim: number): number {
+  if (chunks <= chunksPerClaim) return 0;
+  return Math.min(3, (features.kf_unsupported_entity ?? 0) + (features.kf_unsupported_number ?? 0));
 }
 
 /** Ranks chunks for one claim by shared content words (most first, ties by position). */

@@ -5,7 +5,16 @@ import { z } from 'zod';
 import type { EvidencePassage, EvidenceWindow } from './evidence-windows.ts';
 import { buildWindows } from './evidence-windows.ts';
 import type { V2Combination, V2Features } from './claim-scoring.ts';
-import { combineV2, keyFactFeatures, lexicalFeatures, loadV2Combination, rankChunksForClaim, splitClaims } from './claim-scoring.ts';
+import {
+  combineV2,
+  DEFAULT_CHUNKS_PER_CLAIM,
+  keyFactFeatures,
+  lexicalFeatures,
+  loadV2Combination,
+  rankChunksForClaim,
+  splitClaims,
+  unreadKeyFacts,
+} from './claim-scoring.ts';
 import type { ConsistencyModel, ExecutionProviderChoice } from './fcs-model.ts';
 import { DEFAULT_MODEL_PATH, DEFAULT_TOKENIZER_PATH, FcsModel, MAX_MODEL_TOKENS } from './fcs-model.ts';
 import type { KeyFactFinding, KeyFactKind } from './key-facts.ts';
@@ -252,7 +261,7 @@ export class FactConsistencyScorer {
     this.combination = this.version === 'v2' ? (options.combination ?? loadV2Combination()) : undefined;
     this.allFeatures = options.allFeatures ?? false;
     this.maxClaims = options.maxClaims ?? 8;
-    this.maxChunksPerClaim = options.maxChunksPerClaim ?? 6;
+    this.maxChunksPerClaim = options.maxChunksPerClaim ?? DEFAULT_CHUNKS_PER_CLAIM;
     this.threshold = options.threshold ?? this.combination?.threshold ?? 0.5;
     this.maxTokens = options.maxTokens ?? MAX_MODEL_TOKENS;
     this.maxWindows = options.maxWindows ?? 32;
@@ -436,6 +445,7 @@ export class FactConsistencyScorer {
       ...lexicalFeatures(question, claims, passages.map((p) => p.text).join('\n')),
       ...keyFactFeatures(findings),
     };
+    features.kf_unsupported_unread = unreadKeyFacts(features, plan.windows.length, this.maxChunksPerClaim);
     return { index, question, passages, claims, windows: plan.windows, pairs: variantPairs, features, findings, truncated, cacheKey };
   }
 

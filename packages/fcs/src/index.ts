@@ -5,12 +5,14 @@ export { DEFAULT_FP32_MODEL_PATH, DEFAULT_MODEL_PATH, DEFAULT_TOKENIZER_PATH, Fc
 export type { V2Combination, V2Feature, V2Features } from './claim-scoring.ts';
 export {
   combineV2,
+  DEFAULT_CHUNKS_PER_CLAIM,
   DEFAULT_V2_COMBINATION_PATH,
   FALLBACK_V2_COMBINATION,
   lexicalFeatures,
   loadV2Combination,
   splitClaims,
   transformFeature,
+  unreadKeyFacts,
   V2_FEATURES,
 } from './claim-scoring.ts';
 export type {

@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { combineV2, FALLBACK_V2_COMBINATION, lexicalFeatures, loadV2Combination, splitClaims } from '../../src/claim-scoring.ts';
+import {
+  combineV2,
+  DEFAULT_CHUNKS_PER_CLAIM,
+  FALLBACK_V2_COMBINATION,
+  lexicalFeatures,
+  loadV2Combination,
+  splitClaims,
+  unreadKeyFacts,
+} from '../../src/claim-scoring.ts';
 import type { V2Combination } from '../../src/claim-scoring.ts';
 import type { ConsistencyModel } from '../../src/fcs-model.ts';
 import { DEFAULT_TOKENIZER_PATH } from '../../src/fcs-model.ts';
@@ -119,6 +127,27 @@ test('long evidence is chunked; each claim is scored against at most maxChunksPe
   assert.ok(model.pairs.every((p) => p.inputIds.length <= 256));
   assert.ok(result.score! > 0.9, 'the chunk holding the fact was among the two scored');
   assert.match(result.evidence_snippets[0]!.text, /Palapeli/);
+});
+
+test('unread key facts: names and numbers absent from the evidence count only where the model did not read all of it', async () => {
+  assert.equal(unreadKeyFacts({ kf_unsupported_entity: 2, kf_unsupported_number: 1 }, 6, 6), 0);
+  assert.equal(unreadKeyFacts({ kf_unsupported_entity: 2, kf_unsupported_number: 2 }, 7, 6), 3, 'capped like the other counts');
+  assert.equal(unreadKeyFacts({ kf_unsupported_entity: 0, kf_unsupported_number: 1 }, 30, 6), 1);
+  assert.equal(unreadKeyFacts({}, 30, 6), 0);
+
+  const answer = 'Palapeli was written by Margaret Hamilton in 1987.';
+  const filler = Array.from({ length: 80 }, (_, i) => `Filler sentence ${i} talks about weather and rivers in general terms.`).join(' ');
+  const s = scorer(new MarkerModel(['palapeli']));
+  const long = await s.score({ question: '', evidence: [`${filler} ${PALAPELI} ${filler}`], answer });
+  assert.ok(long.windows > DEFAULT_CHUNKS_PER_CLAIM, `windows ${long.windows}`);
+  const missing = long.features!.kf_unsupported_entity! + long.features!.kf_unsupported_number!;
+  assert.ok(missing > 0, 'the name and the year are in no chunk');
+  assert.equal(long.features!.kf_unsupported_unread, Math.min(3, missing));
+  // The same answer against evidence the model reads whole: the key-fact counts stay, the feature is 0.
+  const short = await s.score({ question: '', evidence: [PALAPELI], answer });
+  assert.ok(short.windows <= DEFAULT_CHUNKS_PER_CLAIM);
+  assert.ok(short.features!.kf_unsupported_entity! + short.features!.kf_unsupported_number! > 0);
+  assert.equal(short.features!.kf_unsupported_unread, 0);
 });
 
 test('the fitted combination is applied to the features; lexical features see only content words', async () => {
