@@ -25,9 +25,14 @@ import {
 
 const { values } = parseArgs({
   options: {
-    // v2.0's dev records (the v1 model, never trained on dev). A model fine-tuned on dev is fitted on the
-    // dev 'fit' part it did not train on (real-eval.ts --split dev --part fit): see models/fcs/recipe/V2.md.
-    dev: { type: 'string', default: 'bench/fcs/real/v2-dev.jsonl,bench/fcs/real/v2-dev-summedits.jsonl' },
+    // Every dev triple scored with the shipped model (the v1 model, never trained on dev): the first sample,
+    // the 'fit' part and the 'train' part. A model fine-tuned on dev is fitted on the dev 'fit' part it did
+    // not train on (real-eval.ts --split dev --part fit): see models/fcs/recipe/V2.md.
+    dev: {
+      type: 'string',
+      default:
+        'bench/fcs/real/v2-dev.jsonl,bench/fcs/real/v2-dev-summedits.jsonl,bench/fcs/real/v20-dev-fit.jsonl,bench/fcs/real/v20-dev-train-a.jsonl,bench/fcs/real/v20-dev-train-b.jsonl',
+    },
     out: { type: 'string', default: 'models/fcs/combination-v2.json' },
     // A feature must raise LOSO macro balanced accuracy by at least this much to be kept.
     'min-gain': { type: 'string', default: '0.002' },
