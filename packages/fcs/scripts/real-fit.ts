@@ -95,8 +95,13 @@ function lososcore(features: readonly V2Feature[]): { value: number; threshold: 
 
 // The question context policy is fixed in the scorer (short claims only); always / never prefixing it
 // (model_q_min / model_noq_min) is measured as an ablation below, not offered to the fit.
-const excluded = values.exclude.split(',').filter(Boolean);
-for (const f of excluded) if (!(V2_FEATURES as readonly string[]).includes(f)) throw new Error(`--exclude: unknown feature ${f}`);
+/** A comma-separated feature list from a flag; an unknown name is refused, naming the flag. */
+function featureList(flag: string, value: string): V2Feature[] {
+  const names = value.split(',').filter(Boolean);
+  for (const f of names) if (!(V2_FEATURES as readonly string[]).includes(f)) throw new Error(`--${flag}: unknown feature ${f}`);
+  return names as V2Feature[];
+}
+const excluded = featureList('exclude', values.exclude);
 const CANDIDATES = V2_FEATURES.filter((f) => f !== 'model_noq_min' && f !== 'model_q_min' && !excluded.includes(f));
 const questionAblation = Object.fromEntries(
   setNames
@@ -119,13 +124,12 @@ const questionAblation = Object.fromEntries(
 );
 process.stderr.write(`question ablation (dev, model alone): ${JSON.stringify(questionAblation)}\n`);
 
-const fixed = values.features.split(',').filter(Boolean);
-for (const f of fixed) if (!(V2_FEATURES as readonly string[]).includes(f)) throw new Error(`--features: unknown feature ${f}`);
+const fixed = featureList('features', values.features);
 const chosen: V2Feature[] = [];
 let current = { value: 0, threshold: 0.5 };
 const trace: { added: V2Feature; loso_macro_ba: number }[] = [];
 const minGain = Number(values['min-gain']);
-for (const f of fixed as V2Feature[]) {
+for (const f of fixed) {
   chosen.push(f);
   current = lososcore(chosen);
   trace.push({ added: f, loso_macro_ba: Math.round(current.value * 10000) / 10000 });

@@ -151,7 +151,7 @@ export type KnowledgeVersionRef = z.infer<typeof KnowledgeVersionRef>;
  * The version the index holds, and (1.2.0, optional) when the index last wrote it. The lookup runs
  * after the probe it explains: a version written since the probe's trace was not there to retrieve.
  */
-export const IndexedVersionRef = z.object({ version: z.string().min(1), valid_from: Timestamp, indexed_at: Timestamp.optional() }).strict();
+export const IndexedVersionRef = KnowledgeVersionRef.extend({ indexed_at: Timestamp.optional() }).strict();
 export type IndexedVersionRef = z.infer<typeof IndexedVersionRef>;
 
 /**

@@ -83,9 +83,9 @@ export class VectorIndex {
   }
 
   /** Writes chunks with their vectors, stamping each point with the time it was written (`indexed_at`). */
-  async upsert(chunks: KnowledgeChunk[], vectors: Float32Array[], indexedAt: Date = new Date()): Promise<void> {
+  async upsert(chunks: KnowledgeChunk[], vectors: Float32Array[]): Promise<void> {
     const batch = 256;
-    const stamp = indexedAt.toISOString();
+    const stamp = new Date().toISOString();
     for (let i = 0; i < chunks.length; i += batch) {
       await this.client.upsert(this.collection, {
         wait: true,
