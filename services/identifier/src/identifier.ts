@@ -19,7 +19,7 @@ import type { EvidenceLedger } from './ledger/evidence-ledger.ts';
 import { EMPTY_HEAD, type EvidenceDraft, type EvidenceRecord } from './ledger/evidence-record.ts';
 import type { Calibration } from './verdict/calibration.ts';
 import { assertClaimsBacked, ClaimGateError } from './verdict/claim-gate.ts';
-import { decideVerdict, sameVerdict, type Verdict, type VerdictPolicy } from './verdict/verdict.ts';
+import { decideVerdict, revisesReport, weakensReportedCause, type Verdict, type VerdictPolicy } from './verdict/verdict.ts';
 
 export const IDENTIFIER_VERSION = '0.1.0';
 const MAX_CLAIMS = 20;
@@ -239,6 +239,18 @@ export class Identifier {
     const previous = incident.last_report
       ? { root_cause: incident.last_report.root_cause, component: incident.last_report.affected_component }
       : null;
+    if (weakensReportedCause(previous, verdict)) {
+      // The reported cause stands (revisesReport); the weaker fit goes on the timeline, once per revision.
+      const revision = incident.report_revision;
+      if (!incident.timeline.some((t) => t.event === 'verdict_weakened' && t.detail.revision === revision))
+        note(incident, now, 'verdict_weakened', {
+          revision,
+          reported: previous!.root_cause,
+          confidence: verdict.confidence,
+          best_cause: verdict.best_cause,
+        });
+      return;
+    }
     incident.verdict = {
       outcome: verdict.outcome,
       root_cause: verdict.root_cause,
@@ -249,7 +261,7 @@ export class Identifier {
     // Same verdict, but it now implicates knowledge the last report did not name (a scoped fault shows
     // on more knowledge than its first anomalies did): a revision with the grown scope, so that the
     // repair covers it. Global causes (no knowledge ids) get no such revision.
-    if (sameVerdict(previous, verdict) && !scopeGrewSinceReport(incident, verdict.knowledge_ids)) return;
+    if (!revisesReport(previous, verdict, scopeGrewSinceReport(incident, verdict.knowledge_ids))) return;
 
     const revision = incident.report_revision + 1;
     const [verdictRecord] = await this.appendEvidence(incident, [

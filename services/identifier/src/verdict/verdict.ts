@@ -164,3 +164,25 @@ export function decideVerdict(
 export function sameVerdict(a: Pick<Verdict, 'root_cause' | 'component'> | null, b: Pick<Verdict, 'root_cause' | 'component'>): boolean {
   return a !== null && a.root_cause === b.root_cause && a.component === b.component;
 }
+
+/**
+ * Whether a recomputed verdict becomes a new report revision, given the last one reported (null: none yet)
+ * and whether it now implicates knowledge the last report did not name. Anomalies that no detector explains
+ * (a probe caught while the fault is undone or repaired, a latency blip) lower the mean fit, but they do not
+ * refute the evidence a named cause was reported on: "unknown" never replaces a named cause. It would page a
+ * human for an incident the effector is already repairing, or has repaired and verified.
+ */
+export function revisesReport(
+  previous: Pick<Verdict, 'root_cause' | 'component'> | null,
+  verdict: Pick<Verdict, 'outcome' | 'root_cause' | 'component'>,
+  scopeGrew: boolean,
+): boolean {
+  if (previous === null) return true;
+  if (weakensReportedCause(previous, verdict)) return false;
+  return !sameVerdict(previous, verdict) || scopeGrew;
+}
+
+/** The recomputed verdict abstains although a named cause was reported (see revisesReport). */
+export function weakensReportedCause(previous: Pick<Verdict, 'root_cause'> | null, verdict: Pick<Verdict, 'outcome'>): boolean {
+  return previous !== null && previous.root_cause !== 'unknown' && verdict.outcome === 'unknown';
+}

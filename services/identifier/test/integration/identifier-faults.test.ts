@@ -117,7 +117,16 @@ for (const scenario of scenarios) {
     // One verdict per incident: later revisions may only widen a knowledge-scoped verdict's scope
     // (each names knowledge no earlier revision did, so the effector's scoped repair covers it).
     const revisions = reports.filter((r) => r.incident_id === report.incident_id).sort((a, b) => a.report_revision - b.report_revision);
-    assert.ok(revisions.every((r) => r.root_cause === report.root_cause && r.affected_component === report.affected_component));
+    assert.ok(
+      revisions.every((r) => r.root_cause === report.root_cause && r.affected_component === report.affected_component),
+      `revisions: ${revisions
+        .map(
+          (r) =>
+            `#${r.report_revision} ${r.root_cause}/${r.affected_component} ${r.confidence.toFixed(3)} ` +
+            `(${r.probe_event_ids.length} anomalies, claims ${r.claims.map((c) => c.metric).join(',')})`,
+        )
+        .join('; ')}`,
+    );
     const named = new Set<string>();
     revisions.forEach((revision, i) => {
       if (i > 0)

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideVerdict, DEFAULT_POLICY, UNFITTED_CALIBRATION, type ProbeAnalysis } from '../../src/testing.ts';
+import { decideVerdict, DEFAULT_POLICY, revisesReport, UNFITTED_CALIBRATION, type ProbeAnalysis } from '../../src/testing.ts';
 
 const analysis = (scores: ProbeAnalysis['scores'], extra: Partial<ProbeAnalysis> = {}): ProbeAnalysis => ({
   probe_event_id: `e-${Math.random()}`,
@@ -79,4 +79,28 @@ test('no trace at all: unknown with trace_unavailable once the wait is over, cit
       ['trace_unavailable', ['t1']],
     ],
   );
+});
+
+test('anomalies no detector explains dilute a reported cause to unknown, which does not replace it; a new cause or a grown scope does', () => {
+  const strong = [analysis({ parser_bug: 1 }), analysis({ parser_bug: 1 })];
+  const reported = decideVerdict(strong, UNFITTED_CALIBRATION, DEFAULT_POLICY, 0);
+  assert.equal(reported.root_cause, 'parser_bug');
+  assert.equal(revisesReport(null, reported, false), true, 'the first verdict is reported');
+  // Probes caught while the fault is undone: anomalous, but their traces fit no cause.
+  const diluted = decideVerdict(
+    [...strong, ...Array.from({ length: 6 }, () => analysis({}, { first_diverging_layer: 'none' }))],
+    UNFITTED_CALIBRATION,
+    DEFAULT_POLICY,
+    0,
+  );
+  assert.equal(diluted.outcome, 'unknown', 'the mean fit does fall below the bar');
+  assert.equal(revisesReport(reported, diluted, false), false);
+  assert.equal(revisesReport(reported, reported, false), false, 'the same verdict is not re-reported');
+  assert.equal(revisesReport(reported, reported, true), true, 'a grown scope is');
+  const other = decideVerdict([analysis({ reranker_drift: 1 }), analysis({ reranker_drift: 1 })], UNFITTED_CALIBRATION, DEFAULT_POLICY, 0);
+  assert.equal(revisesReport(reported, other, false), true, 'a different named cause is');
+  // An abstention is still followed by a named cause, but not by the same abstention again.
+  const abstained = { root_cause: 'unknown' as const, component: 'retriever' as const };
+  assert.equal(revisesReport(abstained, reported, false), true);
+  assert.equal(revisesReport(abstained, { ...abstained, outcome: 'unknown' }, false), false);
 });
