@@ -95,7 +95,9 @@ try {
       seed: `memory-${i}`,
     };
     const trial = await runTrial(run.context, plan, { timeoutMs: Number(values.timeout) * 1000, settleMs: 15_000 });
-    log(`trial ${i + 1 - first} ${JSON.stringify(plan)} -> ${trial.outcome}; ${dump()} events in ${values.out}`);
+    log(
+      `trial ${i + 1 - first} ${JSON.stringify(plan)} -> ${trial.outcome} (${trial.touched.length} probes touched); ${dump()} events in ${values.out}`,
+    );
   }
 } finally {
   if (run.recorder) dump();

@@ -1,8 +1,16 @@
+import { attributeFreshnessLag, type FreshnessLagAttribution } from './freshness-lag.ts';
 import { newerVersionIndexed } from './knowledge-freshness.ts';
 import { clamp01, type RootCauseDetector } from './root-cause-detector.ts';
 
 /** Fewer shared candidates than this cannot show that "the rest of the index is unchanged". */
 const MIN_SHARED = 5;
+/**
+ * Share of the other shared candidates keeping their exact score: at or below the floor the index as a
+ * whole moved (the query side changed); from STABLE_FULL up, the damage is confined to some vectors.
+ * Wide damage (a zeroed or perturbed fraction of the index) leaves 0.7-0.8 of the rest stable.
+ */
+const STABLE_FLOOR = 0.2;
+const STABLE_FULL = 0.6;
 
 /**
  * Vector index corruption: with the same query text, retrieval lost (or re-scored) some of the
@@ -11,13 +19,14 @@ const MIN_SHARED = 5;
  * version (knowledge source) or by re-parsed text (parser) do not count, except an older version
  * served while the RAG's freshness lookup says the index holds the newer one. Looks at candidates before
  * reranking: set overlap, per-chunk retrieval score deltas, lost context chunks (those the baseline
- * answer cited weigh most).
+ * answer cited weigh most). A probe flagged for freshness alone is judged by whether the damaged
+ * chunks' lost relevance is what moved its freshness, cited or not.
  */
 export const vectorIndexCorruptionDetector: RootCauseDetector = {
   cause: 'vector_index_corruption',
   component: 'vector_index',
   intents: ['rebuild_index_incremental'],
-  detect({ diff, freshness }) {
+  detect({ result, diff, freshness }) {
     const explained = new Set([
       // Unless the index holds the newer version retrieval missed: then the loss is the vector's.
       ...diff.versions.older_in_online.filter((c) => !newerVersionIndexed(c, freshness, diff.online_traced_at)).map((c) => c.knowledge_id),
@@ -32,11 +41,17 @@ export const vectorIndexCorruptionDetector: RootCauseDetector = {
     const others = shared - diff.candidates.moved_context_chunks.length;
     const stableOthers = stableAll === null || others <= 0 ? null : Math.min(1, (stableAll * shared) / others);
     let score = 0;
+    let lagAttribution: FreshnessLagAttribution | null = null;
     if (diff.query.rewritten_equal && damaged > 0 && stableOthers !== null && others >= MIN_SHARED) {
-      score = (0.5 + 0.5 * clamp01((stableOthers - 0.5) / 0.45)) * Math.min(1, jaccard / 0.6);
+      // A query-side change (another embedder) moves nearly every score; damage to many vectors moves
+      // many, but leaves most of the rest: only a nearly all-moved index counts against the vectors.
+      score = (0.5 + 0.5 * clamp01((stableOthers - STABLE_FLOOR) / (STABLE_FULL - STABLE_FLOOR))) * Math.min(1, jaccard / 0.6);
       if (diff.chunks.text_changed.length > 0) score *= 0.3;
-      // Damage only to chunks the baseline answer did not rest on cannot explain a worse answer.
-      if (![...lost, ...moved].some((c) => c.cited)) score *= 0.3;
+      const freshnessOnly = result.anomaly_signals.length > 0 && result.anomaly_signals.every((signal) => signal === 'kf_stale');
+      if (freshnessOnly) lagAttribution = attributeFreshnessLag(result, [...lost, ...moved]);
+      // Damage only to chunks the baseline answer did not rest on cannot explain a worse answer; it does
+      // explain a freshness-only anomaly when their lost relevance is what moved the freshness.
+      if (![...lost, ...moved].some((c) => c.cited) && !lagAttribution?.explained) score *= 0.3;
     }
     if (score === 0) return { cause: this.cause, component: this.component, score, measurements: [], knowledge_ids: [] };
     return {
@@ -73,6 +88,17 @@ export const vectorIndexCorruptionDetector: RootCauseDetector = {
           observed: jaccard,
           baseline: 1,
         },
+        ...(lagAttribution?.explained
+          ? [
+              {
+                claim_kind: 'retrieval_score_shift' as const,
+                subject: result.probe_id,
+                metric: 'kf_lag_days_with_damaged_scores_restored',
+                observed: lagAttribution.lag_days_restored,
+                baseline: lagAttribution.lag_days,
+              },
+            ]
+          : []),
       ],
     };
   },
