@@ -4,7 +4,9 @@
  * alike), on the exact (claim, chunk) pairs the v2 scorer builds from real test triples; and whole
  * triples through the v1 and v2 scorers (cache off).
  *
- *   npx tsx bench/fcs/latency-v2.ts [--fp32 models/fcs/model.fp32-dequant.onnx] [--pairs 150] [--triples 30]
+ *   npx tsx bench/fcs/latency-v2.ts [--int8 models/fcs/model.int8.onnx] [--fp32 models/fcs/model.fp32-dequant.onnx] \
+ *     [--previous PATH  (an earlier INT8 graph, timed in the same run)] [--pairs 150] [--triples 30] \
+ *     [--max-tokens N --chunks-per-claim N  (default: the shipped combination's windowing)] [--max-windows 32]
  *
  * The FP32 graph: models/fcs/recipe/dequantize_int8.py (the trained FP32 export is not committed).
  */
@@ -23,12 +25,24 @@ import { sampleRows, DEFAULT_FACTCHECK_DIR } from '../../packages/fcs/scripts/re
 
 const { values } = parseArgs({
   options: {
+    int8: { type: 'string', default: DEFAULT_MODEL_PATH },
     fp32: { type: 'string', default: 'models/fcs/model.fp32-dequant.onnx' },
+    previous: { type: 'string' },
     pairs: { type: 'string', default: '150' },
     triples: { type: 'string', default: '30' },
     out: { type: 'string', default: 'bench/fcs/latency-v2.json' },
+    // Default: the windowing the shipped combination was fitted with (models/fcs/combination-v2.json).
+    'max-tokens': { type: 'string' },
+    'chunks-per-claim': { type: 'string' },
+    'max-windows': { type: 'string', default: '32' },
   },
 });
+// The v2 scorer's window size and evidence budget (shorter windows: cheaper calls, more of them).
+const windowing = {
+  ...(values['max-tokens'] ? { maxTokens: Number(values['max-tokens']) } : {}),
+  ...(values['chunks-per-claim'] ? { maxChunksPerClaim: Number(values['chunks-per-claim']) } : {}),
+  maxWindows: Number(values['max-windows']),
+};
 
 const sets = ['expertqa', 'begin', 'summedits', 'wice_oracle', 'dialfact_testsmall'];
 const triples: FcsInput[] = sets.flatMap((set) =>
@@ -49,28 +63,39 @@ class Recorder implements ConsistencyModel {
 }
 const tokenizer = await PairTokenizer.fromFile(DEFAULT_TOKENIZER_PATH);
 const recorder = new Recorder();
-await new FactConsistencyScorer({ model: recorder, tokenizer, cache: false, scorerVersion: 'v2', logger: false }).scoreMany(triples);
+const planner = new FactConsistencyScorer({ model: recorder, tokenizer, cache: false, scorerVersion: 'v2', logger: false, ...windowing });
+await planner.scoreMany(triples);
 // Spread over the triples: every k-th window.
 const step = Math.max(1, Math.floor(recorder.pairs.length / Number(values.pairs)));
 const windows = recorder.pairs.filter((_, i) => i % step === 0).slice(0, Number(values.pairs));
 
-const int8 = await FcsModel.load({ modelPath: DEFAULT_MODEL_PATH, intraOpNumThreads: 1, logger: false });
-const fp32 = await FcsModel.load({ modelPath: values.fp32, intraOpNumThreads: 1, logger: false });
-for (let i = 0; i < 5; i += 1) {
-  await int8.run([windows[i]!]);
-  await fp32.run([windows[i]!]);
-}
+const int8 = await FcsModel.load({ modelPath: values.int8, intraOpNumThreads: 1, logger: false });
+const graphs: [string, FcsModel][] = [
+  ['int8', int8],
+  ['fp32', await FcsModel.load({ modelPath: values.fp32, intraOpNumThreads: 1, logger: false })],
+  ...(values.previous
+    ? [['previous_int8', await FcsModel.load({ modelPath: values.previous, intraOpNumThreads: 1, logger: false })] as [string, FcsModel]]
+    : []),
+];
+for (let i = 0; i < 5; i += 1) for (const [, model] of graphs) await model.run([windows[i]!]);
 const load = [loadavg()[0]];
-const samples: Record<'int8' | 'fp32', number[]> = { int8: [], fp32: [] };
+// Batch 1, the graphs alternating window by window so load changes hit them alike.
+const samples: Record<string, number[]> = Object.fromEntries(graphs.map(([name]) => [name, []]));
 for (const pair of windows) {
-  for (const [name, model] of [
-    ['int8', int8],
-    ['fp32', fp32],
-  ] as const) {
+  for (const [name, model] of graphs) {
     const t = performance.now();
     await model.run([pair]);
-    samples[name].push(performance.now() - t);
+    samples[name]!.push(performance.now() - t);
   }
+}
+load.push(loadavg()[0]);
+
+// Throughput: every window through predict(), batched (and length-sorted) as the scorer sends them.
+const throughput: Record<string, number> = {};
+for (const [name, model] of graphs) {
+  const t = performance.now();
+  await model.predict(windows);
+  throughput[name] = Math.round((windows.length / ((performance.now() - t) / 1000)) * 10) / 10;
 }
 load.push(loadavg()[0]);
 
@@ -78,7 +103,7 @@ load.push(loadavg()[0]);
 const perTriple: Record<'v1' | 'v2', number[]> = { v1: [], v2: [] };
 const scorers = {
   v1: new FactConsistencyScorer({ model: int8, tokenizer, cache: false, scorerVersion: 'v1', logger: false }),
-  v2: new FactConsistencyScorer({ model: int8, tokenizer, cache: false, scorerVersion: 'v2', logger: false }),
+  v2: new FactConsistencyScorer({ model: int8, tokenizer, cache: false, scorerVersion: 'v2', logger: false, ...windowing }),
 };
 for (const triple of triples.slice(0, Number(values.triples))) {
   for (const name of ['v1', 'v2'] as const) {
@@ -103,13 +128,16 @@ const stats = (xs: number[]) => {
 const tokens = windows.map((w) => w.inputIds.length).sort((a, b) => a - b);
 const report = {
   machine: { cpus: cpus().length, model: cpus()[0]?.model, load_average_1m: load },
+  windowing: planner.windowing,
   windows: {
     n: windows.length,
     tokens_p50: tokens[Math.floor(tokens.length / 2)],
     tokens_max: tokens[tokens.length - 1],
     from_triples: triples.length,
   },
-  per_window_batch1: { int8: stats(samples.int8), fp32: stats(samples.fp32) },
+  graphs: { int8: values.int8, fp32: values.fp32, ...(values.previous ? { previous_int8: values.previous } : {}) },
+  per_window_batch1: Object.fromEntries(Object.entries(samples).map(([name, xs]) => [name, stats(xs)])),
+  windows_per_second_batched: throughput,
   windows_per_triple_v2: recorder.pairs.length / triples.length,
   per_triple_cache_off: { v1: stats(perTriple.v1), v2: stats(perTriple.v2) },
 };

@@ -24,6 +24,12 @@ class Wrap(torch.nn.Module):
 def export(model_dir, out_fp32, opset):
     from transformers import DebertaV2ForSequenceClassification
     m = DebertaV2ForSequenceClassification.from_pretrained(model_dir).eval()
+    export_module(m, out_fp32, opset)
+    return m
+
+
+def export_module(m, out_fp32, opset):
+    """Trace a loaded classifier to ONNX with dynamic batch and sequence axes (the runtime's inputs)."""
     ids = torch.randint(1000, 2000, (2, 37)); am = torch.ones_like(ids); tt = torch.zeros_like(ids)
     tt[:, 20:] = 1
     with torch.no_grad():
@@ -33,7 +39,6 @@ def export(model_dir, out_fp32, opset):
                                         "attention_mask": {0: "batch", 1: "sequence"},
                                         "token_type_ids": {0: "batch", 1: "sequence"}, "logits": {0: "batch"}},
                           do_constant_folding=True)
-    return m
 
 
 def session(path, threads):

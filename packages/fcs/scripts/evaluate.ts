@@ -34,7 +34,8 @@ const { values } = parseArgs({
       type: 'string',
       default: join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'models', 'fcs', 'tokenizer.json'),
     },
-    'max-tokens': { type: 'string', default: '256' },
+    // Default: 256 for v1; v2 reads windows as its combination was fitted (combination-v2.json windowing).
+    'max-tokens': { type: 'string' },
     threads: { type: 'string', default: '1' },
     model: { type: 'string', default: DEFAULT_MODEL_PATH },
     threshold: { type: 'string', default: '0.5' },
@@ -51,13 +52,13 @@ const rows = readFileSync(values.data, 'utf8')
   .map((line) => JSON.parse(line) as Row)
   .slice(0, values.limit === undefined ? undefined : Number(values.limit));
 
-const maxTokens = Number(values['max-tokens']);
+const maxTokens = values['max-tokens'] !== undefined ? Number(values['max-tokens']) : values.scorer === 'v2' ? undefined : 256;
 const scorer = await FactConsistencyScorer.load({
   // The synthetic-set figures in bench/fcs/RESULTS.md are v1's; real-eval.ts evaluates both.
   scorerVersion: values.scorer === 'v2' ? 'v2' : 'v1',
   modelPath: values.model,
   tokenizerPath: values.tokenizer,
-  maxTokens,
+  ...(maxTokens !== undefined ? { maxTokens } : {}),
   intraOpNumThreads: Number(values.threads),
   threshold,
   cache: false,
@@ -148,7 +149,7 @@ const report = {
   model: values.model,
   execution_provider: scorer.executionProvider,
   threshold,
-  max_tokens: maxTokens,
+  max_tokens: maxTokens ?? scorer.windowing.max_tokens,
   triples: rows.length,
   seconds: Math.round(seconds * 10) / 10,
   overall: Object.fromEntries(names.map((name) => [name, metrics(systems[name], threshold)])) as Record<
@@ -163,7 +164,9 @@ const report = {
 
 const pct = (x: number): string => (Number.isNaN(x) ? '  n/a' : (100 * x).toFixed(1).padStart(5));
 console.log(`FCS evaluation: ${rows.length} triples from ${values.data}`);
-console.log(`model ${values.model} on ${scorer.executionProvider}, max tokens ${maxTokens}, threshold ${threshold}, ${report.seconds} s\n`);
+console.log(
+  `model ${values.model} on ${scorer.executionProvider}, max tokens ${maxTokens ?? scorer.windowing.max_tokens}, threshold ${threshold}, ${report.seconds} s\n`,
+);
 console.log('system      accuracy  P(incons)  R(incons)  F1(incons)  F1(cons)  macro-F1  ROC-AUC');
 for (const [name, m] of Object.entries(report.overall)) {
   console.log(

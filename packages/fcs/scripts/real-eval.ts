@@ -5,7 +5,8 @@
  *
  *   OMP_NUM_THREADS=1 nice -n 19 npx tsx packages/fcs/scripts/real-eval.ts --scorer v1|v2 --split test|dev \
  *     [--sets wice,summedits,...] [--max-per-set 400] [--seed fcs-real] [--data DIR] [--model PATH] \
- *     [--part fit|train|all  (dev only; default fit, the part no model trained on: devPart)] --out bench/fcs/real/v1-test.jsonl
+ *     [--part fit|train|all  (dev only; default fit, the part no model trained on: devPart)] \
+ *     [--max-tokens 256 --chunks-per-claim 6 --max-windows 32  (window size and evidence budget, for trade-offs)] --out bench/fcs/real/v1-test.jsonl
  *
  * Sampling: per (set, split), rows are ordered by sha1(seed:id) and the first --max-per-set are kept, so
  * every scorer sees exactly the same triples. Sets without dev/test splits (split "all": faithdial_audit,
@@ -58,6 +59,12 @@ export function sampleRows(dir: string, set: string, split: 'dev' | 'test', max:
     .map(([, r]) => r);
 }
 
+function positiveInteger(flag: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${flag} must be a positive integer, got ${value}`);
+  return n;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -72,6 +79,10 @@ async function main(): Promise<void> {
       'all-features': { type: 'boolean' },
       // dev only: 'fit' (default) keeps the triples the model was not trained on (devPart), 'all' every dev triple.
       part: { type: 'string', default: 'fit' },
+      // The scorer's own defaults unless given: shorter windows trade accuracy for per-window latency.
+      'max-tokens': { type: 'string' },
+      'chunks-per-claim': { type: 'string' },
+      'max-windows': { type: 'string' },
       out: { type: 'string' },
     },
   });
@@ -89,6 +100,9 @@ async function main(): Promise<void> {
     // (model with the question in context, lexical, key facts) — half the model calls on question sets.
     allFeatures: values.scorer !== 'v1' && (values['all-features'] ?? split === 'dev'),
     ...(values.model ? { modelPath: values.model } : {}),
+    ...(values['max-tokens'] ? { maxTokens: positiveInteger('max-tokens', values['max-tokens']) } : {}),
+    ...(values['chunks-per-claim'] ? { maxChunksPerClaim: positiveInteger('chunks-per-claim', values['chunks-per-claim']) } : {}),
+    ...(values['max-windows'] ? { maxWindows: positiveInteger('max-windows', values['max-windows']) } : {}),
     intraOpNumThreads: 1,
     cache: false,
     logger: false,
@@ -116,6 +130,9 @@ async function main(): Promise<void> {
           windows: r.windows,
           features: r.features,
           question_missing: r.question_missing,
+          // How the features were read: real-fit.ts writes the combination's windowing from these.
+          window_tokens: scorer.windowing.max_tokens,
+          chunks_per_claim: scorer.windowing.chunks_per_claim,
         });
       });
       appendFileSync(out, `${lines.join('\n')}\n`);

@@ -6,12 +6,16 @@
  * The decision threshold is the one maximising LOSO macro balanced accuracy; the probability itself is
  * the regression's (calibrated on dev, natural class balance per set).
  *
- *   npx tsx packages/fcs/scripts/real-fit.ts [--dev bench/fcs/real/v2-dev.jsonl] [--out models/fcs/combination-v2.json] [--exclude f1,f2 | --features f1,f2]
+ *   npx tsx packages/fcs/scripts/real-fit.ts [--dev bench/fcs/real/v23-dev.jsonl] [--out models/fcs/combination-v2.json] [--exclude f1,f2 | --features f1,f2] \
+ *     [--max-tokens 128 --chunks-per-claim 6  (how the dev records were scored; written into the combination)]
+ *
+ * The shipped v2.3 fit: --features lex_cov,model_min,kf_unsupported_unread --penalise-contradicted numbers (the defaults
+ * otherwise). v2.2's (256-token windows, the earlier graph): --dev with the five files in bench/fcs/RESULTS.md and --max-tokens 256.
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { V2Combination, V2Feature } from '../src/index.ts';
-import { transformFeature, V2_FEATURES } from '../src/index.ts';
+import type { V2Combination, V2Feature, V2Windowing } from '../src/index.ts';
+import { DEFAULT_CHUNKS_PER_CLAIM, penalisedContradictions, transformFeature, V2_FEATURES } from '../src/index.ts';
 import type { ScoredRecord } from './real-metrics.ts';
 import {
   balancedAccuracy,
@@ -25,29 +29,42 @@ import {
 
 const { values } = parseArgs({
   options: {
-    // Every dev triple scored with the shipped model (the v1 model, never trained on dev): the first sample,
-    // the 'fit' part and the 'train' part. A model fine-tuned on dev is fitted on the dev 'fit' part it did
+    // Every dev triple of the five sets with dev splits (snli sampled to 1,600), scored by the shipped model (never
+    // trained on dev) with the shipped windowing. A model fine-tuned on dev is fitted on the dev 'fit' part it did
     // not train on (real-eval.ts --split dev --part fit): see models/fcs/recipe/V2.md.
-    dev: {
-      type: 'string',
-      default:
-        'bench/fcs/real/v2-dev.jsonl,bench/fcs/real/v2-dev-summedits.jsonl,bench/fcs/real/v20-dev-fit.jsonl,bench/fcs/real/v20-dev-train-a.jsonl,bench/fcs/real/v20-dev-train-b.jsonl',
-    },
+    dev: { type: 'string', default: 'bench/fcs/real/v23-dev.jsonl' },
     out: { type: 'string', default: 'models/fcs/combination-v2.json' },
     // A feature must raise LOSO macro balanced accuracy by at least this much to be kept.
     'min-gain': { type: 'string', default: '0.002' },
     'contradiction-penalty': { type: 'string', default: '4.5' },
+    // Which contradicted key facts the penalty counts: all, or numbers (numbers, quantities, dates, versions).
+    'penalise-contradicted': { type: 'string', default: 'all' },
     'max-penalty-cost': { type: 'string', default: '0.005' },
     // Features withheld from selection (comma-separated), for ablations.
     exclude: { type: 'string', default: '' },
     // Fit exactly these features (comma-separated, in order) instead of selecting them.
     features: { type: 'string', default: '' },
+    // How the dev records were scored (real-eval.ts --max-tokens / --chunks-per-claim); written into the
+    // combination so the scorer reads windows as the fit did. Records that carry their own must agree.
+    'max-tokens': { type: 'string', default: '128' },
+    'chunks-per-claim': { type: 'string', default: String(DEFAULT_CHUNKS_PER_CLAIM) },
   },
 });
+const windowing: V2Windowing = { max_tokens: Number(values['max-tokens']), chunks_per_claim: Number(values['chunks-per-claim']) };
 
 // A set with fewer than 30 scored dev triples (a run cut short) would weigh as much as a full one: left out.
 const scoredDev = readRecords(values.dev).filter((r) => r.features !== undefined);
 const records = scoredDev.filter((r) => scoredDev.filter((o) => o.set === r.set).length >= 30);
+const misread = records.find(
+  (r) =>
+    (r.window_tokens !== undefined && r.window_tokens !== windowing.max_tokens) ||
+    (r.chunks_per_claim !== undefined && r.chunks_per_claim !== windowing.chunks_per_claim),
+);
+if (misread)
+  throw new Error(
+    `${misread.set}/${misread.id} was scored with ${misread.window_tokens}-token windows and ${misread.chunks_per_claim} chunks per claim, ` +
+      `not the --max-tokens ${windowing.max_tokens} --chunks-per-claim ${windowing.chunks_per_claim} given`,
+  );
 const sets = records.map((r) => r.set);
 const labels = records.map((r) => r.label);
 const setNames = [...new Set(sets)].sort();
@@ -157,10 +174,12 @@ while (fixed.length === 0) {
 // The contradiction penalty (see V2Combination): kept when LOSO macro BA on dev drops by less than
 // --max-penalty-cost with it.
 const penalty = Number(values['contradiction-penalty']);
+const penaltyOn = values['penalise-contradicted'];
+if (penaltyOn !== 'all' && penaltyOn !== 'numbers') throw new Error(`--penalise-contradicted must be all or numbers, got ${penaltyOn}`);
 const losoBase = loso(chosen);
 const withPenalty = (p: readonly number[]): number[] =>
   p.map((q, i) => {
-    const z = Math.log(q / (1 - q)) - penalty * (records[i]!.features!.kf_contradicted ?? 0);
+    const z = Math.log(q / (1 - q)) - penalty * penalisedContradictions(records[i]!.features!, { contradiction_penalty_on: penaltyOn });
     return 1 / (1 + Math.exp(-z));
   });
 const penalised = withPenalty(losoBase);
@@ -168,7 +187,7 @@ const penaltyThreshold = bestMacroThreshold(penalised, labels, sets);
 const penaltyValue = macroBalancedAccuracy(penalised, labels, sets, penaltyThreshold);
 const keepPenalty = penalty > 0 && current.value - penaltyValue < Number(values['max-penalty-cost']);
 process.stderr.write(
-  `contradiction penalty ${penalty}: LOSO macro BA ${(100 * penaltyValue).toFixed(1)} vs ${(100 * current.value).toFixed(1)} without -> ${keepPenalty ? 'kept' : 'dropped'}\n`,
+  `contradiction penalty ${penalty} (${penaltyOn}): LOSO macro BA ${(100 * penaltyValue).toFixed(1)} vs ${(100 * current.value).toFixed(1)} without -> ${keepPenalty ? 'kept' : 'dropped'}\n`,
 );
 if (keepPenalty) current = { value: penaltyValue, threshold: penaltyThreshold };
 
@@ -196,9 +215,10 @@ const combination: V2Combination = {
   weights: beta.slice(1).map((b) => Math.round(b * 1e6) / 1e6),
   bias: Math.round(beta[0]! * 1e6) / 1e6,
   threshold: current.threshold,
-  ...(keepPenalty ? { contradiction_penalty: penalty } : {}),
+  ...(keepPenalty ? { contradiction_penalty: penalty, ...(penaltyOn === 'numbers' ? { contradiction_penalty_on: penaltyOn } : {}) } : {}),
+  windowing,
   fitted: {
-    contradiction_penalty_check: { penalty, loso_macro_ba_with: penaltyValue, kept: keepPenalty },
+    contradiction_penalty_check: { penalty, on: penaltyOn, loso_macro_ba_with: penaltyValue, kept: keepPenalty },
     by: 'packages/fcs/scripts/real-fit.ts',
     data: values.dev,
     splits: 'dev only (wice, summedits, begin, expertqa, snli; /work/shared/data/factcheck)',

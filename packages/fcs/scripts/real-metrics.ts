@@ -13,6 +13,9 @@ export interface ScoredRecord {
   windows: number;
   features?: V2Features;
   question_missing?: boolean;
+  /** The scorer's window size and chunks read per claim (records written before 2026-12-01 evening: 256 and 6). */
+  window_tokens?: number;
+  chunks_per_claim?: number;
 }
 
 /** Records of one or more JSONL files (comma-separated; runs split across processes), deduplicated by set/id. */
@@ -25,7 +28,7 @@ export function readRecords(paths: string): ScoredRecord[] {
       const r = JSON.parse(line) as ScoredRecord;
       // Records written before a derived feature existed get it from their stored counts, as the scorer computes it.
       if (r.features && r.features.kf_unsupported_unread === undefined)
-        r.features.kf_unsupported_unread = unreadKeyFacts(r.features, r.windows, DEFAULT_CHUNKS_PER_CLAIM);
+        r.features.kf_unsupported_unread = unreadKeyFacts(r.features, r.windows, r.chunks_per_claim ?? DEFAULT_CHUNKS_PER_CLAIM);
       byId.set(`${r.set}/${r.id}`, r);
     }
   }
@@ -154,4 +157,59 @@ export function macroBalancedAccuracy(scores: readonly number[], labels: readonl
     );
   });
   return values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+export interface ReliabilityBin {
+  from: number;
+  to: number;
+  n: number;
+  mean_p: number | null;
+  observed: number | null;
+}
+
+/** Ten equal-width bins of predicted P(consistent) against the observed share, and the expected calibration error. */
+export function reliability(probabilities: readonly number[], labels: readonly number[]): { bins: ReliabilityBin[]; ece: number } {
+  const sums = Array.from({ length: 10 }, () => ({ n: 0, sumP: 0, positives: 0 }));
+  probabilities.forEach((p, i) => {
+    const bin = sums[Math.min(9, Math.floor(p * 10))]!;
+    bin.n += 1;
+    bin.sumP += p;
+    bin.positives += labels[i]!;
+  });
+  const ece = sums.reduce((a, b) => a + (b.n === 0 ? 0 : (b.n / probabilities.length) * Math.abs(b.sumP / b.n - b.positives / b.n)), 0);
+  const bins = sums.map((b, i) => ({
+    from: i / 10,
+    to: (i + 1) / 10,
+    n: b.n,
+    mean_p: b.n ? b.sumP / b.n : null,
+    observed: b.n ? b.positives / b.n : null,
+  }));
+  return { bins, ece };
+}
+
+/** The reliability table as markdown lines, under a caption. */
+export function reliabilityTable(caption: string, table: { bins: ReliabilityBin[]; ece: number }, n: number): string[] {
+  return [
+    `${caption} (pooled test triples, n = ${n}; ECE ${table.ece.toFixed(3)}):`,
+    '| p bin | n | mean p | observed P(consistent) |',
+    '|---|---:|---:|---:|',
+    ...table.bins
+      .filter((b) => b.n > 0)
+      .map((b) => `| ${b.from.toFixed(1)}-${b.to.toFixed(1)} | ${b.n} | ${b.mean_p!.toFixed(3)} | ${b.observed!.toFixed(3)} |`),
+  ];
+}
+
+/** The test splits the macro reads: wice_oracle repeats wice's claims with short evidence, so it is reported but not counted. */
+export const MACRO_TEST = ['wice', 'summedits', 'begin', 'expertqa', 'dialfact_testsmall', 'snli'];
+/** Sets without dev/test splits, never tuned on: extra held-out sets. */
+export const HELD_OUT_ALL = ['faithdial_audit', 'q2'];
+
+/** Macro BA and AUC of each system over the test splits, and over them plus the held-out sets. */
+export function macroSummary(
+  systems: readonly string[],
+  macro: (sets: readonly string[], system: string, metric: 'ba' | 'auc') => number,
+): Record<'macro_test' | 'macro_test_and_held_out', Record<string, { ba: number; auc: number }>> {
+  const over = (sets: readonly string[]) =>
+    Object.fromEntries(systems.map((s) => [s, { ba: macro(sets, s, 'ba'), auc: macro(sets, s, 'auc') }]));
+  return { macro_test: over(MACRO_TEST), macro_test_and_held_out: over([...MACRO_TEST, ...HELD_OUT_ALL]) };
 }

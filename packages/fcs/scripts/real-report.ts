@@ -2,26 +2,38 @@
  * Per-set balanced accuracy and ROC-AUC on the real test splits for v1 (model alone, combined), v2 (the
  * v1 model applied per claim, lexical alone, the v2.0 combination and the shipped v2.2 one) and v2.1 (the
  * model fine-tuned on the real dev sets, model alone and with its refitted combination: a candidate, not
- * shipped), next to the published anchors, plus a reliability table of the shipped (v2.2) probability.
- * Only triples scored by every system are compared.
+ * shipped), next to the published anchors, plus a reliability table of the v2.2 probability, on the first
+ * 200 test triples per set. Only triples scored by every system are compared. This is the historical
+ * comparison; v2.3 (shipped now) against v2.2 on up to 1,000 triples per set: real-table.ts.
  *
  *   npx tsx packages/fcs/scripts/real-report.ts [--v1 bench/fcs/real/v1-test.jsonl] [--v2 bench/fcs/real/v2-test.jsonl] [--v21 bench/fcs/real/v21-test.jsonl]
- *     [--dev bench/fcs/real/v2-dev.jsonl] [--combination models/fcs/combination-v2.json] [--v20-combination bench/fcs/real/combination-v2.0.json] [--v21-combination bench/fcs/real/combination-v2.1-candidate.json]
+ *     [--dev bench/fcs/real/v2-dev.jsonl] [--combination bench/fcs/real/combination-v2.2.json] [--v20-combination bench/fcs/real/combination-v2.0.json] [--v21-combination bench/fcs/real/combination-v2.1-candidate.json]
  *     [--out bench/fcs/real/report.json]
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { combineV2, loadV2Combination } from '../src/index.ts';
 import type { ScoredRecord } from './real-metrics.ts';
-import { balancedAccuracy, bestMacroThreshold, readRecords, rocAuc } from './real-metrics.ts';
+import {
+  balancedAccuracy,
+  bestMacroThreshold,
+  HELD_OUT_ALL,
+  MACRO_TEST,
+  macroSummary,
+  readRecords,
+  reliability,
+  reliabilityTable,
+  rocAuc,
+} from './real-metrics.ts';
 
 const { values } = parseArgs({
   options: {
     v1: { type: 'string', default: 'bench/fcs/real/v1-test.jsonl' },
     v2: { type: 'string', default: 'bench/fcs/real/v2-test.jsonl,bench/fcs/real/v2-test-b.jsonl' },
     dev: { type: 'string', default: 'bench/fcs/real/v2-dev.jsonl,bench/fcs/real/v2-dev-summedits.jsonl' },
-    // The shipped scorer (v2.2): the v1 model applied per claim, and its combination.
-    combination: { type: 'string', default: 'models/fcs/combination-v2.json' },
+    // v2.2: the v1 model applied per claim with 256-token windows, and its combination (shipped until v2.3,
+    // whose 128-token windows these records were not scored with: real-table.ts compares v2.3).
+    combination: { type: 'string', default: 'bench/fcs/real/combination-v2.2.json' },
     // The combination shipped before (v2.0): lex_cov and model_min, fitted on the first dev sample.
     'v20-combination': { type: 'string', default: 'bench/fcs/real/combination-v2.0.json' },
     // The candidate not shipped (v2.1): the model fine-tuned on the dev 'train' part, its combination fitted on the 'fit' part.
@@ -36,9 +48,6 @@ const ANCHORS: Record<string, { minicheck_deberta_l: number; alignscore: number 
   wice: { minicheck_deberta_l: 69.4, alignscore: 66.0 },
   expertqa: { minicheck_deberta_l: 58.9, alignscore: 58.3 },
 };
-// wice_oracle repeats wice's claims with short evidence: reported, but counted once (as wice) in the macro.
-const MACRO_TEST = ['wice', 'summedits', 'begin', 'expertqa', 'dialfact_testsmall', 'snli'];
-const HELD_OUT_ALL = ['faithdial_audit', 'q2'];
 
 const combination = loadV2Combination(values.combination);
 const combination20 = loadV2Combination(values['v20-combination']);
@@ -92,16 +101,10 @@ const macro = (names: string[], system: string, metric: 'balanced_accuracy' | 'a
 };
 
 // Reliability of the shipped (v2.2) probability on the pooled test triples (each set as sampled).
-const bins = Array.from({ length: 10 }, (_, i) => ({ from: i / 10, to: (i + 1) / 10, n: 0, sumP: 0, positives: 0 }));
-for (const k of keys) {
-  const r = v2.get(k)!;
-  const p = combineV2(r.features!, combination);
-  const bin = bins[Math.min(9, Math.floor(p * 10))]!;
-  bin.n += 1;
-  bin.sumP += p;
-  bin.positives += r.label;
-}
-const ece = bins.reduce((a, b) => a + (b.n === 0 ? 0 : (b.n / keys.length) * Math.abs(b.sumP / b.n - b.positives / b.n)), 0);
+const calibration = reliability(
+  keys.map((k) => combineV2(v2.get(k)!.features!, combination)),
+  keys.map((k) => v2.get(k)!.label),
+);
 
 const f = (x: number): string => (Number.isNaN(x) ? 'n/a' : x.toFixed(1));
 const lines: string[] = [];
@@ -145,13 +148,7 @@ for (const set of [...new Set(dev.map((r) => r.set))].sort()) {
   lines.push(`| ${set} (n=${rows.length}) | ${cell('model_min')} | ${cell('model_q_min')} | ${cell('model_noq_min')} |`);
 }
 lines.push('');
-lines.push(`Reliability of the shipped v2.2 probability (pooled test triples, n = ${keys.length}; ECE ${ece.toFixed(3)}):`);
-lines.push('| p bin | n | mean p | observed P(consistent) |');
-lines.push('|---|---:|---:|---:|');
-for (const b of bins) {
-  if (b.n === 0) continue;
-  lines.push(`| ${b.from.toFixed(1)}-${b.to.toFixed(1)} | ${b.n} | ${(b.sumP / b.n).toFixed(3)} | ${(b.positives / b.n).toFixed(3)} |`);
-}
+lines.push(...reliabilityTable('Reliability of the shipped v2.2 probability', calibration, keys.length));
 const markdown = lines.join('\n');
 console.log(markdown);
 writeFileSync(
@@ -164,26 +161,12 @@ writeFileSync(
       combination_v20: combination20,
       combination_v21: combination21,
       per_set: table,
-      macro_test: Object.fromEntries(
-        systems.map((s) => [s.name, { ba: macro(MACRO_TEST, s.name, 'balanced_accuracy'), auc: macro(MACRO_TEST, s.name, 'auc') }]),
+      ...macroSummary(
+        systems.map((s) => s.name),
+        (sets, system, metric) => macro([...sets], system, metric === 'ba' ? 'balanced_accuracy' : 'auc'),
       ),
-      macro_test_and_held_out: Object.fromEntries(
-        systems.map((s) => [
-          s.name,
-          {
-            ba: macro([...MACRO_TEST, ...HELD_OUT_ALL], s.name, 'balanced_accuracy'),
-            auc: macro([...MACRO_TEST, ...HELD_OUT_ALL], s.name, 'auc'),
-          },
-        ]),
-      ),
-      reliability: bins.map((b) => ({
-        from: b.from,
-        to: b.to,
-        n: b.n,
-        mean_p: b.n ? b.sumP / b.n : null,
-        observed: b.n ? b.positives / b.n : null,
-      })),
-      ece,
+      reliability: calibration.bins,
+      ece: calibration.ece,
     },
     null,
     2,

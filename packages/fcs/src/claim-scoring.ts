@@ -36,6 +36,7 @@ export const V2_FEATURES = [
   'kf_unsupported_number',
   'kf_supported',
   'kf_unsupported_unread',
+  'kf_contradicted_number',
 ] as const;
 export type V2Feature = (typeof V2_FEATURES)[number];
 export type V2Features = Partial<Record<V2Feature, number>>;
@@ -54,9 +55,31 @@ export interface V2Combination {
    * only when it costs (almost) nothing on dev, and records both figures.
    */
   contradiction_penalty?: number;
+  /**
+   * Which contradicted key facts the penalty counts: 'all' (the default; kf_contradicted) or 'numbers'
+   * (kf_contradicted_number: numbers, quantities, dates and versions, leaving out names and negations,
+   * which on the real sets are mostly paraphrases).
+   */
+  contradiction_penalty_on?: 'all' | 'numbers';
+  /**
+   * How the features it was fitted on were read: tokens per (claim, chunk) window and chunks read per
+   * claim. The scorer applies a combination as it was fitted (unless told otherwise); absent means the
+   * defaults of the time, 256 tokens and 6 chunks.
+   */
+  windowing?: V2Windowing;
   /** Free-form provenance (data, fit, dev metrics), kept in the JSON for the model card. */
   fitted?: unknown;
 }
+
+export interface V2Windowing {
+  max_tokens: number;
+  chunks_per_claim: number;
+}
+
+/** The largest window the model takes (it was trained and exported for pairs of at most 256 tokens). */
+const MAX_WINDOW_TOKENS = 256;
+/** Below this a window has no room for evidence beside a long claim (the scorer keeps at least 64 evidence tokens). */
+const MIN_WINDOW_TOKENS = 96;
 
 /** Until a fit exists: the model's min-over-claims probability alone (identity on the logit). */
 export const FALLBACK_V2_COMBINATION: V2Combination = { features: ['model_min'], weights: [1], bias: 0, threshold: 0.5 };
@@ -66,6 +89,15 @@ export function loadV2Combination(path: string = DEFAULT_V2_COMBINATION_PATH): V
   const parsed = JSON.parse(readFileSync(path, 'utf8')) as V2Combination;
   if (parsed.features.length !== parsed.weights.length) throw new Error(`${path}: features and weights differ in length`);
   for (const f of parsed.features) if (!(V2_FEATURES as readonly string[]).includes(f)) throw new Error(`${path}: unknown feature ${f}`);
+  if (parsed.contradiction_penalty_on !== undefined && !['all', 'numbers'].includes(parsed.contradiction_penalty_on))
+    throw new Error(`${path}: contradiction_penalty_on must be "all" or "numbers", got ${String(parsed.contradiction_penalty_on)}`);
+  if (parsed.windowing !== undefined) {
+    const { max_tokens: tokens, chunks_per_claim: chunks } = parsed.windowing;
+    if (!Number.isInteger(tokens) || tokens < MIN_WINDOW_TOKENS || tokens > MAX_WINDOW_TOKENS)
+      throw new Error(`${path}: windowing.max_tokens must be an integer from ${MIN_WINDOW_TOKENS} to ${MAX_WINDOW_TOKENS}, got ${tokens}`);
+    if (!Number.isInteger(chunks) || chunks < 1)
+      throw new Error(`${path}: windowing.chunks_per_claim must be a positive integer, got ${chunks}`);
+  }
   return parsed;
 }
 
@@ -80,6 +112,11 @@ export function transformFeature(name: V2Feature, value: number): number {
   return value;
 }
 
+/** The contradicted key facts a combination's penalty counts. */
+export function penalisedContradictions(features: V2Features, combination: Pick<V2Combination, 'contradiction_penalty_on'>): number {
+  return (combination.contradiction_penalty_on === 'numbers' ? features.kf_contradicted_number : features.kf_contradicted) ?? 0;
+}
+
 export function combineV2(features: V2Features, combination: V2Combination): number {
   let z = combination.bias;
   combination.features.forEach((name, i) => {
@@ -87,7 +124,7 @@ export function combineV2(features: V2Features, combination: V2Combination): num
     if (value === undefined) throw new Error(`v2 combination needs feature ${name}`);
     z += combination.weights[i]! * transformFeature(name, value);
   });
-  if (combination.contradiction_penalty) z -= combination.contradiction_penalty * (features.kf_contradicted ?? 0);
+  if (combination.contradiction_penalty) z -= combination.contradiction_penalty * penalisedContradictions(features, combination);
   return 1 / (1 + Math.exp(-z));
 }
 
@@ -140,15 +177,21 @@ export function lexicalFeatures(
   };
 }
 
+const NUMERIC_KINDS: readonly KeyFactFinding['kind'][] = ['quantity', 'number', 'date', 'version'];
+
 /** Key-fact findings as capped counts. */
 export function keyFactFeatures(
   findings: readonly KeyFactFinding[],
-): Pick<V2Features, 'kf_contradicted' | 'kf_unsupported_entity' | 'kf_unsupported_number' | 'kf_supported'> {
+): Pick<V2Features, 'kf_contradicted' | 'kf_contradicted_number' | 'kf_unsupported_entity' | 'kf_unsupported_number' | 'kf_supported'> {
   const count = (pred: (f: KeyFactFinding) => boolean): number => Math.min(3, findings.filter(pred).length);
   return {
     kf_contradicted: count((f) => f.status === 'contradicted'),
+    // A number, quantity, date or version the evidence states otherwise: on the real dev sets the one kind of
+    // contradiction that says "wrong" (SummEdits' edited figures), where a contradicted negation or name is
+    // mostly a paraphrase.
+    kf_contradicted_number: count((f) => f.status === 'contradicted' && NUMERIC_KINDS.includes(f.kind)),
     kf_unsupported_entity: count((f) => f.status === 'unsupported' && f.kind === 'entity'),
-    kf_unsupported_number: count((f) => f.status === 'unsupported' && ['quantity', 'number', 'date', 'version'].includes(f.kind)),
+    kf_unsupported_number: count((f) => f.status === 'unsupported' && NUMERIC_KINDS.includes(f.kind)),
     kf_supported: count((f) => f.status === 'supported'),
   };
 }

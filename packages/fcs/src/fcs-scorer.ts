@@ -4,7 +4,7 @@ import type { Registry } from 'prom-client';
 import { z } from 'zod';
 import type { EvidencePassage, EvidenceWindow } from './evidence-windows.ts';
 import { buildWindows } from './evidence-windows.ts';
-import type { V2Combination, V2Features } from './claim-scoring.ts';
+import type { V2Combination, V2Features, V2Windowing } from './claim-scoring.ts';
 import {
   combineV2,
   DEFAULT_CHUNKS_PER_CLAIM,
@@ -261,9 +261,10 @@ export class FactConsistencyScorer {
     this.combination = this.version === 'v2' ? (options.combination ?? loadV2Combination()) : undefined;
     this.allFeatures = options.allFeatures ?? false;
     this.maxClaims = options.maxClaims ?? 8;
-    this.maxChunksPerClaim = options.maxChunksPerClaim ?? DEFAULT_CHUNKS_PER_CLAIM;
+    // v2 reads windows as its combination was fitted on them (models/fcs/combination-v2.json "windowing").
+    this.maxChunksPerClaim = options.maxChunksPerClaim ?? this.combination?.windowing?.chunks_per_claim ?? DEFAULT_CHUNKS_PER_CLAIM;
     this.threshold = options.threshold ?? this.combination?.threshold ?? 0.5;
-    this.maxTokens = options.maxTokens ?? MAX_MODEL_TOKENS;
+    this.maxTokens = options.maxTokens ?? this.combination?.windowing?.max_tokens ?? MAX_MODEL_TOKENS;
     this.maxWindows = options.maxWindows ?? 32;
     this.maxSnippets = options.maxSnippets ?? 3;
     this.weights = options.weights ?? DEFAULT_WEIGHTS;
@@ -284,6 +285,11 @@ export class FactConsistencyScorer {
     });
     const tokenizer = await PairTokenizer.fromFile(options.tokenizerPath ?? DEFAULT_TOKENIZER_PATH);
     return new FactConsistencyScorer({ ...options, scorerVersion: options.scorerVersion ?? scorerVersionFromEnv(), model, tokenizer });
+  }
+
+  /** The window size and evidence budget this scorer reads with (evaluation records keep them). */
+  get windowing(): V2Windowing {
+    return { max_tokens: this.maxTokens, chunks_per_claim: this.maxChunksPerClaim };
   }
 
   get executionProvider(): string {

@@ -2,7 +2,7 @@ export type { EvidencePassage, EvidenceWindow, WindowOptions, WindowPlan } from 
 export { buildWindows, splitSentences } from './evidence-windows.ts';
 export type { ConsistencyModel, ExecutionProviderChoice, FcsModelOptions } from './fcs-model.ts';
 export { DEFAULT_FP32_MODEL_PATH, DEFAULT_MODEL_PATH, DEFAULT_TOKENIZER_PATH, FcsModel, MAX_MODEL_TOKENS } from './fcs-model.ts';
-export type { V2Combination, V2Feature, V2Features } from './claim-scoring.ts';
+export type { V2Combination, V2Feature, V2Features, V2Windowing } from './claim-scoring.ts';
 export {
   combineV2,
   DEFAULT_CHUNKS_PER_CLAIM,
@@ -13,6 +13,7 @@ export {
   splitClaims,
   transformFeature,
   unreadKeyFacts,
+  penalisedContradictions,
   V2_FEATURES,
 } from './claim-scoring.ts';
 export type {

@@ -150,6 +150,20 @@ test('unread key facts: names and numbers absent from the evidence count only wh
   assert.equal(short.features!.kf_unsupported_unread, 0);
 });
 
+test('contradicted numbers, dates and versions are counted apart from contradicted names and negations', async () => {
+  const s = scorer(new MarkerModel(['xcb']));
+  const evidence = ['xcb-util (0.3.3-2) was uploaded to unstable by Julien Danjou on 15 February 2009. It is not a daemon.'];
+  const read = async (answer: string) => (await s.score({ question: '', evidence, answer })).features!;
+  const faithful = await read('Julien Danjou uploaded xcb-util 0.3.3-2 on 15 February 2009.');
+  assert.equal(faithful.kf_contradicted_number, 0);
+  const date = await read('Julien Danjou uploaded xcb-util 0.3.3-2 on 15 February 2019.');
+  assert.equal(date.kf_contradicted_number, 1);
+  assert.equal(date.kf_contradicted, 1);
+  const negation = await read('xcb-util was not uploaded to unstable by Julien Danjou.');
+  assert.equal(negation.kf_contradicted, 1, 'a contradicted negation');
+  assert.equal(negation.kf_contradicted_number, 0);
+});
+
 test('the fitted combination is applied to the features; lexical features see only content words', async () => {
   const combination: V2Combination = { features: ['model_min', 'lex_cov'], weights: [1, 4], bias: -2, threshold: 0.4 };
   const s = scorer(new MarkerModel(['palapeli']), { combination });
@@ -168,6 +182,50 @@ test('loadV2Combination: falls back without a file, rejects unknown features', (
   const bad = join(dir, 'bad.json');
   writeFileSync(bad, JSON.stringify({ features: ['nope'], weights: [1], bias: 0, threshold: 0.5 }));
   assert.throws(() => loadV2Combination(bad), /unknown feature nope/);
+  const wide = join(dir, 'wide.json');
+  writeFileSync(wide, JSON.stringify({ ...FALLBACK_V2_COMBINATION, windowing: { max_tokens: 512, chunks_per_claim: 6 } }));
+  assert.throws(() => loadV2Combination(wide), /windowing\.max_tokens must be an integer from 96 to 256, got 512/);
+  const none = join(dir, 'none.json');
+  writeFileSync(none, JSON.stringify({ ...FALLBACK_V2_COMBINATION, windowing: { max_tokens: 128, chunks_per_claim: 0 } }));
+  assert.throws(() => loadV2Combination(none), /windowing\.chunks_per_claim must be a positive integer, got 0/);
+  const on = join(dir, 'on.json');
+  writeFileSync(on, JSON.stringify({ ...FALLBACK_V2_COMBINATION, contradiction_penalty: 4.5, contradiction_penalty_on: 'names' }));
+  assert.throws(() => loadV2Combination(on), /contradiction_penalty_on must be "all" or "numbers", got names/);
+});
+
+test('a numbers-only contradiction penalty ignores contradicted names and negations', () => {
+  const base: V2Combination = { features: ['model_min'], weights: [1], bias: 0, threshold: 0.5, contradiction_penalty: 4.5 };
+  const numbers: V2Combination = { ...base, contradiction_penalty_on: 'numbers' };
+  const negationOnly = { model_min: 0.9, kf_contradicted: 1, kf_contradicted_number: 0 };
+  const dateSwap = { model_min: 0.9, kf_contradicted: 1, kf_contradicted_number: 1 };
+  assert.ok(combineV2(negationOnly, base) < 0.1, 'the default penalty counts every contradiction');
+  assert.ok(Math.abs(combineV2(negationOnly, numbers) - 0.9) < 1e-9);
+  assert.ok(combineV2(dateSwap, numbers) < 0.1);
+});
+
+test('the scorer reads windows as its combination was fitted (windowing), unless told otherwise', async () => {
+  // A long page: many chunks at any window size, so the budget and the per-claim cap both show.
+  const evidence = Array.from({ length: 40 }, (_, i) => `Sentence ${i} says that the jigsaw game number ${i} has ${i + 3} pieces.`).join(
+    ' ',
+  );
+  const input = { question: '', evidence: [evidence], answer: 'The jigsaw game number 7 has 10 pieces.' };
+  const read = async (combination: V2Combination, extra = {}) => {
+    const model = new MarkerModel(['jigsaw']);
+    const s = scorer(model, { combination, ...extra });
+    await s.score(input);
+    return { windowing: s.windowing, longest: Math.max(...model.pairs.map((p) => p.inputIds.length)), pairs: model.pairs.length };
+  };
+  const fitted128 = { ...FALLBACK_V2_COMBINATION, windowing: { max_tokens: 128, chunks_per_claim: 4 } };
+  const narrow = await read(fitted128);
+  assert.deepEqual(narrow.windowing, { max_tokens: 128, chunks_per_claim: 4 });
+  assert.ok(narrow.longest <= 128, `longest window ${narrow.longest}`);
+  assert.equal(narrow.pairs, 4);
+  const unset = await read(FALLBACK_V2_COMBINATION);
+  assert.deepEqual(unset.windowing, { max_tokens: 256, chunks_per_claim: DEFAULT_CHUNKS_PER_CLAIM });
+  assert.ok(unset.longest > 128 && unset.longest <= 256, `longest window ${unset.longest}`);
+  const overridden = await read(fitted128, { maxTokens: 200, maxChunksPerClaim: 2 });
+  assert.deepEqual(overridden.windowing, { max_tokens: 200, chunks_per_claim: 2 });
+  assert.equal(overridden.pairs, 2);
 });
 
 test('claimChunkPairs: the training pairs are exactly the pairs the score reads, per claim', async () => {
