@@ -1,5 +1,5 @@
 /** Metrics and a small weighted logistic regression shared by real-fit.ts and real-report.ts. */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { V2Features } from '../src/index.ts';
 import { DEFAULT_CHUNKS_PER_CLAIM, unreadKeyFacts } from '../src/index.ts';
 
@@ -212,4 +212,14 @@ export function macroSummary(
   const over = (sets: readonly string[]) =>
     Object.fromEntries(systems.map((s) => [s, { ba: macro(sets, s, 'ba'), auc: macro(sets, s, 'auc') }]));
   return { macro_test: over(MACRO_TEST), macro_test_and_held_out: over([...MACRO_TEST, ...HELD_OUT_ALL]) };
+}
+
+/** Published balanced accuracies on the same test splits (LLM-AggreFact; README of the data), as "MiniCheck-DeBERTa-L / AlignScore". */
+export const ANCHORS: Record<string, string> = { wice: '69.4 / 66.0', expertqa: '58.9 / 58.3' };
+
+/** Prints the markdown and writes it beside the JSON report (`x.json` and `x.md`). */
+export function writeReport(out: string, report: object, markdown: string): void {
+  console.log(markdown);
+  writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(out.replace(/\.json$/, '.md'), `${markdown}\n`);
 }

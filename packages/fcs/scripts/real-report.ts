@@ -10,11 +10,11 @@
  *     [--dev bench/fcs/real/v2-dev.jsonl] [--combination bench/fcs/real/combination-v2.2.json] [--v20-combination bench/fcs/real/combination-v2.0.json] [--v21-combination bench/fcs/real/combination-v2.1-candidate.json]
  *     [--out bench/fcs/real/report.json]
  */
-import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { combineV2, loadV2Combination } from '../src/index.ts';
 import type { ScoredRecord } from './real-metrics.ts';
 import {
+  ANCHORS,
   balancedAccuracy,
   bestMacroThreshold,
   HELD_OUT_ALL,
@@ -23,6 +23,7 @@ import {
   readRecords,
   reliability,
   reliabilityTable,
+  writeReport,
   rocAuc,
 } from './real-metrics.ts';
 
@@ -42,12 +43,6 @@ const { values } = parseArgs({
     out: { type: 'string', default: 'bench/fcs/real/report.json' },
   },
 });
-
-// Published balanced accuracies on the same test splits (LLM-AggreFact; README of the data).
-const ANCHORS: Record<string, { minicheck_deberta_l: number; alignscore: number }> = {
-  wice: { minicheck_deberta_l: 69.4, alignscore: 66.0 },
-  expertqa: { minicheck_deberta_l: 58.9, alignscore: 58.3 },
-};
 
 const combination = loadV2Combination(values.combination);
 const combination20 = loadV2Combination(values['v20-combination']);
@@ -116,7 +111,7 @@ const order = [...MACRO_TEST, 'wice_oracle', ...HELD_OUT_ALL].filter((s) => tabl
 for (const set of order) {
   const t = table[set]!;
   const cell = (name: string): string => `${f(t[name]!.balanced_accuracy)} / ${f(t[name]!.auc)}`;
-  const anchor = ANCHORS[set] ? `${ANCHORS[set].minicheck_deberta_l} / ${ANCHORS[set].alignscore}` : '';
+  const anchor = ANCHORS[set] ?? '';
   const note = HELD_OUT_ALL.includes(set) ? ' (all, held out)' : set === 'wice_oracle' ? ' (same claims as wice)' : '';
   lines.push(
     `| ${set}${note} | ${t.v2_combined!.n} | ${cell('v1_model')} | ${cell('v1_combined')} | ${cell('v2_model')} | ${cell('lexical')} | ${cell('v20_combined')} | **${cell('v2_combined')}** | ${cell('v21_model')} | ${cell('v21_combined')} | ${anchor} |`,
@@ -150,26 +145,21 @@ for (const set of [...new Set(dev.map((r) => r.set))].sort()) {
 lines.push('');
 lines.push(...reliabilityTable('Reliability of the shipped v2.2 probability', calibration, keys.length));
 const markdown = lines.join('\n');
-console.log(markdown);
-writeFileSync(
+writeReport(
   values.out,
-  `${JSON.stringify(
-    {
-      triples: keys.length,
-      lexical_threshold_from_dev: lexThreshold,
-      combination_shipped: combination,
-      combination_v20: combination20,
-      combination_v21: combination21,
-      per_set: table,
-      ...macroSummary(
-        systems.map((s) => s.name),
-        (sets, system, metric) => macro([...sets], system, metric === 'ba' ? 'balanced_accuracy' : 'auc'),
-      ),
-      reliability: calibration.bins,
-      ece: calibration.ece,
-    },
-    null,
-    2,
-  )}\n`,
+  {
+    triples: keys.length,
+    lexical_threshold_from_dev: lexThreshold,
+    combination_shipped: combination,
+    combination_v20: combination20,
+    combination_v21: combination21,
+    per_set: table,
+    ...macroSummary(
+      systems.map((s) => s.name),
+      (sets, system, metric) => macro([...sets], system, metric === 'ba' ? 'balanced_accuracy' : 'auc'),
+    ),
+    reliability: calibration.bins,
+    ece: calibration.ece,
+  },
+  markdown,
 );
-writeFileSync(values.out.replace(/\.json$/, '.md'), `${markdown}\n`);

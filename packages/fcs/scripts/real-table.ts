@@ -4,18 +4,18 @@
  * historical systems on the first 200 triples per set, this reads any sample size, so the figures can
  * come from whole test splits (or 1,000 triples of the larger ones), and shows how wide they still are.
  *
- *   npx tsx packages/fcs/scripts/real-table.ts --run shipped=bench/fcs/real/v22-test-1000.jsonl \
- *     [--run fast=bench/fcs/real/fast-test-1000.jsonl[@path/to/combination.json]] [--bootstrap 2000] \
+ *   npx tsx packages/fcs/scripts/real-table.ts --run v2.3=bench/fcs/real/v23-test-1000.jsonl \
+ *     [--run v2.2=bench/fcs/real/v22-test-1000.jsonl@bench/fcs/real/combination-v2.2.json] [--bootstrap 2000] \
  *     [--out bench/fcs/real/table-1000.json]   (also writes the .md beside it)
  *
  * Each run is scored with its combination (default models/fcs/combination-v2.json) at that combination's
  * threshold; "model" is the model's min-over-claims probability at 0.5. The first run's probability also
  * gets a reliability table.
  */
-import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { combineV2, loadV2Combination, type V2Combination } from '../src/index.ts';
 import {
+  ANCHORS,
   balancedAccuracy,
   HELD_OUT_ALL,
   MACRO_TEST,
@@ -23,12 +23,10 @@ import {
   readRecords,
   reliability,
   reliabilityTable,
+  writeReport,
   rocAuc,
   type ScoredRecord,
 } from './real-metrics.ts';
-
-// Published balanced accuracies on the same test splits (LLM-AggreFact; README of the data).
-const ANCHORS: Record<string, string> = { wice: '69.4 / 66.0', expertqa: '58.9 / 58.3' };
 
 const { values } = parseArgs({
   options: {
@@ -153,24 +151,19 @@ for (const [label, names] of [
 lines.push('');
 lines.push(...reliabilityTable(`Reliability of ${first.name}'s probability`, calibration, keys.length));
 const markdown = lines.join('\n');
-console.log(markdown);
-writeFileSync(
+writeReport(
   values.out,
-  `${JSON.stringify(
-    {
-      triples: keys.length,
-      runs: runs.map((r) => ({ name: r.name, combination: r.combination })),
-      bootstrap_rounds: rounds,
-      per_set: table,
-      ...macroSummary(
-        runs.map((r) => r.name),
-        macro,
-      ),
-      reliability: calibration.bins,
-      ece: calibration.ece,
-    },
-    null,
-    2,
-  )}\n`,
+  {
+    triples: keys.length,
+    runs: runs.map((r) => ({ name: r.name, combination: r.combination })),
+    bootstrap_rounds: rounds,
+    per_set: table,
+    ...macroSummary(
+      runs.map((r) => r.name),
+      macro,
+    ),
+    reliability: calibration.bins,
+    ece: calibration.ece,
+  },
+  markdown,
 );
-writeFileSync(values.out.replace(/\.json$/, '.md'), `${markdown}\n`);
