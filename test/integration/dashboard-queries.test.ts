@@ -61,6 +61,27 @@ async function prom<T>(path: string, params: Record<string, string>): Promise<T>
   return body.data;
 }
 
+interface ActiveTarget {
+  labels: Record<string, string>;
+  health: string;
+}
+
+async function runTargets(): Promise<ActiveTarget[]> {
+  const data = await prom<{ activeTargets: ActiveTarget[] }>('/api/v1/targets', { state: 'active' });
+  return data.activeTargets.filter((t) => t.labels[RUN_LABEL] === run.namespace);
+}
+
+/** Until Prometheus has discovered every worker of the run and scraped each one successfully. */
+async function waitForFirstScrapes(): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const mine = await runTargets();
+    if (mine.length === run.system.instances.length && mine.every((t) => t.health === 'up')) return;
+    assert.ok(Date.now() < deadline, `Prometheus had not scraped the run's workers after 60 s: ${JSON.stringify(mine)}`);
+    await sleep(1000);
+  }
+}
+
 before(async () => {
   assert.ok(existsSync(targetsDir), `${targetsDir} missing: is the stack's Prometheus up (npm run stack -- up)?`);
   run = new LoopRun({ label: 'dashq', packages: 15, probeCount: 6, probeIntervalSeconds: 4, effectorMode: 'auto' });
@@ -72,6 +93,11 @@ before(async () => {
     targetFile,
     JSON.stringify([{ targets: run.system.instances.map((w) => new URL(w.url).host), labels: { [RUN_LABEL]: run.namespace } }]),
   );
+  // Every worker must be scraped once before the run's first event. A rate() over a histogram
+  // needs a sample from before an observation: the first report comes ~3 s after injection, and
+  // a first scrape that already holds it shows no increase (the 'Time to report' panel read NaN
+  // on a slow CI run that way).
+  await waitForFirstScrapes();
 
   // Dead letters: an undecodable message on the probes topic, which the identifier and memory consume.
   const kafka = createKafka({ clientId: 'dashq-poison', brokers: run.endpoints.kafkaBrokers });
@@ -123,8 +149,7 @@ test('the run healed the vector-index corruption (what the healing panels show)'
 });
 
 test('Prometheus scrapes all four workers of the run', async () => {
-  const data = await prom<{ activeTargets: { labels: Record<string, string>; health: string }[] }>('/api/v1/targets', { state: 'active' });
-  const mine = data.activeTargets.filter((t) => t.labels[RUN_LABEL] === run.namespace);
+  const mine = await runTargets();
   assert.equal(mine.length, run.system.instances.length);
   assert.deepEqual(
     mine.filter((t) => t.health !== 'up').map((t) => t.labels.instance),
