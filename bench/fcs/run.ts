@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Registry } from 'prom-client';
 import type { EncodedPair } from '../../packages/fcs/src/index.ts';
+import { SentenceEmbedder } from '../../packages/embeddings/src/index.ts';
 import {
   DEFAULT_FP32_MODEL_PATH,
   DEFAULT_MODEL_PATH,
@@ -83,9 +84,11 @@ const fivePassageTriples = Array.from({ length: 64 }, (_, i) => {
 const variants = { int8: values.int8, fp32: values.fp32 };
 const models: Record<string, FcsModel> = {};
 const scorers: Record<string, FactConsistencyScorer> = {};
+// The shipped v2 combination may read the sentence embedder's claim support (emb_min).
+const embedder = await SentenceEmbedder.load({ intraOpNumThreads: 1 });
 for (const [name, path] of Object.entries(variants)) {
   models[name] = await FcsModel.load({ modelPath: path, intraOpNumThreads: 1 });
-  scorers[name] = new FactConsistencyScorer({ model: models[name], tokenizer, cache: false });
+  scorers[name] = new FactConsistencyScorer({ model: models[name], tokenizer, cache: false, embedder });
 }
 const loadBefore = loadavg();
 const samples: Record<
@@ -142,7 +145,7 @@ async function probeStream() {
   const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const probes = Array.from({ length: 100 }, (_, i) => ({ ...rows[(i * 29) % rows.length]!, version: 1, index: i }));
   const registry = new Registry();
-  const scorer = new FactConsistencyScorer({ model: models.int8!, tokenizer, cache: new ScoreCache({ registry }) });
+  const scorer = new FactConsistencyScorer({ model: models.int8!, tokenizer, cache: new ScoreCache({ registry }), embedder });
   const raw = new Set<string>();
   let rawHits = 0;
   const latencies: number[] = [];

@@ -37,9 +37,18 @@ export const V2_FEATURES = [
   'kf_supported',
   'kf_unsupported_unread',
   'kf_contradicted_number',
+  'emb_min',
+  'emb_mean',
 ] as const;
 export type V2Feature = (typeof V2_FEATURES)[number];
 export type V2Features = Partial<Record<V2Feature, number>>;
+
+/** Features read through the sentence embedder (embedding-support.ts): a scorer using them needs one. */
+export const EMBEDDING_FEATURES: readonly V2Feature[] = ['emb_min', 'emb_mean'];
+
+export function needsEmbedder(combination: Pick<V2Combination, 'features'>): boolean {
+  return combination.features.some((f) => EMBEDDING_FEATURES.includes(f));
+}
 
 /** A logistic regression over (transformed) features; P(consistent) = sigmoid(bias + w·x). */
 export interface V2Combination {

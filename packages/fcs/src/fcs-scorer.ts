@@ -11,10 +11,14 @@ import {
   keyFactFeatures,
   lexicalFeatures,
   loadV2Combination,
+  needsEmbedder,
   rankChunksForClaim,
   splitClaims,
   unreadKeyFacts,
 } from './claim-scoring.ts';
+import { SentenceEmbedder } from '@rag-immune/embeddings';
+import type { ClaimEmbedder, ClaimsAndChunks, EmbeddingSupport } from './embedding-support.ts';
+import { embeddingSupport } from './embedding-support.ts';
 import type { ConsistencyModel, ExecutionProviderChoice } from './fcs-model.ts';
 import { DEFAULT_MODEL_PATH, DEFAULT_TOKENIZER_PATH, FcsModel, MAX_MODEL_TOKENS } from './fcs-model.ts';
 import type { KeyFactFinding, KeyFactKind } from './key-facts.ts';
@@ -185,6 +189,8 @@ export interface FactConsistencyScorerOptions {
   /** v2: at most this many claims per answer (default 8) and chunks scored per claim (default 6, by lexical overlap). */
   maxClaims?: number;
   maxChunksPerClaim?: number;
+  /** v2: the sentence embedder for the emb_* features; required when the combination (or allFeatures) reads them. */
+  embedder?: ClaimEmbedder;
 }
 
 export interface LoadScorerOptions extends Omit<FactConsistencyScorerOptions, 'model' | 'tokenizer'> {
@@ -253,6 +259,7 @@ export class FactConsistencyScorer {
   private readonly allFeatures: boolean;
   private readonly maxClaims: number;
   private readonly maxChunksPerClaim: number;
+  private readonly embedder: ClaimEmbedder | undefined;
 
   constructor(options: FactConsistencyScorerOptions) {
     this.model = options.model;
@@ -273,6 +280,11 @@ export class FactConsistencyScorer {
         ? undefined
         : (options.cache ?? new ScoreCache<FcsResult>(options.registry ? { registry: options.registry } : {}));
     this.logger = options.logger === false ? undefined : options.logger;
+    this.embedder = options.embedder;
+    if (this.version === 'v2' && !this.embedder && (this.allFeatures || needsEmbedder(this.combination!)))
+      throw new FcsInputError(
+        `the v2 combination reads ${this.allFeatures ? 'every feature' : this.combination!.features.join(', ')}: an embedder is required (FactConsistencyScorer.load loads the shared one)`,
+      );
   }
 
   /** Loads the committed INT8 model and tokenizer (or the given paths). */
@@ -284,7 +296,21 @@ export class FactConsistencyScorer {
       ...(options.logger !== undefined ? { logger: options.logger } : {}),
     });
     const tokenizer = await PairTokenizer.fromFile(options.tokenizerPath ?? DEFAULT_TOKENIZER_PATH);
-    return new FactConsistencyScorer({ ...options, scorerVersion: options.scorerVersion ?? scorerVersionFromEnv(), model, tokenizer });
+    const scorerVersion = options.scorerVersion ?? scorerVersionFromEnv();
+    const wantsEmbedder =
+      scorerVersion === 'v2' && (options.allFeatures === true || needsEmbedder(options.combination ?? loadV2Combination()));
+    // The shared MiniLM, batch 1 as everywhere else (INT8 activations are quantised per batch: batch 1 keeps a
+    // text's vector the same whatever it is scored with).
+    const embedder =
+      options.embedder ??
+      (wantsEmbedder
+        ? await SentenceEmbedder.load({
+            executionProvider: options.executionProvider ?? 'auto',
+            ...(options.logger ? { logger: options.logger } : {}),
+            ...(options.intraOpNumThreads !== undefined ? { intraOpNumThreads: options.intraOpNumThreads } : {}),
+          })
+        : undefined);
+    return new FactConsistencyScorer({ ...options, scorerVersion, model, tokenizer, ...(embedder ? { embedder } : {}) });
   }
 
   /** The window size and evidence budget this scorer reads with (evaluation records keep them). */
@@ -352,7 +378,12 @@ export class FactConsistencyScorer {
       });
       pairs.push(...encoded);
     }
-    const probabilities = pairs.length > 0 ? await this.model.predict(pairs) : [];
+    // The embedder runs beside the consistency model (each on its own onnxruntime session).
+    const [probabilities, support] = await Promise.all([
+      pairs.length > 0 ? this.model.predict(pairs) : Promise.resolve([]),
+      this.readsEmbeddings && preparedV2.length > 0 ? this.embeddingSupportOf(preparedV2) : Promise.resolve([]),
+    ]);
+    preparedV2.forEach((item, k) => Object.assign(item.features, support[k]));
     const latency = (performance.now() - started) / Math.max(1, inputs.length);
     for (const item of prepared) {
       const windowProbabilities = item.windows.map((_, k) => probabilities[item.firstPair + k]!);
@@ -398,6 +429,30 @@ export class FactConsistencyScorer {
     const pairs: EncodedPair[] = [];
     const item = this.prepareV2(0, parsed.question, parsed.answer, passages, '', pairs);
     return { claims: item.claims, pairs: item.pairs.ctx!.map((scored) => scored.map(([pair]) => pairs[pair]!)) };
+  }
+
+  /** True when v2 features read through the sentence embedder are needed (the combination's, or all). */
+  private get readsEmbeddings(): boolean {
+    return this.version === 'v2' && this.embedder !== undefined && (this.allFeatures || needsEmbedder(this.combination!));
+  }
+
+  /** v2: each claim's cosine to its nearest chunk (the chunks the model windows are cut from), one embedder pass. */
+  private embeddingSupportOf(items: readonly Pick<PreparedV2, 'claims' | 'windows'>[]): Promise<EmbeddingSupport[]> {
+    const plans: ClaimsAndChunks[] = items.map((item) => ({ claims: item.claims, chunks: item.windows.map((w) => w.text) }));
+    return embeddingSupport(this.embedder!, plans);
+  }
+
+  /**
+   * v2: the emb_* features of triples exactly as score() computes them, without running the consistency model
+   * (packages/fcs/scripts/real-augment.ts adds them to records scored before they existed).
+   */
+  async embeddingFeatures(inputs: readonly FcsInput[]): Promise<EmbeddingSupport[]> {
+    if (!this.embedder) throw new FcsInputError('embeddingFeatures needs a scorer with an embedder');
+    const items = inputs.map((input) => {
+      const parsed = fcsInputSchema.parse(input);
+      return this.prepareV2(0, parsed.question, parsed.answer, normalisePassages(parsed.evidence), '', []);
+    });
+    return this.embeddingSupportOf(items);
   }
 
   /** v2: claims (sentences of the answer) x evidence chunks; the pairs are appended to `pairs`. */

@@ -3,13 +3,17 @@ export { buildWindows, splitSentences } from './evidence-windows.ts';
 export type { ConsistencyModel, ExecutionProviderChoice, FcsModelOptions } from './fcs-model.ts';
 export { DEFAULT_FP32_MODEL_PATH, DEFAULT_MODEL_PATH, DEFAULT_TOKENIZER_PATH, FcsModel, MAX_MODEL_TOKENS } from './fcs-model.ts';
 export type { V2Combination, V2Feature, V2Features, V2Windowing } from './claim-scoring.ts';
+export type { ClaimEmbedder, ClaimsAndChunks, EmbeddingSupport } from './embedding-support.ts';
+export { embeddingSupport } from './embedding-support.ts';
 export {
   combineV2,
   DEFAULT_CHUNKS_PER_CLAIM,
   DEFAULT_V2_COMBINATION_PATH,
+  EMBEDDING_FEATURES,
   FALLBACK_V2_COMBINATION,
   lexicalFeatures,
   loadV2Combination,
+  needsEmbedder,
   splitClaims,
   transformFeature,
   unreadKeyFacts,

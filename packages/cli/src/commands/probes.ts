@@ -302,7 +302,9 @@ async function loadModels() {
     import('@rag-immune/embeddings'),
     import('@rag-immune/fcs'),
   ]);
-  const [embedder, fcs] = await Promise.all([SentenceEmbedder.load(), FactConsistencyScorer.load()]);
+  const embedder = await SentenceEmbedder.load();
+  // One MiniLM session for both: the scorer reads claim support through the same embedder.
+  const fcs = await FactConsistencyScorer.load({ embedder });
   return { embedder, fcs };
 }
 
