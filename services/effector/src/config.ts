@@ -65,6 +65,13 @@ export const EffectorConfigSchema = z.object({
   EFFECTOR_TEST_CRASH_AT: z
     .enum(['after_planned', 'after_snapshot', 'after_started', 'after_execute', 'after_executed', 'after_succeeded'])
     .optional(),
+  /**
+   * Snapshot retention (keep-last / keep-within, as restic): after each new snapshot, those of the collection
+   * that are neither among the newest KEEP_LAST nor younger than KEEP_WITHIN_DAYS (nor protecting an action in
+   * flight) are deleted. A repair older than that can still be rolled back by its tool, not from its snapshot.
+   */
+  EFFECTOR_SNAPSHOT_KEEP_LAST: int(1, 10_000).default(10),
+  EFFECTOR_SNAPSHOT_KEEP_WITHIN_DAYS: z.coerce.number().min(0).max(3650).default(7),
   EFFECTOR_FCS_MODEL: z.string().min(1).optional(),
   EFFECTOR_FCS_THREADS: int(1, 64).default(1),
   /** Knowledge-id prefix → knowledge source name, to scope source repairs from the report's knowledge ids. */

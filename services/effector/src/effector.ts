@@ -13,6 +13,7 @@ import type { EffectorMetrics } from './metrics.ts';
 import { decide, toolsNotToRetry, type PlannedStep, type RepairHistory } from './policy/decision.ts';
 import type { RepairPolicy } from './policy/policy.ts';
 import { SnapshotError, type SnapshotRecord, type SnapshotStore } from './snapshots/snapshot-store.ts';
+import type { SnapshotRetentionPolicy } from './snapshots/snapshot-retention.ts';
 import { IN_FLIGHT, actionIdOf, actionKey, type ActionDoc, type ActionStore, type Versioned } from './state/action-store.ts';
 import type { AuditLog } from './state/audit-log.ts';
 import type { IncidentStore } from './state/incident-store.ts';
@@ -56,6 +57,8 @@ export interface EffectorDeps {
    * the cause. 0 escalates at once.
    */
   abstentionGraceMs?: number;
+  /** Which snapshots to keep after each new one (snapshots/snapshot-retention.ts); absent keeps them all. */
+  snapshotRetention?: SnapshotRetentionPolicy;
   /** Benchmark only: kill -9 this process at this step of an action. */
   crashAt?: CrashPoint;
 }
@@ -499,6 +502,10 @@ export class Effector {
       } catch (error) {
         return fail({ reason: 'snapshot_failed', message: errorMessage(error) });
       }
+      // Off the repair's path: a failed prune only leaves more archives, and the next snapshot retries it.
+      void this.pruneSnapshots().catch((error: unknown) =>
+        deps.logger.warn({ collection: deps.collection, err: errorMessage(error) }, 'snapshot retention: prune failed'),
+      );
     }
     const verificationBefore = {
       probe_ids: before.probe_ids,
@@ -646,6 +653,28 @@ export class Effector {
     return rolled;
   }
 
+  /**
+   * Deletes the snapshots the retention policy lets go. Snapshots of actions not yet finished are kept
+   * whatever their age: an interrupted or failed action is put back through its snapshot, and a planned
+   * restore_collection_snapshot must still find the snapshot it chose.
+   */
+  private async pruneSnapshots(): Promise<void> {
+    const { deps } = this;
+    if (!deps.snapshotRetention) return;
+    const unfinished = await deps.actions.list({ statuses: ['planned', 'awaiting_grant', 'started', 'executed'] });
+    // Its own pre-action snapshot, and the one a planned restore_collection_snapshot is about to recover.
+    const protectedIds = new Set(
+      unfinished.flatMap((a) => [a.snapshot_id, snapshotArgument(a.args_json)].filter((id): id is string => !!id)),
+    );
+    const pruned = await deps.snapshots.prune(deps.collection, deps.snapshotRetention, protectedIds);
+    if (pruned.length === 0) return;
+    deps.metrics.snapshotsPruned.inc(pruned.length);
+    deps.logger.info(
+      { collection: deps.collection, snapshots: pruned.map((r) => r.snapshot_id), policy: deps.snapshotRetention },
+      `snapshot retention: deleted ${pruned.length} snapshot(s) of ${deps.collection}`,
+    );
+  }
+
   /** An action interrupted mid-flight (crash, expired lease): put the RAG back to its before state, then it runs again. */
   private async resetToBefore(
     v: Versioned<ActionDoc>,
@@ -783,6 +812,26 @@ export class Effector {
       actions = ofIncident.filter((a) => a.status === 'succeeded').reverse();
     }
     const plan: RollbackPlan = { target, kind, dry_run: options.dryRun, steps: [], done: false };
+    // A snapshot retention deleted cannot be restored: say so before anything is undone, not halfway.
+    const pruned =
+      kind === 'snapshot'
+        ? [snapshot]
+        : await Promise.all(
+            actions.filter((a) => a.status === 'succeeded' && a.snapshot_id).map((a) => deps.snapshots.get(a.snapshot_id!)),
+          );
+    const gone = pruned.filter((r): r is SnapshotRecord => r !== null && r.status === 'deleted');
+    if (gone.length > 0)
+      throw new RollbackRefused(
+        409,
+        `cannot roll back ${target}: ${gone
+          .map(
+            (r) =>
+              `snapshot ${r.snapshot_id}${r.action_id ? ` (action ${r.action_id})` : ''} was deleted${r.deleted_at ? ` at ${r.deleted_at}` : ''} by snapshot retention`,
+          )
+          .join(
+            '; ',
+          )} (EFFECTOR_SNAPSHOT_KEEP_LAST / EFFECTOR_SNAPSHOT_KEEP_WITHIN_DAYS); a person must restore the collection another way`,
+      );
     if (kind === 'snapshot' && snapshot) {
       plan.steps.push({
         action_id: snapshot.action_id,
@@ -856,3 +905,13 @@ export class Effector {
 }
 
 export { INTENT_TOOLS };
+
+/** The snapshot a tool's arguments name (restore_collection_snapshot's source), if any. */
+function snapshotArgument(argsJson: string): string | null {
+  try {
+    const args = JSON.parse(argsJson) as { snapshot_id?: unknown };
+    return typeof args.snapshot_id === 'string' ? args.snapshot_id : null;
+  } catch {
+    return null;
+  }
+}

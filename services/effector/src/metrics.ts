@@ -8,6 +8,7 @@ export class EffectorMetrics {
   readonly breakerOpen: Gauge<'component'>;
   readonly escalations: Counter<'reason'>;
   readonly snapshotSeconds: Histogram<'operation'>;
+  readonly snapshotsPruned: Counter;
   readonly reports: Counter<'outcome'>;
 
   constructor(registry: Registry) {
@@ -47,6 +48,11 @@ export class EffectorMetrics {
       help: 'Qdrant collection snapshot create and restore time',
       labelNames: ['operation'],
       buckets: [0.1, 0.5, 1, 2, 5, 10, 15, 30, 60],
+      registers: [registry],
+    });
+    this.snapshotsPruned = new Counter({
+      name: 'effector_snapshots_pruned_total',
+      help: 'Collection snapshots deleted by the retention policy (EFFECTOR_SNAPSHOT_KEEP_LAST / _KEEP_WITHIN_DAYS)',
       registers: [registry],
     });
     this.reports = new Counter({

@@ -125,6 +125,7 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     executeTimeoutMs: config.EFFECTOR_EXECUTE_TIMEOUT_MS,
     ragTimeoutMs: config.EFFECTOR_RAG_TIMEOUT_MS,
     abstentionGraceMs: config.EFFECTOR_ABSTENTION_GRACE_SECONDS * 1000,
+    snapshotRetention: { keepLast: config.EFFECTOR_SNAPSHOT_KEEP_LAST, keepWithinDays: config.EFFECTOR_SNAPSHOT_KEEP_WITHIN_DAYS },
     ...(config.EFFECTOR_TEST_CRASH_AT ? { crashAt: config.EFFECTOR_TEST_CRASH_AT } : {}),
   });
 

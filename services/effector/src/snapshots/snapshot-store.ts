@@ -1,6 +1,7 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { QdrantClient } from '@qdrant/js-client-rest';
 import { date, ensureIndex, int, isNotFound, kw } from '../state/es.ts';
+import { snapshotsToPrune, type SnapshotRetentionPolicy } from './snapshot-retention.ts';
 
 export interface SnapshotRecord {
   snapshot_id: string;
@@ -14,6 +15,8 @@ export interface SnapshotRecord {
   duration_ms: number;
   status: 'created' | 'restored' | 'deleted';
   restored_at: string | null;
+  /** When retention (or a person) deleted the archive; absent on records written before retention existed. */
+  deleted_at?: string | null;
 }
 
 /** Qdrant could not snapshot (or restore) the collection: the action does not run (or is left for a human). */
@@ -93,6 +96,11 @@ export class SnapshotStore {
 
   /** Recovers the collection from the snapshot (checksum checked by Qdrant) and checks the point count. */
   async restore(record: SnapshotRecord): Promise<{ duration_ms: number; points_count: number }> {
+    if (record.status === 'deleted')
+      throw new SnapshotError(
+        'restore',
+        `snapshot ${record.snapshot_id} of ${record.collection} was deleted${record.deleted_at ? ` at ${record.deleted_at}` : ''} (snapshot retention): it cannot be restored`,
+      );
     const started = performance.now();
     let points: number;
     try {
@@ -129,13 +137,15 @@ export class SnapshotStore {
     return r.hits.hits[0]?._source ?? null;
   }
 
-  async list(filter: { collection?: string; incident?: string } = {}): Promise<SnapshotRecord[]> {
+  /** Newest first, at most 500; `live` leaves out the deleted ones. */
+  async list(filter: { collection?: string; incident?: string; live?: boolean } = {}): Promise<SnapshotRecord[]> {
     const must: object[] = [];
     if (filter.collection) must.push({ term: { collection: filter.collection } });
     if (filter.incident) must.push({ term: { incident_id: filter.incident } });
+    const mustNot = filter.live ? [{ term: { status: 'deleted' } }] : [];
     const r = await this.es.search<SnapshotRecord>({
       index: this.index,
-      query: must.length ? { bool: { must } } : { match_all: {} },
+      query: must.length || mustNot.length ? { bool: { must, must_not: mustNot } } : { match_all: {} },
       size: 500,
       sort: [{ created_at: 'desc' }],
       ignore_unavailable: true,
@@ -153,8 +163,23 @@ export class SnapshotStore {
     await this.es.update({
       index: this.index,
       id: `${record.collection}/${record.snapshot_id}`,
-      doc: { status: 'deleted' },
+      doc: { status: 'deleted', deleted_at: new Date().toISOString() },
       refresh: true,
     });
+  }
+
+  /**
+   * Deletes the snapshots of `collection` that the retention policy lets go (snapshot-retention.ts), except
+   * those in `protectedIds` (actions still in flight may need theirs to undo); returns what it deleted.
+   */
+  async prune(
+    collection: string,
+    policy: SnapshotRetentionPolicy,
+    protectedIds: ReadonlySet<string>,
+    now: number = Date.now(),
+  ): Promise<SnapshotRecord[]> {
+    const doomed = snapshotsToPrune(await this.list({ collection, live: true }), policy, now, protectedIds);
+    for (const record of doomed) await this.delete(record);
+    return doomed;
   }
 }
