@@ -23,7 +23,11 @@ if (!values.records || !values.out) throw new Error('--records and --out are req
 const records = readRecords(values.records);
 const done = new Set<string>();
 if (existsSync(values.out))
-  for (const line of readFileSync(values.out, 'utf8').split('\n')) if (line) done.add(`${JSON.parse(line).set}/${JSON.parse(line).id}`);
+  for (const line of readFileSync(values.out, 'utf8').split('\n')) {
+    if (!line) continue;
+    const { set, id } = JSON.parse(line) as { set: string; id: string };
+    done.add(`${set}/${id}`);
+  }
 
 const rows = new Map<string, RealRow>();
 for (const set of new Set(records.map((r) => r.set)))

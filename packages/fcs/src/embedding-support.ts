@@ -2,9 +2,9 @@
  * Semantic support of each claim by the evidence, read by the shared sentence embedder
  * (all-MiniLM-L6-v2, @rag-immune/embeddings): the cosine of a claim to its nearest evidence chunk.
  * A paraphrase the lexical features miss and the consistency model reads poorly on long web evidence
- * still lands near its source; on the real dev sets this added 1.0 LOSO macro BA to the v2.3
- * combination, most on long evidence (WiCE, ExpertQA), and is the best single feature on ExpertQA
- * (bench/fcs/RESULTS.md, "FCS v2.4").
+ * still lands near its source. Offered to the combination fit, not shipped: on the real dev sets it added
+ * 1.2 LOSO macro BA to the v2.3 combination, but the test splits did not follow (bench/fcs/RESULTS.md,
+ * "FCS v2.4 candidate").
  */
 
 /** What the scorer needs of an embedder: L2-normalised vectors, one per text, in input order. */

@@ -12,7 +12,7 @@ import { effectiveStatus, type GrantStore } from './grants/grant-store.ts';
 import type { EffectorMetrics } from './metrics.ts';
 import { decide, toolsNotToRetry, type PlannedStep, type RepairHistory } from './policy/decision.ts';
 import type { RepairPolicy } from './policy/policy.ts';
-import { SnapshotError, type SnapshotRecord, type SnapshotStore } from './snapshots/snapshot-store.ts';
+import { deletedSnapshot, SnapshotError, type SnapshotRecord, type SnapshotStore } from './snapshots/snapshot-store.ts';
 import type { SnapshotRetentionPolicy } from './snapshots/snapshot-retention.ts';
 import { IN_FLIGHT, actionIdOf, actionKey, type ActionDoc, type ActionStore, type Versioned } from './state/action-store.ts';
 import type { AuditLog } from './state/audit-log.ts';
@@ -823,14 +823,7 @@ export class Effector {
     if (gone.length > 0)
       throw new RollbackRefused(
         409,
-        `cannot roll back ${target}: ${gone
-          .map(
-            (r) =>
-              `snapshot ${r.snapshot_id}${r.action_id ? ` (action ${r.action_id})` : ''} was deleted${r.deleted_at ? ` at ${r.deleted_at}` : ''} by snapshot retention`,
-          )
-          .join(
-            '; ',
-          )} (EFFECTOR_SNAPSHOT_KEEP_LAST / EFFECTOR_SNAPSHOT_KEEP_WITHIN_DAYS); a person must restore the collection another way`,
+        `cannot roll back ${target}: ${gone.map(deletedSnapshot).join('; ')} (EFFECTOR_SNAPSHOT_KEEP_LAST / EFFECTOR_SNAPSHOT_KEEP_WITHIN_DAYS); a person must restore the collection another way`,
       );
     if (kind === 'snapshot' && snapshot) {
       plan.steps.push({

@@ -19,6 +19,11 @@ export interface SnapshotRecord {
   deleted_at?: string | null;
 }
 
+/** Why a deleted snapshot cannot serve a restore, naming it, its action and when retention deleted it. */
+export function deletedSnapshot(record: SnapshotRecord): string {
+  return `snapshot ${record.snapshot_id} of ${record.collection}${record.action_id ? ` (action ${record.action_id})` : ''} was deleted${record.deleted_at ? ` at ${record.deleted_at}` : ''} by snapshot retention`;
+}
+
 /** Qdrant could not snapshot (or restore) the collection: the action does not run (or is left for a human). */
 export class SnapshotError extends Error {
   constructor(
@@ -96,11 +101,7 @@ export class SnapshotStore {
 
   /** Recovers the collection from the snapshot (checksum checked by Qdrant) and checks the point count. */
   async restore(record: SnapshotRecord): Promise<{ duration_ms: number; points_count: number }> {
-    if (record.status === 'deleted')
-      throw new SnapshotError(
-        'restore',
-        `snapshot ${record.snapshot_id} of ${record.collection} was deleted${record.deleted_at ? ` at ${record.deleted_at}` : ''} (snapshot retention): it cannot be restored`,
-      );
+    if (record.status === 'deleted') throw new SnapshotError('restore', `${deletedSnapshot(record)}: it cannot be restored`);
     const started = performance.now();
     let points: number;
     try {

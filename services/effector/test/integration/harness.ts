@@ -4,6 +4,7 @@
  * real FCS model, an effector worker in-process, a publisher of RootCauseReports and a collector of
  * the RepairAction events — and the clean-up of everything created.
  */
+import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { Client } from '@elastic/elasticsearch';
@@ -202,6 +203,28 @@ export function reportFor(
     window_start: Date.now() - 60_000,
     window_end: Date.now(),
   };
+}
+
+/** Up to three changelog knowledge ids of the RAG's subset whose latest version changed since the baseline's knowledge date. */
+export function changedSinceBaseline(h: Harness): string[] {
+  return [
+    ...new Set(
+      loadQuestions()
+        .filter((q) => h.rags.knowledgeIds.has(q.knowledge_id) && q.kind === 'latest_version' && q.expected !== q.expected_baseline)
+        .map((q) => q.knowledge_id),
+    ),
+  ].slice(0, 3);
+}
+
+/**
+ * Drops the vectors of the changedSinceBaseline ids; returns the ids hit and up to three questions the corruption demonstrably degraded (at least one).
+ */
+export async function injectVectorCorruption(h: Harness): Promise<{ affected: string[]; probes: ReturnType<typeof questionsAbout> }> {
+  const injected = await fault(h, 'POST', 'vector-index-corruption', { mode: 'drop', scope: { knowledge_ids: changedSinceBaseline(h) } });
+  const affected = injected.fault?.affected_knowledge_ids ?? [];
+  const probes = await degradedQuestions(h, questionsAbout(affected), 3);
+  assert.ok(probes.length > 0, 'the corruption degrades some answers');
+  return { affected, probes };
 }
 
 /** Labelled questions about the given knowledge ids. */

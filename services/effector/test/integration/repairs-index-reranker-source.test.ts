@@ -7,9 +7,20 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadQuestions } from '@rag-immune/reference-rag';
 import type { EffectorWorker } from '../../src/index.ts';
-import { answers, degradedQuestions, fault, lifecycle, questionsAbout, reportFor, sleep, startHarness, type Harness } from './harness.ts';
+import {
+  answers,
+  changedSinceBaseline,
+  degradedQuestions,
+  fault,
+  injectVectorCorruption,
+  lifecycle,
+  questionsAbout,
+  reportFor,
+  sleep,
+  startHarness,
+  type Harness,
+} from './harness.ts';
 
 let h: Harness;
 let worker: EffectorWorker;
@@ -22,17 +33,6 @@ before(async () => {
 after(async () => {
   await h?.close();
 });
-
-/** Changelog knowledge ids of the subset whose latest version changed since the stale date. */
-function changedSince2024(): string[] {
-  return [
-    ...new Set(
-      loadQuestions()
-        .filter((q) => h.rags.knowledgeIds.has(q.knowledge_id) && q.kind === 'latest_version' && q.expected !== q.expected_baseline)
-        .map((q) => q.knowledge_id),
-    ),
-  ].slice(0, 3);
-}
 
 test('reranker drift: two replicas, one execution of pin_reranker_version, verified', async () => {
   const second = await h.startWorkerReady();
@@ -90,12 +90,8 @@ test('reranker drift: two replicas, one execution of pin_reranker_version, verif
 
 test('vector-index corruption: snapshot, reindex, verified; rollback (dry run, then real) restores the pre-repair answers exactly; a redelivered report runs nothing', async () => {
   const incident = `inc-vector-${h.run}`;
-  const ids = changedSince2024();
-  const injected = await fault(h, 'POST', 'vector-index-corruption', { mode: 'drop', scope: { knowledge_ids: ids } });
   try {
-    const affected = injected.fault?.affected_knowledge_ids ?? [];
-    const probes = await degradedQuestions(h, questionsAbout(affected), 3);
-    assert.ok(probes.length > 0, 'the corruption degrades some answers');
+    const { affected, probes } = await injectVectorCorruption(h);
     const queries = probes.map((p) => p.query);
     const broken = await answers(h.online, queries);
     const report = reportFor(incident, 'vector_index_corruption', 'vector_index', probes, affected);
@@ -170,7 +166,7 @@ test('knowledge-source failure: snapshot, switch to the backup source, verified'
   const injected = await fault(h, 'POST', 'knowledge-source-failure', {
     mode: 'stale',
     stale_as_of: '2024-06-01T00:00:00Z',
-    scope: { knowledge_ids: changedSince2024() },
+    scope: { knowledge_ids: changedSinceBaseline(h) },
   });
   try {
     const affected = injected.fault?.affected_knowledge_ids ?? [];

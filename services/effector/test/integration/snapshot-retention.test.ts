@@ -7,9 +7,8 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadQuestions } from '@rag-immune/reference-rag';
 import type { EffectorWorker } from '../../src/index.ts';
-import { degradedQuestions, fault, questionsAbout, reportFor, sleep, startHarness, type Harness } from './harness.ts';
+import { fault, injectVectorCorruption, reportFor, sleep, startHarness, type Harness } from './harness.ts';
 
 let h: Harness;
 let worker: EffectorWorker;
@@ -25,18 +24,8 @@ after(async () => {
 
 /** Injects a vector-index corruption, has the effector repair it, and returns the succeeded action's event. */
 async function repairedCorruption(incident: string) {
-  const ids = [
-    ...new Set(
-      loadQuestions()
-        .filter((q) => h.rags.knowledgeIds.has(q.knowledge_id) && q.kind === 'latest_version' && q.expected !== q.expected_baseline)
-        .map((q) => q.knowledge_id),
-    ),
-  ].slice(0, 3);
-  const injected = await fault(h, 'POST', 'vector-index-corruption', { mode: 'drop', scope: { knowledge_ids: ids } });
   try {
-    const affected = injected.fault?.affected_knowledge_ids ?? [];
-    const probes = await degradedQuestions(h, questionsAbout(affected), 3);
-    assert.ok(probes.length > 0, 'the corruption degrades some answers');
+    const { affected, probes } = await injectVectorCorruption(h);
     await h.publishReport(reportFor(incident, 'vector_index_corruption', 'vector_index', probes, affected));
     await h.waitFor(
       (ev) => ev.some((e) => e.incident_id === incident && ['succeeded', 'escalated', 'failed'].includes(e.status)),
