@@ -128,14 +128,30 @@ export class Identifier {
     let incident: Incident;
     const repairing = active?.doc.state === 'repairing';
     const withinWindow = active !== null && result.occurred_at - active.doc.window_end <= this.options.groupWindowMs;
-    if (active && (repairing || withinWindow)) {
+    // Once its repair is verified, an incident keeps only relapses of its own probes. An anomaly on a
+    // probe it never held is a new fault (or one the repair did not reach): it gets its own incident
+    // and a diagnosis from its own evidence. Joined to the repaired incident, its analyses diluted the
+    // reported cause, the identifier held its abstention back, and nothing ever reported it.
+    const afterVerifiedRepair = active?.doc.state === 'verified' && !active.doc.probes.some((p) => p.probe_id === result.probe_id);
+    if (active && !afterVerifiedRepair && (repairing || withinWindow)) {
       incident = structuredClone(active.doc);
     } else {
       if (active) {
-        // An old incident nobody closed: a later fault is a new incident.
-        const stale = structuredClone(active.doc);
-        moveTo(stale, 'closed', now, 'superseded', { by_probe_event: result.event_id });
-        await this.save(stale, active);
+        const previous = structuredClone(active.doc);
+        if (afterVerifiedRepair) {
+          previous.resolution = 'repaired';
+          moveTo(previous, 'closed', now, 'closed', { resolution: 'repaired', new_fault_probe_event: result.event_id });
+          this.options.metrics.transitions.inc({ to: 'closed' });
+          healingLog(
+            this.options.logger,
+            { incident_id: previous.incident_id, resolution: 'repaired', probe_id: result.probe_id },
+            'incident closed: its repair was verified and a probe it never held turned anomalous (a new incident)',
+          );
+        } else {
+          // An old incident nobody closed: a later fault is a new incident.
+          moveTo(previous, 'closed', now, 'superseded', { by_probe_event: result.event_id });
+        }
+        await this.save(previous, active);
       }
       const id = incidentIdFor(result.event_id);
       await store.setActive(id, pointer, now);

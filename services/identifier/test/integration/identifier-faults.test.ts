@@ -6,10 +6,11 @@
  * right cause and component; the evaluation-only seventh fault is never given a wrong cause with
  * high confidence; clean rounds after an undo close the incident.
  */
+import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
-import type { RootCauseReport } from '@rag-immune/contracts';
+import { exampleRepairAction, type RootCauseReport } from '@rag-immune/contracts';
 import type { EventBus } from '@rag-immune/bus';
 import { callFaultAdmin, loadQuestions, startReferenceRagPair, type ReferenceRagPair } from '@rag-immune/reference-rag';
 import { FAULT_SCENARIOS, STALE_AS_OF, selectProbes } from '../support/scenarios.ts';
@@ -145,3 +146,93 @@ for (const scenario of scenarios) {
     assert.ok(verify.records > 0);
   });
 }
+
+// A second fault after a repair was verified (main's red CI, 2026-12-02: the dashboard test healed a
+// vector-index corruption, then injected an embedding swap into the same RAG, and nothing ever
+// escalated it). The swap's anomalies joined the repaired incident, diluted its reported cause, and
+// the identifier held its abstention back, so the swap was never reported. Now a probe the repaired
+// incident never held opens an incident of its own, diagnosed from its own evidence.
+test('a fault after a verified repair gets an incident of its own; the repaired one closes as repaired', async () => {
+  const ids = [...new Set(driver.probes.slice(0, 2).map((p) => p.expected_sources[0] as string))];
+  const seen = reports.length;
+  await callFaultAdmin(rags.onlineUrl, 'POST', 'vector-index-corruption', { mode: 'zero', scope: { knowledge_ids: ids } });
+  let first: RootCauseReport | undefined;
+  try {
+    for (let round = 0; round < 4 && first === undefined; round += 1) {
+      await driver.round();
+      first = await waitFor('a report', () => reports.slice(seen).find((r) => r.report_revision === 1), 5000).catch(() => undefined);
+    }
+  } finally {
+    // The "repair": the fault is undone and the effector's verified success is published.
+    await callFaultAdmin(rags.onlineUrl, 'DELETE', 'vector-index-corruption');
+  }
+  assert.ok(first, 'no report for the vector-index corruption');
+  assert.equal(first.root_cause, 'vector_index_corruption');
+  const repaired = first.affected_probes.map((p) => p.probe_id);
+  const publisher = await bus.publisher();
+  const action = {
+    ...exampleRepairAction(first.incident_id),
+    report_event_id: first.event_id,
+    intent: 'rebuild_index_incremental' as const,
+    tool: 'reindex_knowledge',
+    arguments: { knowledge_ids: first.affected_knowledge_ids.join(',') },
+    snapshot_id: null,
+  };
+  await publisher.publishMany('actions', [
+    { ...action, event_id: randomUUID(), status: 'started', verification: null },
+    {
+      ...action,
+      event_id: randomUUID(),
+      verification: { ...exampleRepairAction().verification!, probe_ids: repaired, recovered: true },
+    },
+  ]);
+  await waitFor(
+    'the incident verified',
+    async () => ((await incidents()).find((i) => i.incident_id === first.incident_id && i.state === 'verified') ? true : undefined),
+    15_000,
+  );
+
+  const afterRepair = reports.length;
+  await callFaultAdmin(rags.onlineUrl, 'POST', 'embedding-model-swap', { scope: { seed: ns.run } });
+  let second: RootCauseReport | undefined;
+  const swapped: string[] = [];
+  try {
+    for (let round = 0; round < 4 && second === undefined; round += 1) {
+      swapped.push(...(await driver.round()).filter((r) => r.anomaly).map((r) => r.probe_id));
+      second = await waitFor(
+        'a report on another incident',
+        () => reports.slice(afterRepair).find((r) => r.incident_id !== first.incident_id),
+        5000,
+      ).catch(() => undefined);
+    }
+  } finally {
+    await callFaultAdmin(rags.onlineUrl, 'DELETE', 'embedding-model-swap');
+  }
+  const fresh = [...new Set(swapped)].filter((id) => !repaired.includes(id));
+  assert.ok(
+    fresh.length > 0,
+    `the swap touched only the repaired incident's probes (${[...new Set(swapped)].join(', ')}): the test proves nothing`,
+  );
+  assert.ok(
+    second,
+    `no report on a new incident after the swap; the repaired incident got ${reports.slice(afterRepair).length} revision(s): ` +
+      reports
+        .slice(afterRepair)
+        .map((r) => `#${r.report_revision} ${r.root_cause} ${r.confidence.toFixed(2)}`)
+        .join('; '),
+  );
+  // The swap is the evaluation-only fault no detector was designed for: never a confident wrong cause.
+  assert.ok(second.root_cause === 'unknown' || second.confidence < 0.5, `swap reported as ${second.root_cause} at ${second.confidence}`);
+  assert.ok(second.affected_probes.every((p) => !repaired.includes(p.probe_id) || swapped.includes(p.probe_id)));
+  const states = await incidents();
+  assert.equal(states.find((i) => i.incident_id === first.incident_id)?.state, 'closed', 'the repaired incident closed');
+  assert.ok(
+    reports.slice(afterRepair).every((r) => r.incident_id !== first.incident_id),
+    'the repaired incident got no revision from the swap',
+  );
+  // Leave a clean RAG for later files: clean rounds close the swap's incident.
+  for (let round = 0; round < 3; round += 1) {
+    await driver.round();
+    if ((await incidents()).find((i) => i.incident_id === second.incident_id)?.state === 'closed') break;
+  }
+});
