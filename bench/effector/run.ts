@@ -14,13 +14,13 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from '@elastic/elasticsearch';
-import { QdrantClient } from '@qdrant/js-client-rest';
+import { createQdrantClient } from '@rag-immune/worker-runtime';
 import { pino } from 'pino';
 import { EventBus, busDefaults, parseBusConfig } from '@rag-immune/bus';
 import { exampleRootCauseReport, type RepairAction, type RootCauseReport } from '@rag-immune/contracts';
 import { callFaultAdmin, isExactAnswer, loadQuestions, startReferenceRagPair } from '@rag-immune/reference-rag';
 import { RagClient } from '@rag-immune/rag-contract';
-import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import { loadStackConfig, stackEndpoints, qdrantEnv } from '@rag-immune/stack';
 import { ActionStore, CRASH_POINTS, SnapshotStore, effectorIndices, type ActionDoc } from '../../services/effector/src/index.ts';
 
 const { values: args } = parseArgs({
@@ -38,7 +38,7 @@ const logger = pino({ level: 'warn' });
 const run = randomUUID().slice(0, 8);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const es = new Client({ node: endpoints.elasticsearchUrl });
-const qdrant = new QdrantClient({ url: endpoints.qdrantUrl, checkCompatibility: false, timeout: 600_000 });
+const qdrant = createQdrantClient({ url: endpoints.qdrantUrl, apiKey: endpoints.qdrantApiKey, timeoutMs: 600_000 });
 const prefix = `bench-eff-${run}`;
 const results: Record<string, unknown> = {
   machine: '2 cores, 24 GiB, Debian 12 (shared with other jobs)',
@@ -46,7 +46,10 @@ const results: Record<string, unknown> = {
 };
 
 async function snapshotFigures(): Promise<void> {
-  const store = new SnapshotStore(qdrant, es, `${prefix}-snapshots`);
+  const store = new SnapshotStore(qdrant, es, `${prefix}-snapshots`, {
+    connection: { url: endpoints.qdrantUrl, apiKey: endpoints.qdrantApiKey },
+    ...(endpoints.qdrantSnapshotsPath ? { serverSnapshotsPath: endpoints.qdrantSnapshotsPath } : {}),
+  });
   await store.init();
   const rows = [];
   for (const n of args.points.split(',').map(Number)) {
@@ -127,7 +130,13 @@ function startEffector(env: NodeJS.ProcessEnv): { child: ChildProcess; exited: P
 }
 
 async function killFigures(): Promise<void> {
-  const rags = await startReferenceRagPair({ qdrantUrl: endpoints.qdrantUrl, packages: Number(args.packages), label: 'bench-eff', logger });
+  const rags = await startReferenceRagPair({
+    qdrantUrl: endpoints.qdrantUrl,
+    qdrantApiKey: endpoints.qdrantApiKey,
+    packages: Number(args.packages),
+    label: 'bench-eff',
+    logger,
+  });
   const collection = rags.online.config.QDRANT_COLLECTION as string;
   const online = new RagClient({ baseUrl: rags.onlineUrl, timeoutMs: 60_000 });
   const baseline = new RagClient({ baseUrl: rags.baselineUrl, timeoutMs: 60_000 });
@@ -157,7 +166,7 @@ async function killFigures(): Promise<void> {
     SCHEMA_REGISTRY_URL: endpoints.schemaRegistryUrl,
     BUS_TOPIC_PREFIX: `${prefix}.`,
     ELASTICSEARCH_URL: endpoints.elasticsearchUrl,
-    QDRANT_URL: endpoints.qdrantUrl,
+    ...qdrantEnv(endpoints),
     ES_INDEX_PREFIX: prefix,
     EFFECTOR_API_TOKEN: token,
     EFFECTOR_PORT: '0',

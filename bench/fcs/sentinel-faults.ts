@@ -22,7 +22,13 @@ const { values } = parseArgs({ options: { out: { type: 'string', default: 'bench
 const PACKAGES = Number(process.env.FCS_BENCH_PACKAGES ?? 30);
 const logger = pino({ level: 'warn' });
 const endpoints = stackEndpoints(loadStackConfig());
-const rags = await startReferenceRagPair({ qdrantUrl: endpoints.qdrantUrl, packages: PACKAGES, label: 'bench-fcs-faults', logger });
+const rags = await startReferenceRagPair({
+  qdrantUrl: endpoints.qdrantUrl,
+  qdrantApiKey: endpoints.qdrantApiKey,
+  packages: PACKAGES,
+  label: 'bench-fcs-faults',
+  logger,
+});
 
 // The integration test's probe selection: every 7th question about the indexed packages.
 const questions = loadQuestions().filter((q) => rags.knowledgeIds.has(q.knowledge_id));

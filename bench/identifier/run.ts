@@ -57,7 +57,13 @@ const clean: { seed: string; rounds: number; anomalies: number; reports: number;
 for (const [i, seed] of seeds.entries()) {
   const packages = sizes[i % sizes.length]!;
   const ns = namespace(`bench-${i}`);
-  const rags = await startReferenceRagPair({ qdrantUrl: endpoints.qdrantUrl, packages, label: `bench-identifier-${i}`, logger });
+  const rags = await startReferenceRagPair({
+    qdrantUrl: endpoints.qdrantUrl,
+    qdrantApiKey: endpoints.qdrantApiKey,
+    packages,
+    label: `bench-identifier-${i}`,
+    logger,
+  });
   const { reports, bus } = await collectReports(ns);
   const worker = await startIdentifierWorker(identifierEnv(ns, { online: rags.onlineUrl, baseline: rags.baselineUrl }), logger);
   try {

@@ -123,6 +123,7 @@ function storeFor(prefix: string, dimension: number): CaseStore {
   return new CaseStore({
     elasticsearchUrl: endpoints.elasticsearchUrl,
     qdrantUrl: endpoints.qdrantUrl,
+    qdrantApiKey: endpoints.qdrantApiKey,
     casesIndex: names.cases,
     collection: names.collection,
     dimension,

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadSentenceEmbedder } from '../../services/reference-rag/src/embedding/sentence-embedder.ts';
 import { RagClient } from '@rag-immune/rag-contract';
-import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import { loadStackConfig, stackEndpoints, qdrantEnv } from '@rag-immune/stack';
 import pino from 'pino';
 import { ragConfigFromEnv } from '../../services/reference-rag/src/config.ts';
 import { loadDebianKnowledge } from '../../services/reference-rag/src/knowledge/debian-knowledge.ts';
@@ -30,7 +30,7 @@ const { sources } = loadDebianKnowledge(packages === undefined ? {} : { packages
 const embedder = await loadSentenceEmbedder();
 const rag = createReferenceRag(
   ragConfigFromEnv({
-    QDRANT_URL: stackEndpoints(loadStackConfig()).qdrantUrl,
+    ...qdrantEnv(stackEndpoints(loadStackConfig())),
     PORT: '0',
     LOG_LEVEL: 'warn',
     RAG_FAULT_INJECTION: 'enabled',

@@ -41,6 +41,7 @@ const logger = pino({ level: 'warn' });
 console.error(`ingesting ${values.packages} packages into two instances...`);
 const rags = await startReferenceRagPair({
   qdrantUrl: endpoints.qdrantUrl,
+  qdrantApiKey: endpoints.qdrantApiKey,
   packages: Number(values.packages),
   label: 'bench-sentinel',
   logger,

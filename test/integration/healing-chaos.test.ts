@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Client } from '@elastic/elasticsearch';
-import { QdrantClient } from '@qdrant/js-client-rest';
+import { createQdrantClient } from '@rag-immune/worker-runtime';
 import { repoRoot } from '@rag-immune/stack';
 import { LoopRun } from '../loop/loop-run.ts';
 import { runTrial, type TrialResult } from '../loop/trial.ts';
@@ -116,7 +116,7 @@ function killAtPausePoints(): { kills: Kill[]; stop: () => Promise<void> } {
 
 /** Every Qdrant snapshot of the online collection is one the effector recorded for an action it knows. */
 async function orphanedSnapshots(): Promise<string[]> {
-  const qdrant = new QdrantClient({ url: run.endpoints.qdrantUrl, checkCompatibility: false });
+  const qdrant = createQdrantClient({ url: run.endpoints.qdrantUrl, apiKey: run.endpoints.qdrantApiKey });
   const snapshots = (await qdrant.listSnapshots(run.rag.collections.online)).map((s) => s.name);
   const es = new Client({ node: run.endpoints.elasticsearchUrl });
   try {

@@ -5,6 +5,7 @@
  * identifier and effector can run as several replicas (members of one consumer group).
  */
 import { join } from 'node:path';
+import { qdrantEnv } from '@rag-immune/stack';
 import { randomBytes } from 'node:crypto';
 import type { StackEndpoints } from '@rag-immune/stack';
 import { ManagedProcess, freePort, logMessage } from './processes.ts';
@@ -72,7 +73,7 @@ export class ImmuneSystem {
       KAFKA_BROKERS: endpoints.kafkaBrokers.join(','),
       SCHEMA_REGISTRY_URL: endpoints.schemaRegistryUrl,
       ELASTICSEARCH_URL: endpoints.elasticsearchUrl,
-      QDRANT_URL: endpoints.qdrantUrl,
+      ...qdrantEnv(endpoints),
       BUS_TOPIC_PREFIX: this.topicPrefix,
       ES_INDEX_PREFIX: this.indexPrefix,
       LOG_LEVEL: 'info',
@@ -108,6 +109,7 @@ export class ImmuneSystem {
         EFFECTOR_ONLINE_RAG_URL: o.onlineUrl,
         EFFECTOR_BASELINE_RAG_URL: o.baselineUrl,
         EFFECTOR_QDRANT_COLLECTION: o.onlineCollection,
+        ...(o.endpoints.qdrantSnapshotsPath ? { EFFECTOR_QDRANT_SNAPSHOTS_PATH: o.endpoints.qdrantSnapshotsPath } : {}),
         EFFECTOR_MEMORY_URL: `http://127.0.0.1:${this.memoryPort}`,
         EFFECTOR_MEMORY_TOKEN: this.tokens.memory,
         EFFECTOR_MODE: o.effectorMode ?? 'auto',

@@ -64,7 +64,13 @@ export class LoopRun {
     const say = this.options.say ?? (() => undefined);
     const packages = this.options.packages ?? 25;
     say(`reference RAG pair (online + baseline frozen now), ${packages} Debian packages, separate processes`);
-    this.rag = await startRagPairProcesses({ qdrantUrl: this.endpoints.qdrantUrl, packages, label: this.namespace, runDir: this.runDir });
+    this.rag = await startRagPairProcesses({
+      qdrantUrl: this.endpoints.qdrantUrl,
+      qdrantApiKey: this.endpoints.qdrantApiKey,
+      packages,
+      label: this.namespace,
+      runDir: this.runDir,
+    });
     say(`online ${this.rag.onlineUrl}  baseline ${this.rag.baselineUrl}  (${this.rag.knowledgeIds.size} knowledge ids)`);
     this.probes = selectLoopProbes(this.rag.knowledgeIds, this.options.probeCount ?? 10);
     const probesFile = join(this.runDir, 'probes.jsonl');

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from '@elastic/elasticsearch';
-import { QdrantClient } from '@qdrant/js-client-rest';
+import { createQdrantClient } from '@rag-immune/worker-runtime';
 import { createKafka } from '@rag-immune/bus';
 import type { StackEndpoints } from '@rag-immune/stack';
 
@@ -41,7 +41,7 @@ export async function removeNamespace(endpoints: StackEndpoints, namespace: stri
   } finally {
     await es.close();
   }
-  const qdrant = new QdrantClient({ url: endpoints.qdrantUrl, checkCompatibility: false });
+  const qdrant = createQdrantClient({ url: endpoints.qdrantUrl, apiKey: endpoints.qdrantApiKey });
   try {
     const { collections } = await qdrant.getCollections();
     for (const { name } of collections.filter((c) => c.name.startsWith(namespace))) {
@@ -61,7 +61,7 @@ export async function removeNamespace(endpoints: StackEndpoints, namespace: stri
 
 /** Deletes every snapshot of these collections (the effector's, taken before its repairs). */
 export async function removeSnapshots(endpoints: StackEndpoints, collections: string[]): Promise<void> {
-  const qdrant = new QdrantClient({ url: endpoints.qdrantUrl, checkCompatibility: false });
+  const qdrant = createQdrantClient({ url: endpoints.qdrantUrl, apiKey: endpoints.qdrantApiKey });
   for (const name of collections)
     for (const snapshot of await qdrant.listSnapshots(name).catch(() => []))
       await qdrant.deleteSnapshot(name, snapshot.name).catch(() => undefined);

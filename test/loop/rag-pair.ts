@@ -4,12 +4,14 @@
  * serve the same KNOWLEDGE_PACKAGES subset, each in its own Qdrant collection.
  */
 import { join } from 'node:path';
-import { QdrantClient } from '@qdrant/js-client-rest';
+import { createQdrantClient } from '@rag-immune/worker-runtime';
 import { loadDebianKnowledge } from '@rag-immune/reference-rag';
 import { ManagedProcess, freePort, logMessage, type LogRecord } from './processes.ts';
 
 export interface RagPairOptions {
   qdrantUrl: string;
+  /** Qdrant's api-key, when the server wants one. */
+  qdrantApiKey?: string | undefined;
   /** Knowledge subset: this many Debian source packages (same subset on both instances). */
   packages: number;
   /** Collection names start with it: `<label>-online`, `<label>-baseline`. */
@@ -50,6 +52,7 @@ export async function startRagPairProcesses(options: RagPairOptions): Promise<Ra
   const collections = { online: `${options.label}-online`, baseline: `${options.label}-baseline` };
   const common = {
     QDRANT_URL: options.qdrantUrl,
+    ...(options.qdrantApiKey ? { QDRANT_API_KEY: options.qdrantApiKey } : {}),
     KNOWLEDGE_PACKAGES: String(options.packages),
     HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
@@ -87,7 +90,7 @@ export async function startRagPairProcesses(options: RagPairOptions): Promise<Ra
     ready,
     startTimeoutMs: 300_000,
   });
-  const qdrant = new QdrantClient({ url: options.qdrantUrl, checkCompatibility: false });
+  const qdrant = createQdrantClient({ url: options.qdrantUrl, apiKey: options.qdrantApiKey });
   const drop = async () => {
     for (const name of Object.values(collections)) await qdrant.deleteCollection(name).catch(() => undefined);
   };

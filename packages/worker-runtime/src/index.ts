@@ -14,3 +14,4 @@ export {
   type WorkerHttpOptions,
 } from './http-app.ts';
 export { testPause } from './test-hooks.ts';
+export { createQdrantClient, type QdrantConnection } from './qdrant-client.ts';

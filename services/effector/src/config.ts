@@ -35,6 +35,16 @@ export const EffectorConfigSchema = z.object({
   EFFECTOR_RAG_TIMEOUT_MS: int(100, 600_000).default(120_000),
   EFFECTOR_QDRANT_URL: z.string().url().optional(),
   QDRANT_URL: z.string().url().default('http://127.0.0.1:16333'),
+  /** Qdrant's api-key (a secured server, Qdrant Cloud); EFFECTOR_QDRANT_API_KEY when the RAG's Qdrant has its own. */
+  QDRANT_API_KEY: z.string().min(1).optional(),
+  EFFECTOR_QDRANT_API_KEY: z.string().min(1).optional(),
+  /**
+   * The RAG Qdrant's snapshots directory as that server sees it (its storage.snapshots_path, e.g.
+   * /qdrant/snapshots in the official image): a restore then recovers by a file:// URL inside it,
+   * with no transfer. Unset: the effector downloads the snapshot and uploads it back (works for
+   * Qdrant Cloud and any server whose disk it cannot name).
+   */
+  EFFECTOR_QDRANT_SNAPSHOTS_PATH: z.string().regex(/^\//, 'an absolute path on the Qdrant server').optional(),
   /** The RAG's Qdrant collection: what the effector snapshots before a repair that writes to it. */
   EFFECTOR_QDRANT_COLLECTION: z.string().min(1),
   ELASTICSEARCH_URL: z.string().url().default('http://127.0.0.1:19200'),

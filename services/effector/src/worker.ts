@@ -2,7 +2,6 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { Client } from '@elastic/elasticsearch';
-import { QdrantClient } from '@qdrant/js-client-rest';
 import { trace, type Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
@@ -10,7 +9,7 @@ import { EventBus, BusMetrics, type BusConfig } from '@rag-immune/bus';
 import type { RepairAction, RootCauseReport } from '@rag-immune/contracts';
 import { MemoryClient } from '@rag-immune/memory-client';
 import { ProbeRunner, defaultThresholds, ragClientWithHeaders, type FactConsistencyPort } from '@rag-immune/probing';
-import { contextFromHeaders, traceHeaders, workerHttpApp } from '@rag-immune/worker-runtime';
+import { contextFromHeaders, createQdrantClient, traceHeaders, workerHttpApp } from '@rag-immune/worker-runtime';
 import { EFFECTOR_VERSION, effectorIndices, type EffectorConfig } from './config.ts';
 import { Effector, type IncidentOutcome } from './effector.ts';
 import { GrantStore } from './grants/grant-store.ts';
@@ -63,11 +62,19 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
   const tracer = options.tracer ?? trace.getTracer('rag-immune-effector', EFFECTOR_VERSION);
   const indices = effectorIndices(config.ES_INDEX_PREFIX);
   const es = new Client({ node: config.ELASTICSEARCH_URL, requestTimeout: 30_000 });
-  const qdrant = new QdrantClient({ url: config.EFFECTOR_QDRANT_URL ?? config.QDRANT_URL, checkCompatibility: false, timeout: 120_000 });
+  const qdrantConnection = {
+    url: config.EFFECTOR_QDRANT_URL ?? config.QDRANT_URL,
+    apiKey: config.EFFECTOR_QDRANT_API_KEY ?? config.QDRANT_API_KEY,
+    timeoutMs: 120_000,
+  };
+  const qdrant = createQdrantClient(qdrantConnection);
   const stores = {
     actions: new ActionStore(es, indices.actions),
     incidents: new IncidentStore(es, indices.incidents),
-    snapshots: new SnapshotStore(qdrant, es, indices.snapshots),
+    snapshots: new SnapshotStore(qdrant, es, indices.snapshots, {
+      connection: qdrantConnection,
+      ...(config.EFFECTOR_QDRANT_SNAPSHOTS_PATH ? { serverSnapshotsPath: config.EFFECTOR_QDRANT_SNAPSHOTS_PATH } : {}),
+    }),
     grants: new GrantStore(es, indices.grants, config.EFFECTOR_GRANT_TTL_SECONDS * 1000),
     audit: new AuditLog(es, indices.audit),
     modes: new ModeStore(es, indices.settings, config.EFFECTOR_MODE),

@@ -22,7 +22,13 @@ const seed = process.argv[4] ?? 'record';
 const probeCount = Number(process.argv[5] ?? 12);
 const logger = pino({ level: 'warn' });
 const endpoints = stackEndpoints(loadStackConfig());
-const rags = await startReferenceRagPair({ qdrantUrl: endpoints.qdrantUrl, packages, label: 'identifier-record', logger });
+const rags = await startReferenceRagPair({
+  qdrantUrl: endpoints.qdrantUrl,
+  qdrantApiKey: endpoints.qdrantApiKey,
+  packages,
+  label: 'identifier-record',
+  logger,
+});
 try {
   const probes = selectProbes(loadQuestions(), rags.knowledgeIds, probeCount, seed);
   const fcs = await FactConsistencyScorer.load({ intraOpNumThreads: 1 });

@@ -15,6 +15,8 @@ export const MemoryConfigSchema = z.object({
   MEMORY_GROUP_ID: z.string().min(1).default('rag-immune-memory'),
   ELASTICSEARCH_URL: z.string().url().default('http://127.0.0.1:19200'),
   QDRANT_URL: z.string().url().default('http://127.0.0.1:16333'),
+  /** Qdrant's api-key (a secured server, Qdrant Cloud). */
+  QDRANT_API_KEY: z.string().min(1).optional(),
   ES_INDEX_PREFIX: z
     .string()
     .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lower-case letters, digits, - and _ only (an Elasticsearch index name)')

@@ -57,6 +57,7 @@ export class MemoryWorker {
     this.store = new CaseStore({
       elasticsearchUrl: config.ELASTICSEARCH_URL,
       qdrantUrl: config.QDRANT_URL,
+      qdrantApiKey: config.QDRANT_API_KEY,
       casesIndex: names.cases,
       collection: names.collection,
       dimension: deps.embedder.dimension,

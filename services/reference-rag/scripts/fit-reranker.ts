@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { QdrantClient } from '@qdrant/js-client-rest';
+import { createQdrantClient } from '@rag-immune/worker-runtime';
 import { loadSentenceEmbedder } from '../src/embedding/sentence-embedder.ts';
 import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
 import pino from 'pino';
@@ -33,7 +33,7 @@ const logger = pino({ level: 'warn' });
 const embedder = new CachingEmbedder(await loadSentenceEmbedder());
 const { sources } = loadDebianKnowledge({ packages: Number(values.packages) });
 const index = new VectorIndex(
-  new QdrantClient({ url: stackEndpoints(loadStackConfig()).qdrantUrl, checkCompatibility: false }),
+  createQdrantClient({ url: stackEndpoints(loadStackConfig()).qdrantUrl, apiKey: stackEndpoints(loadStackConfig()).qdrantApiKey }),
   `reranker-fit-${Date.now()}`,
   embedder.dimension,
 );

@@ -9,6 +9,8 @@ const ConfigSchema = z
     PORT: z.coerce.number().int().min(0).max(65535).default(18400),
     HOST: z.string().default('127.0.0.1'),
     QDRANT_URL: z.string().url(),
+    /** Qdrant's api-key (a secured server, Qdrant Cloud). */
+    QDRANT_API_KEY: z.string().min(1).optional(),
     /** Default: reference-rag-<instance>. */
     QDRANT_COLLECTION: z
       .string()

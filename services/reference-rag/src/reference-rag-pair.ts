@@ -8,6 +8,8 @@ import { createReferenceRag, type ReferenceRag } from './reference-rag.ts';
 
 export interface ReferenceRagPairOptions {
   qdrantUrl: string;
+  /** Qdrant's api-key, when the server wants one. */
+  qdrantApiKey?: string | undefined;
   /** Knowledge subset size: packages whose changelogs and apt entries are ingested. */
   packages: number;
   /** Collection name prefix; a random suffix keeps runs apart. */
@@ -43,6 +45,7 @@ export async function startReferenceRagPair(options: ReferenceRagPairOptions): P
   // Fault injection on: the pair exists for drills, tests, the demo and benchmarks.
   const env = {
     QDRANT_URL: options.qdrantUrl,
+    ...(options.qdrantApiKey ? { QDRANT_API_KEY: options.qdrantApiKey } : {}),
     PORT: '0',
     LOG_LEVEL: 'warn',
     RAG_FAULT_INJECTION: 'enabled',

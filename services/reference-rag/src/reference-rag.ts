@@ -1,7 +1,8 @@
 import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { QdrantClient } from '@qdrant/js-client-rest';
+import type { QdrantClient } from '@qdrant/js-client-rest';
 import type { Logger } from 'pino';
+import { createQdrantClient } from '@rag-immune/worker-runtime';
 import { DocumentParser } from './chunking/document-parser.ts';
 import type { RagConfig } from './config.ts';
 import { CachingEmbedder, type Embedder } from './embedding/embedder.ts';
@@ -56,7 +57,7 @@ export function createReferenceRag(config: RagConfig, deps: ReferenceRagDeps): R
     advanceToNow: () => (clock = pinned ?? new Date()),
   };
   const embedder = new CachingEmbedder(deps.embedder);
-  const qdrant = deps.qdrant ?? new QdrantClient({ url: config.QDRANT_URL, checkCompatibility: false });
+  const qdrant = deps.qdrant ?? createQdrantClient({ url: config.QDRANT_URL, apiKey: config.QDRANT_API_KEY });
   const index = new VectorIndex(qdrant, config.QDRANT_COLLECTION ?? `reference-rag-${config.INSTANCE}`, embedder.dimension);
   const trust = new Map(sources.map((source) => [source.name, source.trust]));
   const indexer = new KnowledgeIndexer(index, embedder, new DocumentParser((name) => trust.get(name) ?? 0.5), sources, logger);

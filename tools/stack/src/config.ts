@@ -55,7 +55,10 @@ export const StackConfigSchema = z
       .default({}),
     qdrant: z
       .object({
+        /** REST (the workers' client); qdrant-local serves only this one. */
         port: z.number().int().min(1024).max(65535).default(16333),
+        /** gRPC of the real server, bound on loopback. */
+        grpcPort: z.number().int().min(1024).max(65535).default(16334),
       })
       .strict()
       .default({}),

@@ -4,7 +4,8 @@ import { Command } from 'commander';
 import { loadStackConfig } from './config.ts';
 import { logFilePath } from './process-supervisor.ts';
 import { repoRoot } from './repo-root.ts';
-import { selectServices, STACK_SERVICES } from './services.ts';
+import { KNOWN_SERVICES, qdrantChoice, selectServices, stackServices, type QdrantChoice } from './services.ts';
+import { qdrantApiKey } from './services/qdrant.ts';
 import { StackManager } from './stack-manager.ts';
 
 /** Operator progress goes to stderr so that `status --json` stays clean on stdout. */
@@ -19,7 +20,9 @@ function manager(): StackManager {
 
 const program = new Command()
   .name('stack')
-  .description('Local RAG Immune stack on 127.0.0.1: kafka, schema-registry, elasticsearch, qdrant-local, prometheus')
+  .description(
+    'Local RAG Immune stack on 127.0.0.1: kafka, schema-registry, elasticsearch, qdrant (or the stand-in qdrant-local), prometheus',
+  )
   .showHelpAfterError();
 
 program
@@ -29,7 +32,16 @@ program
   .action(async (names: string[]) => {
     const stack = manager();
     const t0 = performance.now();
-    for (const service of selectServices(names)) {
+    const choice = qdrantChoice();
+    announceQdrant(choice);
+    // The real server and the stand-in share the REST port: one replaces the other.
+    const other = choice.kind === 'qdrant' ? 'qdrant-local' : choice.kind === 'qdrant-local' ? 'qdrant' : null;
+    const rival = KNOWN_SERVICES.find((s) => s.name === other);
+    if (names.length === 0 && rival && (await stack.status(rival)).running) {
+      log(`${rival.name}: stopping it, ${choice.kind} takes its port`);
+      await stack.down(rival);
+    }
+    for (const service of selectServices(names, choice)) {
       // Sequential on purpose: JVM start-up is CPU-bound and the target machine has 2 cores.
       const r = await stack.up(service);
       if (r.outcome === 'already-running') {
@@ -40,6 +52,7 @@ program
         );
       }
     }
+    if (choice.kind === 'external' && names.length === 0) await checkExternalQdrant(choice.url);
     log(`stack up: total ${seconds(performance.now() - t0)}`);
   });
 
@@ -49,7 +62,8 @@ program
   .argument('[service...]', 'services to stop')
   .action(async (names: string[]) => {
     const stack = manager();
-    for (const service of selectServices(names).reverse()) {
+    // Everything this stack may have started (both vector stores), not only today's choice.
+    for (const service of (names.length ? selectServices(names) : [...KNOWN_SERVICES]).reverse()) {
       log(`${service.name}: ${await stack.down(service)}`);
     }
   });
@@ -60,7 +74,9 @@ program
   .option('--json', 'machine-readable output on stdout')
   .action(async (options: { json?: boolean }) => {
     const stack = manager();
-    const statuses = await Promise.all(STACK_SERVICES.map((s) => stack.status(s)));
+    const defaults = stackServices();
+    const all = await Promise.all(KNOWN_SERVICES.map((s) => stack.status(s)));
+    const statuses = all.filter((s) => s.running || defaults.some((d) => d.name === s.service));
     if (options.json) {
       process.stdout.write(`${JSON.stringify(statuses, null, 2)}\n`);
       return;
@@ -84,6 +100,31 @@ program
     const tail = spawn('tail', ['-n', options.lines, ...(options.follow ? ['-F'] : []), file], { stdio: 'inherit' });
     await new Promise<void>((resolve) => tail.once('exit', () => resolve()));
   });
+
+/** Which vector store this stack uses, said once per `up`; the stand-in loudly. */
+function announceQdrant(choice: QdrantChoice): void {
+  if (choice.kind === 'qdrant') log(`qdrant: the real Qdrant server, ${choice.binary} (from ${choice.from})`);
+  else if (choice.kind === 'external') log(`qdrant: not started here, QDRANT_URL=${choice.url} (an existing Qdrant)`);
+  else {
+    const bar = '!'.repeat(100);
+    log(
+      `${bar}\nqdrant-local: ${choice.why}.\nProduction and CI use the real server: bash scripts/install-qdrant.sh <qdrant-…-linux-x86_64.gz>, or QDRANT_BINARY=/path/to/qdrant.\n${bar}`,
+    );
+  }
+}
+
+/** An existing Qdrant must answer with the key the workers will send. */
+async function checkExternalQdrant(url: string): Promise<void> {
+  const key = qdrantApiKey(manager().context(KNOWN_SERVICES.find((s) => s.name === 'qdrant')!).serviceDir);
+  const response = await fetch(`${url.replace(/\/$/, '')}/collections`, {
+    headers: key ? { 'api-key': key } : {},
+    signal: AbortSignal.timeout(5000),
+  }).catch((error: Error) => {
+    throw new Error(`QDRANT_URL=${url} is unreachable: ${error.message}`);
+  });
+  if (!response.ok) throw new Error(`QDRANT_URL=${url} answered GET /collections with HTTP ${response.status} (is QDRANT_API_KEY right?)`);
+  log(`qdrant: ${url} answers`);
+}
 
 try {
   await program.parseAsync(process.argv);

@@ -1,5 +1,9 @@
 import type { Client } from '@elastic/elasticsearch';
+import { posix } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { QdrantClient } from '@qdrant/js-client-rest';
+import type { QdrantConnection } from '@rag-immune/worker-runtime';
+import { recoverByUpload } from './snapshot-upload.ts';
 import { date, ensureIndex, int, isNotFound, kw } from '../state/es.ts';
 import { snapshotsToPrune, type SnapshotRetentionPolicy } from './snapshot-retention.ts';
 
@@ -18,6 +22,9 @@ export interface SnapshotRecord {
   /** When retention (or a person) deleted the archive; absent on records written before retention existed. */
   deleted_at?: string | null;
 }
+
+/** A Qdrant snapshot file name (`<collection>-<shard>-<time>.snapshot`); anything else never reaches a URL. */
+export const SNAPSHOT_NAME = /^[\w.-]+\.snapshot$/;
 
 /** Why a deleted snapshot cannot serve a restore, naming it, its action and when retention deleted it. */
 export function deletedSnapshot(record: SnapshotRecord): string {
@@ -52,12 +59,28 @@ function describe(error: unknown): string {
  * Elasticsearch with the collection, its point count, the checksum and the incident and action it
  * protects; restore recovers the collection from one, checking the checksum.
  */
+export interface SnapshotRecovery {
+  /** Where the collection's Qdrant is and the key it wants (an upload recovery calls it directly). */
+  connection: QdrantConnection;
+  /**
+   * The server's snapshots directory as the server sees it: recover by a `file://` URL inside it
+   * (Qdrant accepts no other local path). Without it the snapshot is downloaded and uploaded back.
+   */
+  serverSnapshotsPath?: string;
+}
+
 export class SnapshotStore {
   constructor(
     private readonly qdrant: QdrantClient,
     private readonly es: Client,
     readonly index: string,
+    private readonly recovery: SnapshotRecovery,
   ) {}
+
+  /** How restores reach the server: `file` (a location inside its snapshots directory) or `upload`. */
+  get recoveryMode(): 'file' | 'upload' {
+    return this.recovery.serverSnapshotsPath ? 'file' : 'upload';
+  }
 
   init(): Promise<void> {
     return ensureIndex(this.es, this.index, {
@@ -102,14 +125,20 @@ export class SnapshotStore {
   /** Recovers the collection from the snapshot (checksum checked by Qdrant) and checks the point count. */
   async restore(record: SnapshotRecord): Promise<{ duration_ms: number; points_count: number }> {
     if (record.status === 'deleted') throw new SnapshotError('restore', `${deletedSnapshot(record)}: it cannot be restored`);
+    if (!SNAPSHOT_NAME.test(record.snapshot_id) || record.snapshot_id.includes('..'))
+      throw new SnapshotError('restore', `snapshot id ${JSON.stringify(record.snapshot_id)} is not a snapshot file name`);
+    // Qdrant verifies the archive against it; a record without one cannot prove what it restores.
+    if (!record.checksum)
+      throw new SnapshotError('restore', `snapshot ${record.snapshot_id} has no recorded checksum: refusing to restore it`);
     const started = performance.now();
     let points: number;
     try {
-      await this.qdrant.recoverSnapshot(record.collection, {
-        location: record.snapshot_id,
-        ...(record.checksum ? { checksum: record.checksum } : {}),
-        priority: 'snapshot',
-      });
+      if (this.recovery.serverSnapshotsPath) {
+        const location = pathToFileURL(posix.join(this.recovery.serverSnapshotsPath, record.collection, record.snapshot_id)).href;
+        await this.qdrant.recoverSnapshot(record.collection, { location, checksum: record.checksum, priority: 'snapshot' });
+      } else {
+        await recoverByUpload(this.recovery.connection, record.collection, record.snapshot_id, record.checksum);
+      }
       points = (await this.qdrant.count(record.collection, { exact: true })).count;
     } catch (error) {
       throw new SnapshotError('restore', `restore of ${record.collection} from ${record.snapshot_id} failed: ${describe(error)}`, error);

@@ -8,12 +8,13 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { Client } from '@elastic/elasticsearch';
-import { QdrantClient } from '@qdrant/js-client-rest';
+import type { QdrantClient } from '@qdrant/js-client-rest';
+import { createQdrantClient } from '@rag-immune/worker-runtime';
 import { EventBus, busDefaults, parseBusConfig, type BusConfig, type EventPublisher } from '@rag-immune/bus';
 import { exampleRootCauseReport, type RepairAction, type RootCauseReport } from '@rag-immune/contracts';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
 import { RagClient } from '@rag-immune/rag-contract';
-import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import { loadStackConfig, stackEndpoints, qdrantEnv } from '@rag-immune/stack';
 import { callFaultAdmin, isExactAnswer, loadQuestions, startReferenceRagPair, type ReferenceRagPair } from '@rag-immune/reference-rag';
 import { effectorConfigFromEnv, startEffectorWorker, type EffectorWorker, type IncidentOutcome } from '../../src/index.ts';
 
@@ -54,7 +55,13 @@ export interface Harness {
 
 export async function startHarness(label: string, packages = 12): Promise<Harness> {
   const run = randomUUID().slice(0, 8);
-  const rags = await startReferenceRagPair({ qdrantUrl: endpoints.qdrantUrl, packages, label: `it-eff-${label}`, logger });
+  const rags = await startReferenceRagPair({
+    qdrantUrl: endpoints.qdrantUrl,
+    qdrantApiKey: endpoints.qdrantApiKey,
+    packages,
+    label: `it-eff-${label}`,
+    logger,
+  });
   const collection = rags.online.config.QDRANT_COLLECTION as string;
   const busConfig = parseBusConfig({
     ...busDefaults('development'),
@@ -65,7 +72,7 @@ export async function startHarness(label: string, packages = 12): Promise<Harnes
   });
   const esPrefix = `it-eff-${label}-${run}`;
   const es = new Client({ node: endpoints.elasticsearchUrl });
-  const qdrant = new QdrantClient({ url: endpoints.qdrantUrl, checkCompatibility: false });
+  const qdrant = createQdrantClient({ url: endpoints.qdrantUrl, apiKey: endpoints.qdrantApiKey });
   const bus = new EventBus(busConfig, logger);
   await bus.start(['reports', 'actions']);
   const publisher = await bus.publisher();
@@ -85,7 +92,8 @@ export async function startHarness(label: string, packages = 12): Promise<Harnes
     EFFECTOR_ONLINE_RAG_URL: rags.onlineUrl,
     EFFECTOR_BASELINE_RAG_URL: rags.baselineUrl,
     EFFECTOR_QDRANT_COLLECTION: collection,
-    QDRANT_URL: endpoints.qdrantUrl,
+    ...(endpoints.qdrantSnapshotsPath ? { EFFECTOR_QDRANT_SNAPSHOTS_PATH: endpoints.qdrantSnapshotsPath } : {}),
+    ...qdrantEnv(endpoints),
     ELASTICSEARCH_URL: endpoints.elasticsearchUrl,
     ES_INDEX_PREFIX: esPrefix,
     EFFECTOR_MODE: 'auto',

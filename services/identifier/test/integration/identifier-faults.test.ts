@@ -27,7 +27,13 @@ let identifier: Awaited<ReturnType<typeof spawnIdentifier>>;
 let base: string;
 
 before(async () => {
-  rags = await startReferenceRagPair({ qdrantUrl: endpoints.qdrantUrl, packages: 25, label: 'it-identifier', logger });
+  rags = await startReferenceRagPair({
+    qdrantUrl: endpoints.qdrantUrl,
+    qdrantApiKey: endpoints.qdrantApiKey,
+    packages: 25,
+    label: 'it-identifier',
+    logger,
+  });
   ({ reports, bus } = await collectReports(ns));
   const probes = selectProbes(loadQuestions(), rags.knowledgeIds, 10, ns.run);
   driver = await ProbeDriver.create({ online: rags.onlineUrl, baseline: rags.baselineUrl }, probes as never, await bus.publisher());

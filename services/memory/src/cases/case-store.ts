@@ -1,5 +1,6 @@
 import { Client, errors } from '@elastic/elasticsearch';
-import { QdrantClient } from '@qdrant/js-client-rest';
+import type { QdrantClient } from '@qdrant/js-client-rest';
+import { createQdrantClient } from '@rag-immune/worker-runtime';
 import type { CaseStatus, HealingCase } from './healing-case.ts';
 
 /** The version of a case document as Elasticsearch holds it, for optimistic concurrency. */
@@ -34,6 +35,7 @@ export interface ScoredId {
 export interface CaseStoreOptions {
   elasticsearchUrl: string;
   qdrantUrl: string;
+  qdrantApiKey?: string | undefined;
   casesIndex: string;
   collection: string;
   dimension: number;
@@ -91,7 +93,7 @@ export class CaseStore {
 
   constructor(readonly options: CaseStoreOptions) {
     this.es = new Client({ node: options.elasticsearchUrl, requestTimeout: 10_000, maxRetries: 1 });
-    this.qdrant = new QdrantClient({ url: options.qdrantUrl, checkCompatibility: false, timeout: 10_000 });
+    this.qdrant = createQdrantClient({ url: options.qdrantUrl, apiKey: options.qdrantApiKey, timeoutMs: 10_000 });
   }
 
   /** Creates the index and the collection (with payload indexes) when missing. */

@@ -14,7 +14,7 @@ import { trace } from '@opentelemetry/api';
 import { EventBus, busConfigFromEnv } from '@rag-immune/bus';
 import { SentenceEmbedder } from '@rag-immune/embeddings';
 import { MemoryClient, Recommendation, type RecommendRequest } from '@rag-immune/memory-client';
-import { loadStackConfig, repoRoot, stackEndpoints } from '@rag-immune/stack';
+import { loadStackConfig, repoRoot, stackEndpoints, qdrantEnv } from '@rag-immune/stack';
 import { memoryConfigFromEnv, MemoryWorker, type HealingCase } from '../../src/index.ts';
 import { action, claim, report } from '../support/events.ts';
 
@@ -27,7 +27,7 @@ const env = {
   SCHEMA_REGISTRY_URL: endpoints.schemaRegistryUrl,
   BUS_TOPIC_PREFIX: `it-memory-${run}.`,
   ELASTICSEARCH_URL: endpoints.elasticsearchUrl,
-  QDRANT_URL: endpoints.qdrantUrl,
+  ...qdrantEnv(endpoints),
   ES_INDEX_PREFIX: `it-memory-${run}`,
   MEMORY_PORT: '0',
   MEMORY_API_TOKEN: TOKEN,

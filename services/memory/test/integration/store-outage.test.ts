@@ -14,7 +14,7 @@ import { trace } from '@opentelemetry/api';
 import { EventBus, busConfigFromEnv } from '@rag-immune/bus';
 import { SentenceEmbedder } from '@rag-immune/embeddings';
 import { MemoryClient } from '@rag-immune/memory-client';
-import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import { loadStackConfig, stackEndpoints, qdrantEnv } from '@rag-immune/stack';
 import { caseIdOf, memoryConfigFromEnv, MemoryWorker } from '../../src/index.ts';
 import { action, report } from '../support/events.ts';
 
@@ -76,7 +76,7 @@ test('events published while Elasticsearch is unreachable are recorded once it i
     SCHEMA_REGISTRY_URL: endpoints.schemaRegistryUrl,
     BUS_TOPIC_PREFIX: `it-memout-${run}.`,
     ELASTICSEARCH_URL: `http://127.0.0.1:${relay.port}`,
-    QDRANT_URL: endpoints.qdrantUrl,
+    ...qdrantEnv(endpoints),
     ES_INDEX_PREFIX: `it-memout-${run}`,
     MEMORY_PORT: '0',
     MEMORY_GROUP_ID: `it-memout-${run}`,

@@ -12,10 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { Client } from '@elastic/elasticsearch';
-import { QdrantClient } from '@qdrant/js-client-rest';
+import { createQdrantClient } from '@rag-immune/worker-runtime';
 import { EventBus, busConfigFromEnv } from '@rag-immune/bus';
 import { MemoryClient } from '@rag-immune/memory-client';
-import { loadStackConfig, repoRoot, stackEndpoints } from '@rag-immune/stack';
+import { loadStackConfig, repoRoot, stackEndpoints, qdrantEnv } from '@rag-immune/stack';
 import { action, claim, report } from '../support/events.ts';
 
 const run = randomUUID().slice(0, 8);
@@ -26,7 +26,7 @@ const env: Record<string, string> = {
   SCHEMA_REGISTRY_URL: endpoints.schemaRegistryUrl,
   BUS_TOPIC_PREFIX: `it-memproc-${run}.`,
   ELASTICSEARCH_URL: endpoints.elasticsearchUrl,
-  QDRANT_URL: endpoints.qdrantUrl,
+  ...qdrantEnv(endpoints),
   ES_INDEX_PREFIX: `it-memproc-${run}`,
   MEMORY_PORT: '0',
   MEMORY_API_TOKEN: TOKEN,
@@ -77,7 +77,7 @@ after(async () => {
   const es = new Client({ node: endpoints.elasticsearchUrl });
   await es.indices.delete({ index: `${env.ES_INDEX_PREFIX}-*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => undefined);
   await es.close();
-  await new QdrantClient({ url: endpoints.qdrantUrl, checkCompatibility: false })
+  await createQdrantClient({ url: endpoints.qdrantUrl, apiKey: endpoints.qdrantApiKey })
     .deleteCollection(`${env.ES_INDEX_PREFIX}-healing-cases`)
     .catch(() => undefined);
 });

@@ -112,7 +112,13 @@ function selectProbes(knowledgeIds: Set<string>): GoldenProbe[] {
 
 before(async () => {
   // The baseline is the known-good snapshot of today's knowledge; the online RAG starts identical.
-  rags = await startReferenceRagPair({ qdrantUrl: endpoints.qdrantUrl, packages: PACKAGES, label: 'it-sentinel', logger });
+  rags = await startReferenceRagPair({
+    qdrantUrl: endpoints.qdrantUrl,
+    qdrantApiKey: endpoints.qdrantApiKey,
+    packages: PACKAGES,
+    label: 'it-sentinel',
+    logger,
+  });
   onlineUrl = rags.onlineUrl;
   const baselineUrl = rags.baselineUrl;
   probes = selectProbes(rags.knowledgeIds);

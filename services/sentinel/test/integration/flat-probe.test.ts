@@ -58,7 +58,13 @@ const probe = (id: string, query: string, source: string): GoldenProbe => ({
 });
 
 before(async () => {
-  rags = await startReferenceRagPair({ qdrantUrl: endpoints.qdrantUrl, packages: 8, label: 'it-flat', logger: pino({ level: 'error' }) });
+  rags = await startReferenceRagPair({
+    qdrantUrl: endpoints.qdrantUrl,
+    qdrantApiKey: endpoints.qdrantApiKey,
+    packages: 8,
+    label: 'it-flat',
+    logger: pino({ level: 'error' }),
+  });
   fcs = await FactConsistencyScorer.load({ intraOpNumThreads: 1, scorerVersion: 'v1' });
   const good = loadQuestions().find((q) => rags.knowledgeIds.has(q.knowledge_id) && q.kind === 'latest_version');
   assert.ok(good);

@@ -104,7 +104,7 @@ async function editAnsweringChunk(rags: ReferenceRagPair, query: string, knowled
   const qdrant = (path: string, body: unknown) =>
     fetch(`${endpoints.qdrantUrl}/collections/${collection}/points${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...(endpoints.qdrantApiKey ? { 'api-key': endpoints.qdrantApiKey } : {}) },
       body: JSON.stringify(body),
     }).then(async (res) => {
       const text = await res.text();
@@ -125,7 +125,13 @@ async function editAnsweringChunk(rags: ReferenceRagPair, query: string, knowled
 }
 
 test('edited chunk text (version, release date, uploader) is flagged answer_disagreement; untouched probes stay clean', async () => {
-  const rags = await startReferenceRagPair({ qdrantUrl: endpoints.qdrantUrl, packages: 16, label: 'it-edit', logger });
+  const rags = await startReferenceRagPair({
+    qdrantUrl: endpoints.qdrantUrl,
+    qdrantApiKey: endpoints.qdrantApiKey,
+    packages: 16,
+    label: 'it-edit',
+    logger,
+  });
   pairs.push(rags);
   const questions = loadQuestions().filter((q) => rags.knowledgeIds.has(q.knowledge_id) && q.expected !== null);
   const byKind = (kind: string, skip: Set<string>) => questions.find((q) => q.kind === kind && !skip.has(q.knowledge_id));
@@ -177,6 +183,7 @@ test('edited chunk text (version, release date, uploader) is flagged answer_disa
 test('a baseline pinned in the past: newer online answers are knowledge updates, not disagreements', async () => {
   const rags = await startReferenceRagPair({
     qdrantUrl: endpoints.qdrantUrl,
+    qdrantApiKey: endpoints.qdrantApiKey,
     packages: 16,
     label: 'it-update',
     logger,

@@ -16,7 +16,7 @@ import { pino } from 'pino';
 import { trace } from '@opentelemetry/api';
 import { EventBus, busDefaults, parseBusConfig } from '@rag-immune/bus';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
-import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import { loadStackConfig, stackEndpoints, qdrantEnv } from '@rag-immune/stack';
 import type { ProbeResult } from '@rag-immune/contracts';
 import { loadQuestions } from '@rag-immune/reference-rag';
 import { ProbeRunner, Sentinel, SentinelMetrics, defaultThresholds, probesFromQuestions, ragClientWithHeaders } from '../../src/index.ts';
@@ -49,7 +49,7 @@ async function startRag(instance: 'online' | 'baseline'): Promise<{ child: Child
     env: {
       ...process.env,
       INSTANCE: instance,
-      QDRANT_URL: endpoints.qdrantUrl,
+      ...qdrantEnv(endpoints),
       QDRANT_COLLECTION: collection,
       PORT: '0',
       KNOWLEDGE_PACKAGES: String(PACKAGES),
@@ -156,7 +156,10 @@ after(async () => {
     child.kill('SIGKILL');
   }
   for (const collection of collections)
-    await fetch(`${endpoints.qdrantUrl}/collections/${collection}`, { method: 'DELETE' }).catch(() => undefined);
+    await fetch(`${endpoints.qdrantUrl}/collections/${collection}`, {
+      method: 'DELETE',
+      headers: endpoints.qdrantApiKey ? { 'api-key': endpoints.qdrantApiKey } : {},
+    }).catch(() => undefined);
 });
 
 test('SIGSTOP on the online RAG: every probe reports within one interval plus a deadline, with timeout signals; SIGCONT clears it', async () => {
