@@ -118,6 +118,12 @@ export const RepairHook = z.enum([
 ]);
 export type RepairHook = z.infer<typeof RepairHook>;
 
+/** A Qdrant collection name the contract lets a caller choose (no path or URL characters). */
+export const CollectionName = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,255}$/, 'letters, digits, _ . - only')
+  .refine((name) => name !== '.' && name !== '..', 'not a path segment');
+
 export const Capabilities = z
   .object({
     contract_version: z.string(),
@@ -139,6 +145,19 @@ export const Capabilities = z
       .strict()
       .optional(),
     answer_validation: z.boolean().optional(),
+    /**
+     * 1.3.0, optional: where the vectors live. `alias` is the Qdrant alias the RAG queries through
+     * (null: it queries `collection` directly, so a repair that writes vectors must snapshot it);
+     * `blue_green_reindex`: the reindex hook takes a target_collection.
+     */
+    vector_store: z
+      .object({
+        collection: CollectionName,
+        alias: CollectionName.nullable(),
+        blue_green_reindex: z.boolean(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type Capabilities = z.infer<typeof Capabilities>;
@@ -175,7 +194,16 @@ export const KnowledgeFreshness = z
 export type KnowledgeFreshness = z.infer<typeof KnowledgeFreshness>;
 
 export const ReindexRequest = z
-  .object({ since: Timestamp.optional(), knowledge_ids: z.array(z.string().min(1)).max(10000).optional() })
+  .object({
+    since: Timestamp.optional(),
+    knowledge_ids: z.array(z.string().min(1)).max(10000).optional(),
+    /**
+     * 1.3.0, optional (capabilities.vector_store.blue_green_reindex): build the whole index afresh into
+     * this new collection and leave the live one untouched; the caller verifies it and flips the alias.
+     * `since` and `knowledge_ids` do not apply: a new collection holds everything.
+     */
+    target_collection: CollectionName.optional(),
+  })
   .strict();
 export type ReindexRequest = z.infer<typeof ReindexRequest>;
 

@@ -82,6 +82,13 @@ export const EffectorConfigSchema = z.object({
    */
   EFFECTOR_SNAPSHOT_KEEP_LAST: int(1, 10_000).default(10),
   EFFECTOR_SNAPSHOT_KEEP_WITHIN_DAYS: z.coerce.number().min(0).max(3650).default(7),
+  /**
+   * Retired generations behind the RAG's alias (each blue/green reindex retires the one before it, a
+   * whole copy of the index): kept while among the newest N or younger than the days, or named by an
+   * action in flight. A rollback needs the generation its repair retired.
+   */
+  EFFECTOR_RETIRED_COLLECTIONS_KEEP_LAST: int(1, 1000).default(2),
+  EFFECTOR_RETIRED_COLLECTIONS_KEEP_WITHIN_DAYS: z.coerce.number().min(0).max(3650).default(1),
   EFFECTOR_FCS_MODEL: z.string().min(1).optional(),
   EFFECTOR_FCS_THREADS: int(1, 64).default(1),
   /** Knowledge-id prefix → knowledge source name, to scope source repairs from the report's knowledge ids. */

@@ -12,6 +12,7 @@ import { effectiveStatus, type GrantStore } from './grants/grant-store.ts';
 import type { EffectorMetrics } from './metrics.ts';
 import { decide, toolsNotToRetry, type PlannedStep, type RepairHistory } from './policy/decision.ts';
 import type { RepairPolicy } from './policy/policy.ts';
+import type { CollectionAliases } from './snapshots/collection-aliases.ts';
 import { deletedSnapshot, SnapshotError, type SnapshotRecord, type SnapshotStore } from './snapshots/snapshot-store.ts';
 import type { SnapshotRetentionPolicy } from './snapshots/snapshot-retention.ts';
 import { IN_FLIGHT, actionIdOf, actionKey, type ActionDoc, type ActionStore, type Versioned } from './state/action-store.ts';
@@ -35,6 +36,8 @@ export interface EffectorDeps {
   actions: ActionStore;
   incidents: IncidentStore;
   snapshots: SnapshotStore;
+  /** The RAG collection's alias switch and retired generations (blue/green reindex). */
+  aliases: CollectionAliases;
   grants: GrantStore;
   audit: AuditLog;
   modes: ModeStore;
@@ -218,6 +221,11 @@ export class Effector {
       collection: this.deps.collection,
       listSnapshots: (collection) => this.deps.snapshots.list({ collection }),
       restoreSnapshot: async (record) => void (await this.deps.snapshots.restore(record)),
+      aliases: this.deps.aliases,
+      collectionsInFlight: async () => {
+        const unfinished = await this.deps.actions.list({ statuses: ['planned', 'awaiting_grant', 'started', 'executed'] });
+        return new Set(unfinished.flatMap((a) => collectionsNamed(a.args_json, a.prior_json)));
+      },
       timeoutMs: this.deps.ragTimeoutMs,
     };
   }
@@ -841,6 +849,15 @@ export class Effector {
           409,
           `nothing to roll back for ${target}: no succeeded repair (${actions.map((a) => `${a.tool} ${a.status}`).join(', ') || 'none'})`,
         );
+      // A way back that is gone, or a later change that owns the state: refused before anything is undone.
+      const ctx = this.toolContext({ incident_id: target } as RootCauseReport);
+      const blocked: string[] = [];
+      for (const a of undoable) {
+        const tool = toolNamed(a.tool);
+        const why = await tool?.undoBlocker?.(ctx, JSON.parse(a.args_json) as never, JSON.parse(a.prior_json ?? '{}') as PriorState);
+        if (why) blocked.push(`${a.tool} ${a.action_id}: ${why}`);
+      }
+      if (blocked.length > 0) throw new RollbackRefused(409, `cannot roll back ${target}: ${blocked.join('; ')}`);
       for (const a of undoable) {
         const tool = toolNamed(a.tool);
         const changes = tool ? tool.describeUndo(JSON.parse(a.args_json) as never, JSON.parse(a.prior_json ?? '{}') as PriorState) : [];
@@ -900,6 +917,19 @@ export class Effector {
 export { INTENT_TOOLS };
 
 /** The snapshot a tool's arguments name (restore_collection_snapshot's source), if any. */
+/** The collections an action's arguments and captured state name (a build target, the generation it retired). */
+function collectionsNamed(argsJson: string, priorJson: string | null): string[] {
+  const names: string[] = [];
+  for (const json of [argsJson, priorJson ?? '{}'])
+    try {
+      const value = JSON.parse(json) as { target_collection?: unknown; from_collection?: unknown };
+      for (const name of [value.target_collection, value.from_collection]) if (typeof name === 'string') names.push(name);
+    } catch {
+      // not JSON: names nothing
+    }
+  return names;
+}
+
 function snapshotArgument(argsJson: string): string | null {
   try {
     const args = JSON.parse(argsJson) as { snapshot_id?: unknown };

@@ -16,6 +16,7 @@ import { GrantStore } from './grants/grant-store.ts';
 import { effectorRoutes } from './http/routes.ts';
 import { EffectorMetrics } from './metrics.ts';
 import { loadPolicy } from './policy/policy.ts';
+import { CollectionAliases } from './snapshots/collection-aliases.ts';
 import { SnapshotStore } from './snapshots/snapshot-store.ts';
 import { ActionStore } from './state/action-store.ts';
 import { AuditLog } from './state/audit-log.ts';
@@ -68,6 +69,10 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     timeoutMs: 120_000,
   };
   const qdrant = createQdrantClient(qdrantConnection);
+  const aliases = new CollectionAliases(qdrant, {
+    keepLast: config.EFFECTOR_RETIRED_COLLECTIONS_KEEP_LAST,
+    keepWithinDays: config.EFFECTOR_RETIRED_COLLECTIONS_KEEP_WITHIN_DAYS,
+  });
   const stores = {
     actions: new ActionStore(es, indices.actions),
     incidents: new IncidentStore(es, indices.incidents),
@@ -108,6 +113,7 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     collection: config.EFFECTOR_QDRANT_COLLECTION,
     sourceByPrefix: config.EFFECTOR_SOURCE_BY_PREFIX,
     ...stores,
+    aliases,
     verifier: new RecoveryVerifier(runner, config.EFFECTOR_VERIFY_TIMEOUT_MS),
     memory: config.EFFECTOR_MEMORY_URL
       ? new MemoryClient({

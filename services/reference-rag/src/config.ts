@@ -16,6 +16,14 @@ const ConfigSchema = z
       .string()
       .regex(/^[A-Za-z0-9_.-]+$/)
       .optional(),
+    /**
+     * Query QDRANT_COLLECTION as an alias over a physical collection (default), so that a reindex can
+     * be built beside it and switched atomically; `false` uses a plain collection (repairs snapshot it).
+     */
+    QDRANT_ALIAS: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((v) => v === 'true'),
     /** Baseline only, required there: the time its knowledge is frozen at and its answers are as of. */
     PINNED_AS_OF: isoUtc.optional(),
     /** Online only: the knowledge time of the first ingest (default now); a refresh moves it to now. */

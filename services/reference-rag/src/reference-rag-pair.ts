@@ -10,6 +10,8 @@ export interface ReferenceRagPairOptions {
   qdrantUrl: string;
   /** Qdrant's api-key, when the server wants one. */
   qdrantApiKey?: string | undefined;
+  /** false: each instance queries a plain collection instead of an alias over a generation (QDRANT_ALIAS). */
+  qdrantAlias?: boolean;
   /** Knowledge subset size: packages whose changelogs and apt entries are ingested. */
   packages: number;
   /** Collection name prefix; a random suffix keeps runs apart. */
@@ -46,6 +48,7 @@ export async function startReferenceRagPair(options: ReferenceRagPairOptions): P
   const env = {
     QDRANT_URL: options.qdrantUrl,
     ...(options.qdrantApiKey ? { QDRANT_API_KEY: options.qdrantApiKey } : {}),
+    ...(options.qdrantAlias === false ? { QDRANT_ALIAS: 'false' } : {}),
     PORT: '0',
     LOG_LEVEL: 'warn',
     RAG_FAULT_INJECTION: 'enabled',

@@ -58,7 +58,9 @@ export function createReferenceRag(config: RagConfig, deps: ReferenceRagDeps): R
   };
   const embedder = new CachingEmbedder(deps.embedder);
   const qdrant = deps.qdrant ?? createQdrantClient({ url: config.QDRANT_URL, apiKey: config.QDRANT_API_KEY });
-  const index = new VectorIndex(qdrant, config.QDRANT_COLLECTION ?? `reference-rag-${config.INSTANCE}`, embedder.dimension);
+  const index = new VectorIndex(qdrant, config.QDRANT_COLLECTION ?? `reference-rag-${config.INSTANCE}`, embedder.dimension, {
+    alias: config.QDRANT_ALIAS,
+  });
   const trust = new Map(sources.map((source) => [source.name, source.trust]));
   const indexer = new KnowledgeIndexer(index, embedder, new DocumentParser((name) => trust.get(name) ?? 0.5), sources, logger);
   const reranker = new Reranker(loadRerankerWeights(config.RERANKER_DIR ?? DEFAULT_RERANKER_DIR), config.RERANKER_VERSION);
@@ -98,7 +100,8 @@ export function createReferenceRag(config: RagConfig, deps: ReferenceRagDeps): R
   const metrics = createRagMetrics(config.INSTANCE);
   const app = createApp({
     service,
-    repair: new RepairHooks(service, indexer, knowledge),
+    repair: new RepairHooks(service, indexer, index, knowledge),
+    vectorStore: () => index.layout(),
     faults,
     journal,
     metrics,

@@ -8,6 +8,7 @@ import type {
   RerankerPinRequest,
 } from '@rag-immune/rag-contract';
 import { RequestRefusedError } from './errors.ts';
+import type { VectorIndex } from './index/vector-index.ts';
 import type { KnowledgeIndexer } from './ingest/knowledge-indexer.ts';
 import type { RagService } from './rag-service.ts';
 
@@ -19,10 +20,12 @@ export class RepairHooks {
   constructor(
     private readonly service: RagService,
     private readonly indexer: KnowledgeIndexer,
+    private readonly index: VectorIndex,
     private readonly knowledge: { clock: () => Date; advanceToNow: () => Date; frozen: boolean },
   ) {}
 
   async reindex(request: ReindexRequest): Promise<RepairResult> {
+    if (request.target_collection !== undefined) return this.reindexInto(request.target_collection);
     const ids = request.knowledge_ids === undefined ? undefined : new Set(request.knowledge_ids);
     const options =
       request.since === undefined
@@ -30,6 +33,34 @@ export class RepairHooks {
         : { since: new Date(request.since), ...(ids ? { knowledgeIds: ids } : {}) };
     const result = await this.indexer.sync(this.knowledge.clock(), options);
     return done('reindex', result.upserted + result.deleted, { ...result });
+  }
+
+  /**
+   * Blue/green: every chunk the sources publish now, re-embedded into a new collection beside the live
+   * one, which is not touched. The caller (the effector) checks it and switches the alias; until then
+   * queries keep reading the old generation. Only an aliased index can be switched, so a plain one refuses.
+   */
+  private async reindexInto(target: string): Promise<RepairResult> {
+    const layout = await this.index.layout();
+    if (layout.alias === null)
+      throw new RequestRefusedError(
+        `this RAG queries collection ${layout.collection} directly (no alias): a new collection could never be switched to`,
+        409,
+      );
+    let into;
+    try {
+      into = await this.index.createSibling(target);
+    } catch (error) {
+      throw new RequestRefusedError(`target_collection ${target}: ${error instanceof Error ? error.message : String(error)}`, 409);
+    }
+    const result = await this.indexer.sync(this.knowledge.clock(), { force: true, into });
+    return done('reindex', result.upserted, {
+      ...result,
+      collection: target,
+      points: await into.count(),
+      alias: layout.alias,
+      live_collection: layout.collection,
+    });
   }
 
   pinReranker(request: RerankerPinRequest): RepairResult {

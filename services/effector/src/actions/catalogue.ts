@@ -1,6 +1,7 @@
 import type { RepairIntent } from '@rag-immune/contracts';
 import type { RepairTool } from './repair-tool.ts';
 import { reindexKnowledge } from './reindex-knowledge.ts';
+import { reindexIntoNewCollection } from './reindex-into-new-collection.ts';
 import { restoreCollectionSnapshot } from './restore-collection-snapshot.ts';
 import { pinRerankerVersion } from './pin-reranker-version.ts';
 import { pinGeneratorVersion } from './pin-generator-version.ts';
@@ -12,6 +13,7 @@ import { setQueryRewriteRules } from './set-query-rewrite-rules.ts';
 import { escalateToHuman } from './escalate-to-human.ts';
 
 export const TOOLS: readonly RepairTool[] = [
+  reindexIntoNewCollection,
   reindexKnowledge,
   restoreCollectionSnapshot,
   pinRerankerVersion,
@@ -32,7 +34,8 @@ export function toolNamed(name: string): RepairTool | undefined {
 
 /** Every RepairIntent of the contract → the tools that carry it out, preferred first ('unknown' escalates). */
 export const INTENT_TOOLS: Record<RepairIntent, string[]> = {
-  rebuild_index_incremental: ['reindex_knowledge', 'restore_collection_snapshot'],
+  // Blue/green first where the RAG's collection is behind an alias; in place (snapshot first) otherwise.
+  rebuild_index_incremental: ['reindex_into_new_collection', 'reindex_knowledge', 'restore_collection_snapshot'],
   rollback_reranker: ['pin_reranker_version'],
   refresh_knowledge_source: ['refresh_knowledge_source'],
   switch_backup_source: ['switch_to_backup_source'],

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { RepairIntent, RootCauseReport } from '@rag-immune/contracts';
 import type { RagClient, RepairResult } from '@rag-immune/rag-contract';
+import type { CollectionAliases } from '../snapshots/collection-aliases.ts';
 import type { SnapshotRecord } from '../snapshots/snapshot-store.ts';
 
 /** What a tool may read and call: the RAG pair (with the configured headers) and the snapshot records. */
@@ -14,6 +15,10 @@ export interface ToolContext {
   collection: string;
   listSnapshots(collection: string): Promise<SnapshotRecord[]>;
   restoreSnapshot(record: SnapshotRecord): Promise<void>;
+  /** The alias switch and the generations it retires (blue/green reindex). */
+  aliases: CollectionAliases;
+  /** Collections an action still in flight names (its way back or its build): retention keeps them. */
+  collectionsInFlight(): Promise<Set<string>>;
   timeoutMs: number;
 }
 
@@ -51,6 +56,11 @@ export interface RepairTool<A extends Record<string, unknown> = Record<string, u
   verify(ctx: ToolContext, args: A): Promise<string | null>;
   /** Puts back what execute changed outside Qdrant (Qdrant itself comes back from the snapshot). */
   undo(ctx: ToolContext, args: A, prior: PriorState): Promise<void>;
+  /**
+   * Why undo cannot run now (its way back is gone, or a later change owns what it would put back),
+   * asked before a rollback changes anything; null (or absent) when it can.
+   */
+  undoBlocker?(ctx: ToolContext, args: A, prior: PriorState): Promise<string | null>;
   /** Plain-words description of what undo will change, for `immune rollback --dry-run`. */
   describeUndo(args: A, prior: PriorState): string[];
 }

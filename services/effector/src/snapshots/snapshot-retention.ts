@@ -14,6 +14,25 @@ export interface SnapshotRetentionPolicy {
 
 const DAY_MS = 86_400_000;
 
+/** A way back the effector keeps for a while: a snapshot archive, or a retired collection behind an alias. */
+export interface RestorePoint {
+  id: string;
+  createdAt: number;
+}
+
+/** The restore points of one collection (or alias) that the policy lets go, oldest first. */
+export function restorePointsToPrune<T extends RestorePoint>(
+  points: readonly T[],
+  policy: SnapshotRetentionPolicy,
+  now: number,
+  protectedIds: ReadonlySet<string>,
+): T[] {
+  const newestFirst = [...points].sort((a, b) => b.createdAt - a.createdAt || b.id.localeCompare(a.id));
+  return newestFirst
+    .filter((p, rank) => rank >= policy.keepLast && now - p.createdAt > policy.keepWithinDays * DAY_MS && !protectedIds.has(p.id))
+    .reverse();
+}
+
 /** The recorded snapshots of one collection that the policy lets go, oldest first. */
 export function snapshotsToPrune(
   records: readonly SnapshotRecord[],
@@ -23,11 +42,6 @@ export function snapshotsToPrune(
 ): SnapshotRecord[] {
   const live = records
     .filter((r) => r.status !== 'deleted')
-    .sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at) || b.snapshot_id.localeCompare(a.snapshot_id));
-  return live
-    .filter(
-      (r, rank) =>
-        rank >= policy.keepLast && now - Date.parse(r.created_at) > policy.keepWithinDays * DAY_MS && !protectedIds.has(r.snapshot_id),
-    )
-    .reverse();
+    .map((record) => ({ id: record.snapshot_id, createdAt: Date.parse(record.created_at), record }));
+  return restorePointsToPrune(live, policy, now, protectedIds).map((p) => p.record);
 }

@@ -1,5 +1,6 @@
 import type { Client } from '@elastic/elasticsearch';
 import { posix } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import type { QdrantClient } from '@qdrant/js-client-rest';
 import type { QdrantConnection } from '@rag-immune/worker-runtime';
@@ -94,17 +95,41 @@ export class SnapshotStore {
     });
   }
 
-  async create(collection: string, incidentId: string | null, actionId: string | null): Promise<SnapshotRecord> {
+  /**
+   * The physical collection behind a name: Qdrant snapshots an alias's target and files the archive
+   * under the target's name, so records (and file:// recovery) must name the target.
+   */
+  async physical(collection: string): Promise<string> {
+    const { aliases } = await this.qdrant.getAliases();
+    return aliases.find((a) => a.alias_name === collection)?.collection_name ?? collection;
+  }
+
+  async create(name: string, incidentId: string | null, actionId: string | null): Promise<SnapshotRecord> {
     const started = performance.now();
     let points: number;
+    let collection = name;
     let description: { name: string; checksum?: string | null; size?: number | null } | null;
     try {
+      collection = await this.physical(name);
+      // Qdrant names an archive by its collection and the second it was taken: a second snapshot in
+      // the same second silently replaces the first under the same name (seen on 1.18.3), and the
+      // first repair's way back would be the second one's. Never two in one second from here.
+      const newest = (await this.qdrant.listSnapshots(collection)).map((d) => Date.parse(`${d.creation_time ?? ''}Z`));
+      const wait = Math.max(0, ...newest.filter(Number.isFinite).map((t) => t + 1000 - Date.now()));
+      if (wait > 0) await sleep(Math.min(wait, 2000));
       points = (await this.qdrant.count(collection, { exact: true })).count;
       description = await this.qdrant.createSnapshot(collection, { wait: true });
     } catch (error) {
       throw new SnapshotError('create', `snapshot of ${collection} failed: ${describe(error)}`, error);
     }
     if (description === null) throw new SnapshotError('create', `snapshot of ${collection} returned no description`);
+    // Another replica in the same second: its record's archive is this one now. Say so, never restore it.
+    const clash = await this.get(description.name);
+    if (clash !== null && clash.status !== 'deleted' && clash.action_id !== actionId)
+      throw new SnapshotError(
+        'create',
+        `snapshot ${description.name} replaced the archive of action ${clash.action_id ?? 'unknown'} (taken the same second): retry`,
+      );
     const record: SnapshotRecord = {
       snapshot_id: description.name,
       collection,
@@ -170,7 +195,8 @@ export class SnapshotStore {
   /** Newest first, at most 500; `live` leaves out the deleted ones. */
   async list(filter: { collection?: string; incident?: string; live?: boolean } = {}): Promise<SnapshotRecord[]> {
     const must: object[] = [];
-    if (filter.collection) must.push({ term: { collection: filter.collection } });
+    // Qdrant down: the records still list, by the name given.
+    if (filter.collection) must.push({ term: { collection: await this.physical(filter.collection).catch(() => filter.collection) } });
     if (filter.incident) must.push({ term: { incident_id: filter.incident } });
     const mustNot = filter.live ? [{ term: { status: 'deleted' } }] : [];
     const r = await this.es.search<SnapshotRecord>({

@@ -53,11 +53,12 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(label: string, packages = 12): Promise<Harness> {
+export async function startHarness(label: string, packages = 12, options: { qdrantAlias?: boolean } = {}): Promise<Harness> {
   const run = randomUUID().slice(0, 8);
   const rags = await startReferenceRagPair({
     qdrantUrl: endpoints.qdrantUrl,
     qdrantApiKey: endpoints.qdrantApiKey,
+    ...options,
     packages,
     label: `it-eff-${label}`,
     logger,

@@ -26,7 +26,8 @@ let h: Harness;
 let worker: EffectorWorker;
 
 before(async () => {
-  h = await startHarness('a');
+  // A RAG that queries a plain collection (no alias): the index repair is the in-place reindex, snapshot first.
+  h = await startHarness('a', 12, { qdrantAlias: false });
   worker = await h.startWorkerReady({ EFFECTOR_GROUP_ID: h.env.EFFECTOR_GROUP_ID as string });
 });
 

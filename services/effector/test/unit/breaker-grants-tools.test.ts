@@ -41,6 +41,10 @@ test('grants expire: a pending request or an approval past its expiry reads as e
 test('tool input schemas accept what the tools plan and refuse malformed arguments', () => {
   const cases: Record<string, { good: unknown; bad: unknown }> = {
     reindex_knowledge: { good: { knowledge_ids: ['apt/curl'] }, bad: { knowledge_ids: [] } },
+    reindex_into_new_collection: {
+      good: { alias: 'rag', target_collection: 'rag--20261202t061111123z-ab12', knowledge_ids: ['apt/curl'] },
+      bad: { alias: 'rag', target_collection: '../etc', knowledge_ids: ['apt/curl'] },
+    },
     pin_reranker_version: { good: { version: 'v2.1' }, bad: { version: '' } },
     pin_generator_version: { good: { version: 'extractive-template-1.0' }, bad: { version: 1 } },
     reparse_documents: { good: { parser_version: 'deb822-chunker-1.0', knowledge_ids: ['apt/curl'] }, bad: { parser_version: 'x' } },

@@ -100,7 +100,8 @@ test('decision tree: cause, scope and history pick the branch and its ordered ac
   assert.equal(scoped.branch, 'vector-index-corruption');
   assert.deepEqual(
     scoped.steps.map((s) => s.tool),
-    ['reindex_knowledge', 'restore_collection_snapshot', 'escalate_to_human'],
+    // Policy 1.2.0: the blue/green reindex first (it steps aside when the RAG has no alias), then in place.
+    ['reindex_into_new_collection', 'reindex_knowledge', 'restore_collection_snapshot', 'escalate_to_human'],
   );
   assert.ok(scoped.steps.every((s) => s.chosen_by === 'policy' && s.reason.length > 0));
 
@@ -126,7 +127,7 @@ test('decision tree: cause, scope and history pick the branch and its ordered ac
   assert.ok(retried.ok);
   assert.deepEqual(
     retried.steps.map((s) => s.tool),
-    ['reindex_knowledge', 'escalate_to_human'],
+    ['reindex_into_new_collection', 'reindex_knowledge', 'escalate_to_human'],
   );
 });
 

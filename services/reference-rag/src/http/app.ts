@@ -26,6 +26,7 @@ import type { FaultJournal } from '../faults/fault-journal.ts';
 import type { RagMetrics } from '../metrics.ts';
 import type { RagService } from '../rag-service.ts';
 import type { RepairHooks } from '../repair-hooks.ts';
+import type { VectorStoreLayout } from '../index/vector-index.ts';
 
 export interface AppDeps {
   service: RagService;
@@ -39,6 +40,8 @@ export interface AppDeps {
   activeFeeds: () => Record<string, string>;
   /** The freshness lookup of GET /knowledge/{id}: the feed's and the index's newest version of an id. */
   knowledge: { freshness(knowledgeId: string): Promise<KnowledgeFreshness | null> };
+  /** Where the vectors live now (alias and physical collection), for capabilities. */
+  vectorStore: () => Promise<VectorStoreLayout>;
   /** The parser builds (a parser-bug fault is a defective build) for capabilities. */
   parser: { parserVersion: string; parserVersions: string[] };
   /** Baselines refuse fault injection: they are the reference the online answers are judged against. */
@@ -121,7 +124,8 @@ export function createApp(deps: AppDeps): express.Express {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 
-  app.get('/capabilities', (_req, res) => {
+  app.get('/capabilities', async (_req, res) => {
+    const layout = await deps.vectorStore();
     sendChecked(res, Capabilities, {
       contract_version: CONTRACT_VERSION,
       instance: service.instance,
@@ -137,6 +141,7 @@ export function createApp(deps: AppDeps): express.Express {
         knowledge_sources: deps.activeFeeds(),
       },
       answer_validation: service.generator.validateAnswers,
+      vector_store: { collection: layout.collection, alias: layout.alias, blue_green_reindex: layout.alias !== null },
     });
   });
 

@@ -1,4 +1,5 @@
 import type { QdrantClient } from '@qdrant/js-client-rest';
+import { aliasGeneration } from '@rag-immune/rag-contract';
 import { pointIdOf, type KnowledgeChunk } from '../chunking/knowledge-chunk.ts';
 
 /** The Qdrant payload of a chunk point: the contract's chunk metadata, times as RFC 3339 UTC. */
@@ -59,27 +60,95 @@ export function toPayload(chunk: KnowledgeChunk): ChunkPayload {
   };
 }
 
+/** Where an index's vectors live: the physical collection, and the alias queries go through (if any). */
+export interface VectorStoreLayout {
+  collection: string;
+  alias: string | null;
+}
+
 /**
- * One Qdrant collection of chunk vectors for one RAG instance. Only calls real Qdrant serves with
- * the same meaning are used (create, payload index, upsert, query with filter, scroll, delete).
+ * One RAG instance's chunk vectors. By default the RAG queries a Qdrant alias (`name`) that points at
+ * a physical collection (a generation, `<name>--<time>-<hex>`): a reindex can then be built beside it and switched to in
+ * one atomic alias update, and switched back as fast (Qdrant's blue/green). A name that is already a
+ * plain collection (or `alias: false`) is used directly, and repairs that rewrite it need a snapshot.
+ * Only calls real Qdrant serves with the same meaning are used.
  */
 export class VectorIndex {
+  private current: VectorStoreLayout;
+
   constructor(
     private readonly client: QdrantClient,
+    /** The name every read and write goes through: the alias, or the collection itself. */
     readonly collection: string,
     readonly dimension: number,
-  ) {}
-
-  async ensureCollection(): Promise<void> {
-    const { exists } = await this.client.collectionExists(this.collection);
-    if (!exists) await this.client.createCollection(this.collection, { vectors: { size: this.dimension, distance: 'Cosine' } });
-    for (const [field, schema] of PAYLOAD_INDEXES) {
-      await this.client.createPayloadIndex(this.collection, { field_name: field, field_schema: schema, wait: true });
-    }
+    private readonly options: { alias: boolean } = { alias: true },
+  ) {
+    this.current = { collection, alias: null };
   }
 
+  /** Creates what is missing: an aliased first generation, or the plain collection; payload indexes either way. */
+  async ensureCollection(): Promise<void> {
+    const target = await this.aliasTarget();
+    if (target !== null) {
+      this.current = { collection: target, alias: this.collection };
+    } else if ((await this.client.collectionExists(this.collection)).exists || !this.options.alias) {
+      if (!(await this.client.collectionExists(this.collection)).exists) await this.createEmpty(this.collection);
+      this.current = { collection: this.collection, alias: null };
+    } else {
+      const first = aliasGeneration(this.collection);
+      await this.createEmpty(first);
+      await this.client.updateCollectionAliases({ actions: [{ create_alias: { collection_name: first, alias_name: this.collection } }] });
+      this.current = { collection: first, alias: this.collection };
+    }
+    await this.ensurePayloadIndexes(this.current.collection);
+  }
+
+  /** Where the vectors are now: re-read, since the effector may have switched the alias since start-up. */
+  async layout(): Promise<VectorStoreLayout> {
+    if (this.current.alias === null) return this.current;
+    const target = await this.aliasTarget();
+    if (target !== null) this.current = { collection: target, alias: this.collection };
+    return this.current;
+  }
+
+  /**
+   * An empty collection beside this one, with the same vector parameters and payload indexes, for a
+   * blue/green reindex. A leftover of the same name that nothing points at (a retried build) is
+   * replaced; the live collection never is.
+   */
+  async createSibling(name: string): Promise<VectorIndex> {
+    const { collection } = await this.layout();
+    if (name === this.collection || name === collection) throw new Error(`${name} is the live collection`);
+    const aliased = (await this.client.getAliases()).aliases.some((a) => a.collection_name === name);
+    if (aliased) throw new Error(`${name} is behind an alias: not a new collection`);
+    if ((await this.client.collectionExists(name)).exists) await this.client.deleteCollection(name);
+    await this.createEmpty(name);
+    await this.ensurePayloadIndexes(name);
+    const sibling = new VectorIndex(this.client, name, this.dimension, { alias: false });
+    sibling.current = { collection: name, alias: null };
+    return sibling;
+  }
+
+  /** Deletes the alias, every generation behind it and the plain collection (tests, benchmarks). */
   async drop(): Promise<void> {
-    await this.client.deleteCollection(this.collection);
+    const { collections } = await this.client.getCollections();
+    for (const { name } of collections.filter((c) => c.name === this.collection || c.name.startsWith(`${this.collection}--`)))
+      await this.client.deleteCollection(name);
+  }
+
+  private async aliasTarget(): Promise<string | null> {
+    const { aliases } = await this.client.getAliases();
+    return aliases.find((a) => a.alias_name === this.collection)?.collection_name ?? null;
+  }
+
+  private async createEmpty(name: string): Promise<void> {
+    await this.client.createCollection(name, { vectors: { size: this.dimension, distance: 'Cosine' } });
+  }
+
+  private async ensurePayloadIndexes(name: string): Promise<void> {
+    for (const [field, schema] of PAYLOAD_INDEXES) {
+      await this.client.createPayloadIndex(name, { field_name: field, field_schema: schema, wait: true });
+    }
   }
 
   /** Writes chunks with their vectors, stamping each point with the time it was written (`indexed_at`). */

@@ -13,6 +13,8 @@ export interface SyncOptions {
   since?: Date;
   /** Re-embed and rewrite every chunk in scope (repairs vectors whose payload looks fine). */
   force?: boolean;
+  /** Write into this index instead of the live one (a blue/green reindex builds a new collection). */
+  into?: VectorIndex;
 }
 
 export interface SyncResult {
@@ -87,13 +89,14 @@ export class KnowledgeIndexer {
   }
 
   async sync(publishedBy: Date, options: SyncOptions = {}): Promise<SyncResult> {
+    const index = options.into ?? this.index;
     const held = (knowledgeId: string): boolean => !options.force && this.stalled.has(knowledgeId);
     const inScope = (knowledgeId: string): boolean =>
       (options.knowledgeIds === undefined || options.knowledgeIds.has(knowledgeId)) && !held(knowledgeId);
     const wanted = this.chunksPublishedBy(publishedBy).filter((chunk) => inScope(chunk.knowledgeId));
     const existing = new Map(
       (
-        await this.index.scroll(
+        await index.scroll(
           options.knowledgeIds === undefined ? undefined : { must: [{ key: 'knowledge_id', match: { any: [...options.knowledgeIds] } }] },
         )
       )
@@ -115,8 +118,8 @@ export class KnowledgeIndexer {
     const t0 = performance.now();
     const vectors = await this.embedder.embed(changed.map((chunk) => chunk.text));
     const t1 = performance.now();
-    await this.index.upsert(changed, vectors);
-    await this.index.deletePoints(stale);
+    await index.upsert(changed, vectors);
+    await index.deletePoints(stale);
     const t2 = performance.now();
     const result = {
       upserted: changed.length,
@@ -127,7 +130,10 @@ export class KnowledgeIndexer {
       writeMs: t2 - t1,
     };
     if (options.force) this.releaseIngest(options.knowledgeIds ?? [...this.stalled]);
-    this.logger.info({ ...result, publishedBy: publishedBy.toISOString(), scoped: options.knowledgeIds?.size }, 'knowledge synced');
+    this.logger.info(
+      { ...result, publishedBy: publishedBy.toISOString(), scoped: options.knowledgeIds?.size, collection: index.collection },
+      'knowledge synced',
+    );
     return result;
   }
 

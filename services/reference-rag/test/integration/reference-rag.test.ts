@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { loadSentenceEmbedder } from '../../src/embedding/sentence-embedder.ts';
 import { RagClient, RagHttpError } from '@rag-immune/rag-contract';
-import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import { loadStackConfig, stackEndpoints, qdrantEnv } from '@rag-immune/stack';
 import pino from 'pino';
 import { ragConfigFromEnv } from '../../src/config.ts';
 import { CachingEmbedder } from '../../src/embedding/embedder.ts';
@@ -18,7 +18,7 @@ import { touchedByTokenizerAnomaly } from '../../src/text/query-normalizer.ts';
 const PACKAGES = 30;
 const PINNED = '2024-06-01T00:00:00.000Z';
 const run = randomUUID().slice(0, 8);
-const qdrantUrl = stackEndpoints(loadStackConfig()).qdrantUrl;
+const endpoints = stackEndpoints(loadStackConfig());
 const logger = pino({ level: 'warn' });
 
 let online: ReferenceRag;
@@ -37,7 +37,7 @@ before(async () => {
   // Every question of the subset's changelog knowledge, and a deterministic third of the apt ones.
   questions = loadQuestions().filter((q) => ids.has(q.knowledge_id) && (q.knowledge_id.startsWith('changelog/') || q.id.length % 3 === 0));
   const embedder = new CachingEmbedder(await loadSentenceEmbedder());
-  const env = { QDRANT_URL: qdrantUrl, PORT: '0', LOG_LEVEL: 'warn', RAG_FAULT_INJECTION: 'enabled' };
+  const env = { ...qdrantEnv(endpoints), PORT: '0', LOG_LEVEL: 'warn', RAG_FAULT_INJECTION: 'enabled' };
   // The online instance starts with the knowledge as published at the pin; a refresh later moves it to now.
   online = createReferenceRag(
     ragConfigFromEnv({ ...env, INSTANCE: 'online', KNOWLEDGE_PUBLISHED_BY: PINNED, QDRANT_COLLECTION: `it-rag-online-${run}` }),
