@@ -1,6 +1,6 @@
 """Rough figures for qdrant-local over HTTP: upsert N points of dim D, queries, snapshot create/recover.
 
-usage: python bench.py [--url http://127.0.0.1:16333] [--points 10000] [--dim 384]
+usage: python bench.py [--url http://127.0.0.1:16333] [--api-key KEY] [--points 10000] [--dim 384]
 """
 
 from __future__ import annotations
@@ -20,12 +20,14 @@ def main() -> None:
     ap.add_argument("--points", type=int, default=10000)
     ap.add_argument("--dim", type=int, default=384)
     ap.add_argument("--batch", type=int, default=500)
+    ap.add_argument("--api-key", default=None)
     a = ap.parse_args()
     u = urlparse(a.url)
     conn = http.client.HTTPConnection(u.hostname, u.port)
 
     def call(method: str, path: str, body: object | None = None) -> object:
-        conn.request(method, path, body=None if body is None else json.dumps(body), headers={"Content-Type": "application/json"})
+        headers = {"Content-Type": "application/json", **({"api-key": a.api_key} if a.api_key else {})}
+        conn.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
         r = conn.getresponse()
         data = json.loads(r.read())
         if r.status != 200:
@@ -60,7 +62,9 @@ def main() -> None:
     print(f"snapshot create: {time.perf_counter() - t:.2f}s, size {snap['size'] / 1e6:.1f} MB")  # type: ignore[index]
     call("POST", f"/collections/{name}/points/delete?wait=true", {"filter": {"must": [{"key": "tenant", "match": {"value": "t1"}}]}})
     t = time.perf_counter()
-    call("PUT", f"/collections/{name}/snapshots/recover", {"location": snap["name"]})  # type: ignore[index]
+    # A location is a URL, as in Qdrant: the server's own download URL works without knowing its snapshots dir.
+    location = f"{a.url.rstrip('/')}/collections/{name}/snapshots/{snap['name']}"  # type: ignore[index]
+    call("PUT", f"/collections/{name}/snapshots/recover", {"location": location, "api_key": a.api_key})
     print(f"snapshot recover: {time.perf_counter() - t:.2f}s")
     cnt = call("POST", f"/collections/{name}/points/count", {})
     print(f"count after recover: {cnt['count']}")  # type: ignore[index]

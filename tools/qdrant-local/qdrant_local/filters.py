@@ -9,15 +9,56 @@ with a clear message for anything malformed.
 
 from __future__ import annotations
 
+import json
 import math
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
 import qdrant_edge as qe
 
-from .errors import BadRequest, Unsupported
+from .errors import BadRequest, Unprocessable, Unsupported
 
 PointId = int | str
+
+
+class _EdgeBool:
+    """A bool qdrant-edge-py 0.9 matches as a bool.
+
+    Its MatchValue extracts str, then int, then bool, and a Python bool is an int, so MatchValue(True)
+    matches the integer 1 and a bool payload index never matches. PyO3 extracts an object whose type
+    looks like numpy's bool_ as a bool (through __bool__) and not as an int (no __index__), which is
+    the one way to hand Edge a real bool. tests/test_qdrant_local.py::test_bool_match keeps it honest.
+    """
+
+    __module__ = "numpy"
+
+    def __init__(self, value: bool) -> None:
+        self._value = value
+
+    def __bool__(self) -> bool:
+        return self._value
+
+
+_EdgeBool.__name__ = _EdgeBool.__qualname__ = "bool_"
+
+
+@dataclass(frozen=True)
+class FilterMode:
+    """How a filter is checked, per endpoint, as Qdrant does.
+
+    prefix: the request struct Qdrant names in its 422 validation error ("internal." for query,
+    "scroll_request.", "count_request.", "" for set payload). lenient: the endpoint does not validate
+    (points/delete): a field condition without any condition then matches nothing, as in Qdrant.
+    """
+
+    prefix: str = ""
+    lenient: bool = False
+
+
+STRICT = FilterMode()
+LENIENT = FilterMode(lenient=True)
+_NOTHING = qe.HasIdCondition(set())
 
 _U64_MAX = 2**64 - 1
 
@@ -32,20 +73,23 @@ def _is_number(v: Any) -> bool:
     )
 
 
+def _bad_id(v: Any) -> BadRequest:
+    shown = v if isinstance(v, str) else json.dumps(v)
+    return BadRequest(f"Format error in JSON body: value {shown} is not a valid point ID, valid values are either an unsigned integer or a UUID")
+
+
 def parse_point_id(v: Any, where: str = "id") -> PointId:
     """Qdrant point ids are unsigned 64-bit integers or UUID strings (normalised to lowercase hyphenated)."""
     if _is_int(v):
         if v < 0 or v > _U64_MAX:
-            raise BadRequest(f"Format error in JSON body: {where}: point id must be an unsigned 64-bit integer, got {v}")
+            raise _bad_id(v)
         return v
     if isinstance(v, str):
         try:
             return str(uuid.UUID(v))
         except ValueError:
-            raise BadRequest(
-                f"Format error in JSON body: {where}: point id must be an unsigned integer or a UUID, got {v!r}"
-            ) from None
-    raise BadRequest(f"Format error in JSON body: {where}: point id must be an unsigned integer or a UUID string")
+            raise _bad_id(v) from None
+    raise _bad_id(v)
 
 
 def render_point_id(v: Any) -> PointId:
@@ -90,7 +134,7 @@ _FIELD_CONDITION_KEYS = {
 }
 
 
-def parse_filter(v: Any, where: str = "filter") -> qe.Filter | None:
+def parse_filter(v: Any, where: str = "filter", mode: FilterMode = STRICT) -> qe.Filter | None:
     """Qdrant Filter JSON -> qe.Filter. None / {} -> None (no filtering)."""
     if v is None:
         return None
@@ -98,10 +142,10 @@ def parse_filter(v: Any, where: str = "filter") -> qe.Filter | None:
     unknown = set(f) - _FILTER_KEYS
     if unknown:
         raise BadRequest(f"Format error in JSON body: {where}: unknown field(s) {sorted(unknown)}; expected must, should, must_not, min_should")
-    must = [parse_condition(c, f"{where}.must[{i}]") for i, c in enumerate(_as_list(f.get("must"), f"{where}.must"))]
-    should = [parse_condition(c, f"{where}.should[{i}]") for i, c in enumerate(_as_list(f.get("should"), f"{where}.should"))]
+    must = [parse_condition(c, f"{where}.must[{i}]", mode) for i, c in enumerate(_as_list(f.get("must"), f"{where}.must"))]
+    should = [parse_condition(c, f"{where}.should[{i}]", mode) for i, c in enumerate(_as_list(f.get("should"), f"{where}.should"))]
     must_not = [
-        parse_condition(c, f"{where}.must_not[{i}]") for i, c in enumerate(_as_list(f.get("must_not"), f"{where}.must_not"))
+        parse_condition(c, f"{where}.must_not[{i}]", mode) for i, c in enumerate(_as_list(f.get("must_not"), f"{where}.must_not"))
     ]
     min_should = None
     if f.get("min_should") is not None:
@@ -113,7 +157,7 @@ def parse_filter(v: Any, where: str = "filter") -> qe.Filter | None:
         if not _is_int(mc) or mc < 0:
             raise BadRequest(f"Format error in JSON body: {where}.min_should.min_count must be a non-negative integer")
         min_should = qe.MinShould(
-            [parse_condition(c, f"{where}.min_should.conditions[{i}]") for i, c in enumerate(conds)], mc
+            [parse_condition(c, f"{where}.min_should.conditions[{i}]", mode) for i, c in enumerate(conds)], mc
         )
     return qe.Filter(
         must=must or None,
@@ -123,10 +167,10 @@ def parse_filter(v: Any, where: str = "filter") -> qe.Filter | None:
     )
 
 
-def parse_condition(v: Any, where: str) -> Any:
+def parse_condition(v: Any, where: str, mode: FilterMode = STRICT) -> Any:
     c = _obj(v, where)
     if "key" in c:
-        return _field_condition(c, where)
+        return _field_condition(c, where, mode)
     if "is_empty" in c:
         return qe.IsEmptyCondition(_key(_obj(c["is_empty"], f"{where}.is_empty").get("key"), f"{where}.is_empty.key"))
     if "is_null" in c:
@@ -142,16 +186,16 @@ def parse_condition(v: Any, where: str) -> Any:
         return qe.HasVectorCondition(c["has_vector"])
     if "nested" in c:
         n = _obj(c["nested"], f"{where}.nested")
-        return qe.NestedCondition(_key(n.get("key"), f"{where}.nested.key"), parse_filter(n.get("filter") or {}, f"{where}.nested.filter"))
+        return qe.NestedCondition(_key(n.get("key"), f"{where}.nested.key"), parse_filter(n.get("filter") or {}, f"{where}.nested.filter", mode))
     if set(c) & _FILTER_KEYS or not c:
-        return parse_filter(c, where)
+        return parse_filter(c, where, mode)
     raise BadRequest(
         f"Format error in JSON body: {where}: unknown condition {sorted(c)}; expected a field condition (key + match/range/...), "
         "is_empty, is_null, has_id, has_vector, nested or a nested filter"
     )
 
 
-def _field_condition(c: dict[str, Any], where: str) -> qe.FieldCondition:
+def _field_condition(c: dict[str, Any], where: str, mode: FilterMode = STRICT) -> Any:
     key = _key(c.get("key"), f"{where}.key")
     unknown = set(c) - _FIELD_CONDITION_KEYS - {"key"}
     if unknown:
@@ -193,9 +237,11 @@ def _field_condition(c: dict[str, Any], where: str) -> qe.FieldCondition:
                 raise BadRequest(f"Format error in JSON body: {where}.{flag} must be a boolean")
             kwargs[flag] = c[flag]
     if not kwargs:
-        raise BadRequest(
-            f"Validation error in JSON body: [{where}: At least one field condition must be specified "
-            "(match, range, geo_bounding_box, geo_radius, geo_polygon, values_count, is_empty, is_null)]"
+        if mode.lenient:
+            return _NOTHING
+        raise Unprocessable(
+            f"Validation error in JSON body: [{mode.prefix}{where}.__all__: Validation error: "
+            "At least one field condition must be specified [{}]]"
         )
     return qe.FieldCondition(key, **kwargs)
 
@@ -206,7 +252,9 @@ def _match(v: Any, where: str) -> Any:
         raise BadRequest(f"Format error in JSON body: {where} must have exactly one of value, any, except, text, text_any, phrase, prefix")
     (kind, val), = m.items()
     if kind == "value":
-        if isinstance(val, bool) or _is_int(val) or isinstance(val, str):
+        if isinstance(val, bool):
+            return qe.MatchValue(_EdgeBool(val))  # type: ignore[arg-type]
+        if _is_int(val) or isinstance(val, str):
             return qe.MatchValue(val)
         raise BadRequest(f"Format error in JSON body: {where}.value must be a string, integer or boolean (floats are matched with range)")
     if kind in ("any", "except"):
@@ -237,8 +285,22 @@ def _range(v: Any, where: str) -> Any:
     if all(_is_number(x) for x in vals.values()):
         return qe.RangeFloat(**{k: float(x) for k, x in vals.items()})
     if all(isinstance(x, str) for x in vals.values()):
-        return qe.RangeDateTime(**vals)
+        try:
+            return qe.RangeDateTime(**vals)
+        except Exception:  # noqa: BLE001 - the binding raises ValueError for a string it cannot parse
+            bad = next(x for x in vals.values() if not _is_datetime(x))
+            raise BadRequest(
+                f"Format error in JSON body: '{bad}' does not match accepted datetime format (RFC3339). Example: 2014-01-01T00:00:00Z"
+            ) from None
     raise BadRequest(f"Format error in JSON body: {where}: bounds must be all numbers or all RFC 3339 datetime strings")
+
+
+def _is_datetime(s: str) -> bool:
+    try:
+        qe.RangeDateTime(gt=s)
+        return True
+    except Exception:  # noqa: BLE001
+        return False
 
 
 def _geo_point(v: Any, where: str) -> qe.GeoPoint:

@@ -1,43 +1,72 @@
 """Collection snapshots: the flushed Edge shard plus meta.json, archived as an uncompressed tar.
 
-Layout: <data>/snapshots/<collection>/<name>.snapshot with a sidecar <name>.snapshot.checksum
-(sha256 hex), mirroring Qdrant's snapshot directory. Archive members:
-  qdrant-local-snapshot.json   manifest (format, collection, created, engine)
+Naming and layout follow Qdrant: <snapshots>/<collection>/<collection>-<peer id>-<YYYY-MM-DD-HH-MM-SS>.snapshot
+with a sidecar <name>.checksum (sha256 hex). As in Qdrant, a second snapshot of a collection in the
+same second gets the same name and replaces the first. Archive members (qdrant-local's own format,
+not loadable by a Qdrant server):
+  qdrant-local-snapshot.json   manifest (format, collection, created, engine, full sizes)
   collection/meta.json         Qdrant-shaped collection config as requested
   collection/shard/...         the Edge shard directory (segments, WAL, edge_config.json)
-Recovery extracts into a temp dir, checks the shard opens, then swaps it in for the collection.
+
+Recovery takes what Qdrant's PUT /collections/{name}/snapshots/recover takes: a `location` URL
+(file:// inside the snapshots directory, or http(s):// to download, with an optional `api_key`),
+`priority` and `checksum`, with Qdrant's refusals (a bare name is not a URL: "relative URL without a
+base"). POST .../snapshots/upload stores the uploaded archive in the collection's snapshots
+directory and recovers from it, as Qdrant does.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import errno
-import io
 import hashlib
+import http.client
+import io
 import json
+import logging
 import os
+import re
 import shutil
 import tarfile
+import urllib.error
+import urllib.request
 import uuid
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
+from urllib.parse import unquote, urlsplit
 
 import qdrant_edge as qe
 
-from .errors import BadRequest, NotFound, Unsupported
-from .store import Collection, Store, safe_dir_name
+from .errors import ApiError, BadRequest, Forbidden, NotFound, ServiceError, Unprocessable, WrongInput
+from .serde import JsonObject, enum_variant, optional_string, read_object, rust_debug
+from .store import Collection, Store, validate_collection_name
+
+log = logging.getLogger("qdrant_local")
 
 FORMAT = "qdrant-local-snapshot/1"
 MANIFEST = "qdrant-local-snapshot.json"
+PRIORITIES = ("no_sync", "snapshot", "replica")
 
 
-def _sha256(path: Path) -> str:
+def sha256_file(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+def sha256_validation_error(where: str, value: str) -> str | None:
+    """Qdrant's validate_sha256_hash, worded as its validator renders it (None when valid)."""
+    if len(value) != 64:
+        return (
+            f"[{where}: Validation error: invalid_sha256_hash "
+            f'[{{"value": String({rust_debug(value)}), "length": Number({len(value)}), "expected_length": Number(64)}}]]'
+        )
+    if not all(ch in "0123456789abcdefABCDEF" for ch in value):
+        return f"[{where}: invalid characters, expected 0-9, a-f, A-F]"
+    return None
 
 
 def _data_length(path: Path, size: int) -> int:
@@ -74,8 +103,82 @@ def _data_length(path: Path, size: int) -> int:
         os.close(fd)
 
 
-def _dir_name(collection: str) -> str:
-    return safe_dir_name(collection)
+# ---------------------------------------------------------------------------------------------
+# Snapshot locations: the subset of the WHATWG URL parsing (Rust's url crate) a location needs.
+
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
+
+
+def _remove_dot_segments(path: str) -> str:
+    out: list[str] = []
+    segments = path.split("/")
+    for i, seg in enumerate(segments):
+        last = i == len(segments) - 1
+        if seg in (".", "%2e", "%2E"):
+            if last:
+                out.append("")
+            continue
+        if seg.lower() in ("..", ".%2e", "%2e.", "%2e%2e"):
+            if len(out) > 1:
+                out.pop()
+            if last:
+                out.append("")
+            continue
+        out.append(seg)
+    result = "/".join(out)
+    return result if result.startswith("/") else "/" + result
+
+
+class Location:
+    """A parsed `location`: its scheme, the normalised URL text and, for file URLs, the local path."""
+
+    def __init__(self, raw: str) -> None:
+        text = raw.strip("\x00\x01\x02\x03\x04\x05\x06\x07\x08\t\n\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f ")
+        text = text.replace("\t", "").replace("\n", "").replace("\r", "")
+        m = _SCHEME.match(text)
+        if not m:
+            raise ValueError("relative URL without a base")
+        self.scheme = m.group(1).lower()
+        rest = text[m.end() :]
+        self.path: str | None = None
+        self.host = ""
+        if self.scheme == "file":
+            rest = rest.replace("\\", "/")
+            if rest.startswith("//"):
+                authority, _, tail = rest[2:].partition("/")
+                self.host = authority.lower()
+                path = "/" + tail
+            else:
+                path = "/" + rest.lstrip("/")
+            path = path.split("?", 1)[0].split("#", 1)[0]
+            path = _remove_dot_segments(path)
+            self.url = f"file://{self.host}{path}"
+            # Url::to_file_path: only an empty host or localhost maps onto a local path.
+            self.path = unquote(path) if self.host in ("", "localhost") else None
+        elif self.scheme in ("http", "https"):
+            parts = urlsplit(text)
+            if not parts.hostname:
+                raise ValueError("empty host")
+            self.host = parts.hostname
+            self.url = text if parts.path else text + "/"
+        else:
+            self.url = text
+
+
+def _location_field(obj: JsonObject) -> Location:
+    v = obj.values["location"]
+    if not isinstance(v, str):
+        raise obj.fail(f"invalid type: {_unexpected(v)}, expected a string representing an URL", "location")
+    try:
+        return Location(v)
+    except ValueError as e:
+        raise obj.fail(f"{e}: {rust_debug(v)}", "location") from None
+
+
+def _unexpected(v: Any) -> str:
+    from .serde import unexpected
+
+    return unexpected(v)
 
 
 class Snapshots:
@@ -83,47 +186,43 @@ class Snapshots:
         self.store = store
 
     def dir_for(self, collection: str) -> Path:
-        return self.store.snapshots_dir / _dir_name(collection)
+        """Qdrant's <snapshots>/<collection>; collection names are validated, so the name is the directory."""
+        return self.store.snapshots_dir / collection
 
     @staticmethod
     def _describe(path: Path) -> dict[str, Any]:
         st = path.stat()
         checksum_file = path.with_name(path.name + ".checksum")
-        checksum = checksum_file.read_text().strip() if checksum_file.is_file() else None
-        created = dt.datetime.fromtimestamp(st.st_mtime, tz=dt.timezone.utc).replace(tzinfo=None)
-        return {
-            "name": path.name,
-            "creation_time": created.isoformat(timespec="seconds"),
-            "size": st.st_size,
-            "checksum": checksum,
-        }
+        created = dt.datetime.fromtimestamp(int(st.st_mtime), tz=dt.timezone.utc).replace(tzinfo=None)
+        out: dict[str, Any] = {"name": path.name, "creation_time": created.isoformat(timespec="seconds"), "size": st.st_size}
+        if checksum_file.is_file():
+            out["checksum"] = checksum_file.read_text().strip()
+        return out
+
+    # ------------------------------------------------------------------ create / list / get / delete
 
     def list(self, collection: str) -> list[dict[str, Any]]:
-        self.store.get(collection)  # 404 for unknown collections, like Qdrant
-        d = self.dir_for(collection)
+        real = self.store.get(collection).name  # 404 for unknown collections; an alias lists its collection's
+        d = self.dir_for(real)
         if not d.is_dir():
             return []
-        files = sorted(p for p in d.iterdir() if p.is_file() and p.name.endswith(".snapshot"))
+        files = sorted(p for p in d.iterdir() if p.is_file() and p.suffix == ".snapshot")
         return [self._describe(p) for p in files]
 
     def create(self, collection: str) -> dict[str, Any]:
-        d = self.dir_for(collection)
-        d.mkdir(parents=True, exist_ok=True)
-
         def run(c: Collection) -> dict[str, Any]:
+            d = self.dir_for(c.name)
+            d.mkdir(parents=True, exist_ok=True)
             c.shard.flush()
             c.dirty = False
             now = dt.datetime.now(dt.timezone.utc)
-            base = f"{collection}-0-{now.strftime('%Y-%m-%d-%H-%M-%S')}"
-            name, n = f"{base}.snapshot", 1
-            while (d / name).exists():
-                n += 1
-                name = f"{base}-{n}.snapshot"
+            # Qdrant's name; a second snapshot in the same second replaces the first, as in Qdrant.
+            name = f"{c.name}-{self.store.peer_id}-{now.strftime('%Y-%m-%d-%H-%M-%S')}.snapshot"
             final = d / name
-            tmp = d / f".{name}.partial"
-            manifest = {
+            tmp = self.store.tmp_dir / f"{name}.{uuid.uuid4().hex}.partial"
+            manifest: dict[str, Any] = {
                 "format": FORMAT,
-                "collection": collection,
+                "collection": c.name,
                 "created": now.isoformat(),
                 "engine": "qdrant-edge-py",
                 "note": "qdrant-local snapshot (Qdrant Edge shard), not a Qdrant server snapshot",
@@ -156,25 +255,30 @@ class Snapshots:
                     info.size = stored
                     with fp.open("rb") as f:
                         tar.addfile(info, f)
-            checksum = _sha256(tmp)
-            os.replace(tmp, final)
+            checksum = sha256_file(tmp)
+            # Like Qdrant: the checksum file first, then the archive moved into place.
             final.with_name(final.name + ".checksum").write_text(checksum)
+            os.replace(tmp, final)
             return self._describe(final)
 
         # A read lock is enough: it excludes writers, so the flushed files stay still while archived.
         return self.store.read(collection, run)
 
-    def _resolve(self, collection: str, name: str) -> Path:
-        if not name or "/" in name or "\\" in name or name in (".", "..") or not name.endswith(".snapshot"):
-            raise BadRequest(f"Bad request: invalid snapshot name {name!r}")
-        p = self.dir_for(collection) / name
-        if not p.is_file():
+    def path(self, collection: str, name: str) -> Path:
+        """Qdrant's SnapshotStorageLocalFS::get_snapshot_path, with its 404s."""
+        real = self.store.get(collection).name
+        d = self.dir_for(real)
+        try:
+            root = d.resolve(strict=True)
+        except OSError:
+            raise NotFound(f"Snapshot directory: {d} not found") from None
+        try:
+            p = (root / name).resolve(strict=True)
+        except (OSError, RuntimeError):
+            raise NotFound(f"Snapshot {name} not found") from None
+        if root not in p.parents or not p.is_file():
             raise NotFound(f"Snapshot {name} not found")
         return p
-
-    def path(self, collection: str, name: str) -> Path:
-        self.store.get(collection)
-        return self._resolve(collection, name)
 
     def delete(self, collection: str, name: str) -> bool:
         p = self.path(collection, name)
@@ -182,75 +286,162 @@ class Snapshots:
         p.with_name(p.name + ".checksum").unlink(missing_ok=True)
         return True
 
-    def _location(self, collection: str, location: Any) -> Path:
-        if not isinstance(location, str) or not location:
-            raise BadRequest("Format error in JSON body: location must be a string (file:// URI or snapshot name)")
-        if location.startswith(("http://", "https://")):
-            raise Unsupported("recovering from http(s) locations; use a file:// URI or a snapshot name")
-        if location.startswith("file://"):
-            u = urlparse(location)
-            if u.netloc not in ("", "localhost"):
-                raise BadRequest(f"Bad request: file URI must be local: {location}")
-            p = Path(unquote(u.path)).resolve()
-            root = self.store.snapshots_dir.resolve()
-            if root not in p.parents:
-                raise BadRequest(f"Bad request: snapshot path {p} is outside the snapshots directory {root}")
-            if not p.is_file():
-                raise NotFound(f"Snapshot file {p} not found")
-            return p
-        if "://" in location:
-            raise BadRequest(f"Bad request: unsupported snapshot location scheme: {location}")
-        return self._resolve(collection, location)
+    # ------------------------------------------------------------------ recover
 
-    def recover(self, collection: str, body: dict[str, Any]) -> bool:
-        from .store import validate_collection_name
+    def parse_recover(self, body: bytes) -> dict[str, Any]:
+        """The SnapshotRecover body, with serde's errors and positions; then Qdrant's validation (422)."""
+        obj = read_object(body)
+        out: dict[str, Any] = {}
+        for key in obj.values:  # serde reads the fields in document order
+            if key == "location":
+                out["location"] = _location_field(obj)
+            elif key == "priority":
+                out["priority"] = enum_variant(obj, "priority", PRIORITIES)
+            elif key in ("checksum", "api_key"):
+                out[key] = optional_string(obj, key)
+        if "location" not in out:
+            raise obj.fail("missing field `location`")
+        if out.get("checksum") is not None:
+            problem = sha256_validation_error("checksum", out["checksum"])
+            if problem:
+                raise Unprocessable(f"Validation error in JSON body: {problem}")
+        return out
 
+    def recover(self, collection: str, body: bytes) -> bool:
         validate_collection_name(collection)
-        src = self._location(collection, body.get("location"))
-        expected = body.get("checksum")
-        if expected is not None:
-            if not isinstance(expected, str):
-                raise BadRequest("Format error in JSON body: checksum must be a sha256 hex string")
-            actual = _sha256(src)
-            if actual.lower() != expected.lower():
-                raise BadRequest(f"Bad request: Snapshot checksum mismatch: expected {expected}, got {actual}")
-        prio = body.get("priority")
-        if prio is not None and prio not in ("replica", "snapshot", "no_sync"):
-            raise BadRequest("Format error in JSON body: priority must be one of replica, snapshot, no_sync")
+        req = self.parse_recover(body)
+        return self.recover_from(collection, req["location"], req.get("checksum"), req.get("api_key"))
+
+    def recover_from(self, collection: str, location: Location, checksum: str | None, api_key: str | None) -> bool:
         work = self.store.tmp_dir / f"recover-{uuid.uuid4().hex}"
         work.mkdir(parents=True)
         try:
-            try:
-                with tarfile.open(src, "r") as tar:
-                    members = tar.getmembers()
-                    for m in members:
-                        if m.name.startswith("/") or ".." in Path(m.name).parts or not (m.isfile() or m.isdir()):
-                            raise BadRequest(f"Bad request: unsafe or unsupported entry in snapshot: {m.name}")
-                    tar.extractall(work, members=members, filter="data")
-            except tarfile.TarError as e:
-                raise BadRequest(f"Bad request: not a qdrant-local snapshot archive: {e}") from None
-            try:
-                manifest = json.loads((work / MANIFEST).read_text())
-                meta = json.loads((work / "collection" / "meta.json").read_text())
-            except (OSError, ValueError):
-                raise BadRequest("Bad request: not a qdrant-local snapshot archive (manifest or meta.json missing)") from None
-            if manifest.get("format") != FORMAT:
-                raise BadRequest(f"Bad request: unknown snapshot format {manifest.get('format')!r}")
-            prepared = work / "collection"
-            full_sizes = manifest.get("full_sizes") or {}
-            if not isinstance(full_sizes, dict):
-                raise BadRequest("Bad request: corrupt snapshot manifest (full_sizes)")
-            for arc, size in full_sizes.items():
-                fp = (work / arc).resolve()
-                if work.resolve() not in fp.parents or not fp.is_file() or not isinstance(size, int) or size < fp.stat().st_size:
-                    raise BadRequest(f"Bad request: corrupt snapshot manifest entry {arc!r}")
-                os.truncate(fp, size)
-            try:
-                probe = qe.EdgeShard.load(str(prepared / "shard"))
-                probe.close()
-            except Exception as e:  # noqa: BLE001
-                raise BadRequest(f"Bad request: snapshot shard does not load: {e}") from None
-            self.store.install(collection, prepared, meta)
+            if location.scheme == "file":
+                src = self._local_file(location)
+            elif location.scheme in ("http", "https"):
+                src = self._download(location, api_key, work / "download.snapshot")
+            else:
+                raise BadRequest(f"URL {location.url} with scheme {location.scheme} is not supported")
+            if checksum is not None:
+                actual = sha256_file(src)
+                if actual.lower() != checksum.lower():
+                    raise WrongInput(f"Snapshot checksum mismatch: expected {checksum}, got {actual}")
+            self._restore(collection, src, work)
             return True
         finally:
             shutil.rmtree(work, ignore_errors=True)
+
+    def _local_file(self, location: Location) -> Path:
+        """Qdrant's download_snapshot for file:// URLs: absolute, existing, inside the snapshots directory."""
+        if location.path is None:
+            raise BadRequest("Invalid snapshot URI, file path must be absolute or on localhost")
+        path = Path(location.path)
+        if not path.exists():
+            raise BadRequest(f"Snapshot file {rust_debug(str(path))} does not exist")
+        try:
+            canonical = path.resolve(strict=True)
+        except OSError as e:
+            raise BadRequest(f"Failed to resolve snapshot path {rust_debug(str(path))}: {e}") from None
+        root = self.store.snapshots_dir.resolve()
+        if canonical != root and root not in canonical.parents:
+            raise Forbidden(f"Snapshot file path must be inside the snapshots directory {rust_debug(str(root))}")
+        return canonical
+
+    def _download(self, location: Location, api_key: str | None, target: Path) -> Path:
+        headers = {"api-key": api_key} if api_key else {}
+        request = urllib.request.Request(location.url, headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=600) as response, target.open("wb") as out:  # noqa: S310 - http(s) only
+                shutil.copyfileobj(response, out, 1 << 20)
+        except urllib.error.HTTPError as e:
+            phrase = HTTPStatus(e.code).phrase if e.code in HTTPStatus._value2member_map_ else ""
+            raise WrongInput(f"Failed to download tar from {location.url}: status - {e.code} {phrase}".rstrip()) from None
+        except (urllib.error.URLError, OSError, http.client.HTTPException):
+            raise ServiceError(f"Http request error: error sending request for url ({location.url})") from None
+        return target
+
+    def _restore(self, collection: str, src: Path, work: Path) -> None:
+        try:
+            with tarfile.open(src, "r") as tar:
+                members = tar.getmembers()
+                for m in members:
+                    if m.name.startswith("/") or ".." in Path(m.name).parts or not (m.isfile() or m.isdir()):
+                        raise ServiceError(f"File IO error: unsafe or unsupported entry in snapshot: {m.name}")
+                tar.extractall(work / "x", members=members, filter="data")
+        except (tarfile.TarError, OSError) as e:
+            raise ServiceError(f"File IO error: not a qdrant-local snapshot archive: {e}") from None
+        root = work / "x"
+        try:
+            manifest = json.loads((root / MANIFEST).read_text())
+            meta = json.loads((root / "collection" / "meta.json").read_text())
+        except (OSError, ValueError):
+            raise ServiceError("File IO error: not a qdrant-local snapshot archive (manifest or meta.json missing)") from None
+        if manifest.get("format") != FORMAT:
+            raise ServiceError(f"File IO error: unknown snapshot format {manifest.get('format')!r}")
+        prepared = root / "collection"
+        full_sizes = manifest.get("full_sizes") or {}
+        if not isinstance(full_sizes, dict):
+            raise ServiceError("File IO error: corrupt snapshot manifest (full_sizes)")
+        for arc, size in full_sizes.items():
+            fp = (root / arc).resolve()
+            if root.resolve() not in fp.parents or not fp.is_file() or not isinstance(size, int) or size < fp.stat().st_size:
+                raise ServiceError(f"File IO error: corrupt snapshot manifest entry {arc!r}")
+            os.truncate(fp, size)
+        try:
+            probe = qe.EdgeShard.load(str(prepared / "shard"))
+            probe.close()
+        except Exception as e:  # noqa: BLE001
+            raise ServiceError(f"snapshot shard does not load: {e}") from None
+        # An alias recovers its collection; an unknown name gets a new collection (as Qdrant).
+        target = self.store.resolve(collection)
+        if self.store.exists(target):
+            current = self.store.get(target).vectors
+            if current != meta.get("vectors"):
+                raise WrongInput(
+                    "Snapshot is not compatible with existing collection: "
+                    f"Collection vectors: {_vectors_debug(current)} Snapshot Vectors: {_vectors_debug(meta.get('vectors'))}"
+                )
+        self.store.install(target, prepared, meta)
+
+    # ------------------------------------------------------------------ upload
+
+    def save_upload(self, collection: str, upload: Path, filename: str | None) -> Location:
+        """Qdrant's do_save_uploaded_snapshot: the archive goes into <snapshots>/<name as given>/ and stays."""
+        base = Path(filename).name if filename else ""
+        if not base or base in (".", ".."):
+            base = str(uuid.uuid4())
+        d = self.dir_for(collection)
+        d.mkdir(parents=True, exist_ok=True)
+        target = d / base
+        shutil.move(str(upload), target)
+        return Location(target.resolve().as_uri())
+
+    def recover_upload(self, collection: str, upload: Path, filename: str | None, checksum: str | None) -> bool:
+        validate_collection_name(collection)
+        if checksum is not None:
+            actual = sha256_file(upload)
+            if actual.lower() != checksum.lower():
+                # Qdrant's StorageError::checksum_mismatch(computed, given): "expected" is what it computed.
+                raise ApiError(f"Checksum mismatch: expected {actual}, actual {checksum}", 400)
+        location = self.save_upload(collection, upload, filename)
+        return self.recover_from(collection, location, None, None)
+
+
+def _vectors_debug(v: Any) -> str:
+    """Rust's Debug of a VectorsConfig, close enough to read: Single(VectorParams { size: 4, distance: Cosine, .. })."""
+
+    def params(p: Any) -> str:
+        if not isinstance(p, dict):
+            return repr(p)
+        on_disk = p.get("on_disk")
+        return (
+            f"VectorParams {{ size: {p.get('size')}, distance: {p.get('distance')}, hnsw_config: None, "
+            f"quantization_config: None, on_disk: {'None' if on_disk is None else f'Some({str(on_disk).lower()})'}, "
+            "datatype: None, multivector_config: None }"
+        )
+
+    if isinstance(v, dict) and "size" in v:
+        return f"Single({params(v)})"
+    if isinstance(v, dict):
+        return "Multi({" + ", ".join(f"{json.dumps(k)}: {params(p)}" for k, p in sorted(v.items())) + "})"
+    return repr(v)

@@ -22,8 +22,10 @@ from typing import Any, Callable, TypeVar
 
 import qdrant_edge as qe
 
-from .errors import ApiError, BadRequest, Conflict, NotFound, Unsupported
+from .errors import ApiError, BadRequest, Conflict, NotFound, Unprocessable, Unsupported, WrongInput
 from .filters import (
+    LENIENT,
+    FilterMode,
     PointId,
     parse_filter,
     parse_order_by,
@@ -75,6 +77,9 @@ _TOKENIZERS = {
     "multilingual": qe.TokenizerType.Multilingual,
 }
 
+# Index params fields Qdrant serialises even when unset (lib/segment/src/data_types/index.rs).
+_UNSKIPPED_PARAMS = {"integer": ("lookup", "range", "is_principal"), "float": ("is_principal",), "datetime": ("is_principal",)}
+
 MAX_NAME_LEN = 255
 _BAD_NAME_CHARS = set('<>:"/\\|?*\0')
 
@@ -122,6 +127,9 @@ def _edge_call(fn: Callable[[], T]) -> T:
     except ApiError:
         raise
     except (ValueError, TypeError, Exception) as e:  # noqa: BLE001 - the binding raises plain Exception
+        missing = re.fullmatch(r"No point with id (\S+)", str(e))
+        if missing:
+            raise NotFound(f"No point with id {missing.group(1)} found") from None
         raise BadRequest(f"Wrong input: {e}") from None
 
 
@@ -134,10 +142,10 @@ def parse_vectors_config(v: Any) -> dict[str, Any]:
         if not isinstance(p, dict):
             raise BadRequest(f"Format error in JSON body: {where} must be an object {{size, distance}}")
         size, dist = p.get("size"), p.get("distance")
-        if not _is_int(size) or size < 1 or size > 65536:
-            raise BadRequest(f"Validation error in JSON body: [{where}.size: value {size!r} invalid, must be an integer 1..65536]")
-        if dist not in DISTANCES:
-            raise BadRequest(f"Format error in JSON body: {where}.distance: unknown variant {dist!r}, expected one of {list(DISTANCES)}")
+        if not _is_int(size) or size < 1 or size > 65536 or dist not in DISTANCES:
+            # Qdrant's VectorsConfig is an untagged enum (single params or a map of them): any bad field
+            # fails the whole value with serde's generic message.
+            raise BadRequest("Format error in JSON body: data did not match any variant of untagged enum VectorsConfig")
         if p.get("multivector_config") is not None:
             raise Unsupported(f"{where}.multivector_config")
         if p.get("datatype") not in (None, "float32"):
@@ -200,18 +208,33 @@ class Collection:
 
 
 class Store:
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, snapshots_dir: Path | None = None) -> None:
         self.data_dir = data_dir
         self.collections_dir = data_dir / "collections"
-        self.snapshots_dir = data_dir / "snapshots"
+        # Qdrant keeps snapshots in their own directory (QDRANT__STORAGE__SNAPSHOTS_PATH); the default
+        # stays <data>/snapshots, where earlier qdrant-local versions wrote them.
+        self.snapshots_dir = (snapshots_dir or data_dir / "snapshots").resolve()
         self.tmp_dir = data_dir / ".tmp"
-        for d in (self.collections_dir, self.snapshots_dir, self.tmp_dir):
+        self.aliases_file = data_dir / "aliases" / "data.json"
+        for d in (self.collections_dir, self.snapshots_dir, self.tmp_dir, self.aliases_file.parent):
             d.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(self.tmp_dir, ignore_errors=True)
         self.tmp_dir.mkdir(parents=True, exist_ok=True)
         self._registry_lock = threading.RLock()
         self._collections: dict[str, Collection] = {}
+        self._aliases: dict[str, str] = {}
+        self.peer_id = self._peer_id()
         self._load_all()
+
+    def _peer_id(self) -> int:
+        """A random id fixed per data dir, used in snapshot names like Qdrant's peer id."""
+        path = self.data_dir / "peer_id"
+        try:
+            return int(path.read_text().strip())
+        except (OSError, ValueError):
+            peer = int.from_bytes(os.urandom(7), "big") or 1
+            path.write_text(str(peer))
+            return peer
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -227,6 +250,12 @@ class Store:
                 log.info("loaded collection %r (%d points)", meta["name"], shard.info().points_count)
             except Exception as e:  # noqa: BLE001
                 log.error("could not load collection in %s: %s", d, e)
+        if self.aliases_file.is_file():
+            try:
+                aliases = json.loads(self.aliases_file.read_text())
+                self._aliases = {a: c for a, c in aliases.items() if isinstance(a, str) and c in self._collections}
+            except (OSError, ValueError) as e:
+                log.error("could not load aliases from %s: %s", self.aliases_file, e)
 
     def close(self) -> None:
         with self._registry_lock:
@@ -256,15 +285,21 @@ class Store:
         with self._registry_lock:
             return sorted(self._collections)
 
+    def resolve(self, name: str) -> str:
+        """An alias resolves to its collection; any other name is taken as a collection name (as Qdrant)."""
+        with self._registry_lock:
+            return self._aliases.get(name, name)
+
     def exists(self, name: str) -> bool:
         with self._registry_lock:
-            return name in self._collections
+            return self.resolve(name) in self._collections
 
     def get(self, name: str) -> Collection:
         with self._registry_lock:
-            c = self._collections.get(name)
+            real = self.resolve(name)
+            c = self._collections.get(real)
         if c is None:
-            raise NotFound(f"Collection `{name}` doesn't exist!")
+            raise NotFound(f"Collection `{real}` doesn't exist!")
         return c
 
     def read(self, name: str, fn: Callable[[Collection], T]) -> T:
@@ -295,6 +330,8 @@ class Store:
         with self._registry_lock:
             if name in self._collections:
                 raise Conflict(f"Wrong input: Collection `{name}` already exists!")
+            if name in self._aliases:
+                raise WrongInput(f"Can't create collection with name {name}. Alias with the same name already exists")
             path = self._dir_for(name)
             shutil.rmtree(path, ignore_errors=True)
             path.mkdir(parents=True)
@@ -316,7 +353,11 @@ class Store:
             log.info("created collection %r vectors=%s", name, json.dumps(vectors))
 
     def delete(self, name: str) -> bool:
+        """Deletes collection `name` (never through an alias, as Qdrant) and the aliases pointing at it."""
         with self._registry_lock:
+            if any(target == name for target in self._aliases.values()):
+                self._aliases = {a: t for a, t in self._aliases.items() if t != name}
+                self._save_aliases()
             c = self._collections.get(name)
             if c is None:
                 return False
@@ -352,6 +393,53 @@ class Store:
             c.write_meta()
             self._collections[name] = c
             shutil.rmtree(trash, ignore_errors=True)
+
+    # ------------------------------------------------------------------ aliases
+
+    def _save_aliases(self) -> None:
+        tmp = self.aliases_file.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(self._aliases, indent=2, sort_keys=True))
+        os.replace(tmp, self.aliases_file)
+
+    def update_aliases(self, actions: list[dict[str, Any]]) -> bool:
+        """Qdrant's POST /collections/aliases: actions apply in order under one lock, so no reader sees a
+        half-done swap; like Qdrant, a failing action does not undo the actions before it."""
+        with self._registry_lock:
+            for action in actions:
+                kind, args = next(iter(action.items()))
+                if kind == "create_alias":
+                    collection, alias = args["collection_name"], args["alias_name"]
+                    if collection not in self._collections:
+                        raise NotFound(f"Collection `{collection}` doesn't exist!")
+                    if alias in self._collections:
+                        raise Conflict(f"Wrong input: Collection `{alias}` already exists!")
+                    self._aliases[alias] = collection
+                elif kind == "delete_alias":
+                    if self._aliases.pop(args["alias_name"], None) is None:
+                        continue
+                else:  # rename_alias
+                    old, new = args["old_alias_name"], args["new_alias_name"]
+                    if old not in self._aliases:
+                        raise NotFound(f"Alias {old} does not exists!")
+                    self._aliases[new] = self._aliases.pop(old)
+                self._save_aliases()
+            return True
+
+    def collection_aliases(self, name: str) -> dict[str, Any]:
+        """Aliases of collection `name` (taken literally: an alias name or an unknown name has none)."""
+        with self._registry_lock:
+            return {"aliases": [{"alias_name": a, "collection_name": name} for a in sorted(self._aliases) if self._aliases[a] == name]}
+
+    def list_aliases(self) -> dict[str, Any]:
+        with self._registry_lock:
+            return {
+                "aliases": [
+                    {"alias_name": a, "collection_name": c}
+                    for c in sorted(self._collections)
+                    for a in sorted(self._aliases)
+                    if self._aliases[a] == c
+                ]
+            }
 
     # ------------------------------------------------------------------ collection info
 
@@ -393,12 +481,14 @@ class Store:
                         "indexing_threshold": 10000,
                         "flush_interval_sec": 5,
                         "max_optimization_threads": None,
+                        "prevent_unoptimized": None,
                     },
-                    "wal_config": {"wal_capacity_mb": 32, "wal_segments_ahead": 0},
+                    "wal_config": {"wal_capacity_mb": 32, "wal_segments_ahead": 0, "wal_retain_closed": 1},
                     "quantization_config": req.get("quantization_config"),
-                    "strict_mode_config": {"enabled": False},
                 },
                 "payload_schema": schema,
+                # Updates are applied before the answer, so nothing ever waits in the queue.
+                "update_queue": {"length": 0},
             }
 
         return self.read(name, run)
@@ -421,7 +511,7 @@ class Store:
         else:
             raise BadRequest("Format error in JSON body: field_schema must be a type name or {type, ...params}")
         if type_name not in SCHEMA_TYPES:
-            raise BadRequest(f"Format error in JSON body: field_schema: unknown variant {type_name!r}, expected one of {list(SCHEMA_TYPES)}")
+            raise BadRequest("Format error in JSON body: data did not match any variant of untagged enum PayloadFieldSchema")
         edge_schema: Any = SCHEMA_TYPES[type_name]
         if params_json is not None:
             kwargs = {k: v for k, v in params_json.items() if k != "type" and v is not None}
@@ -436,6 +526,11 @@ class Store:
                 edge_schema = _PARAM_CLASSES[type_name](**kwargs)
             except TypeError as e:
                 raise BadRequest(f"Format error in JSON body: field_schema: {e}") from None
+
+        if params_json is not None:
+            # Qdrant reports these params with the fields it never skips (None when not given).
+            for k in _UNSKIPPED_PARAMS.get(type_name, ()):
+                params_json.setdefault(k, None)
 
         def run(c: Collection) -> int:
             _edge_call(lambda: c.shard.update(qe.UpdateOperation.create_field_index(field_name, edge_schema)))
@@ -544,13 +639,15 @@ class Store:
         return self.write(name, run)
 
     def _selector(self, body: dict[str, Any], what: str) -> tuple[list[PointId] | None, Any]:
+        # Qdrant validates the filter of a payload update (422) but not that of points/delete.
+        mode = LENIENT if what == "delete" else FilterMode()
         if body.get("points") is not None:
             ids = body["points"]
             if not isinstance(ids, list):
                 raise BadRequest("Format error in JSON body: points must be a list of point ids")
             return [parse_point_id(x, f"points[{i}]") for i, x in enumerate(ids)], None
         if body.get("filter") is not None:
-            return None, parse_filter(body["filter"], "filter")
+            return None, parse_filter(body["filter"], "filter", mode)
         raise BadRequest(f"Format error in JSON body: {what} needs `points` (list of ids) or `filter`")
 
     def delete_points(self, name: str, body: dict[str, Any]) -> int:
@@ -623,7 +720,7 @@ class Store:
         if not isinstance(ids_raw, list):
             raise BadRequest("Format error in JSON body: ids must be a list of point ids")
         ids = [parse_point_id(x, f"ids[{i}]") for i, x in enumerate(ids_raw)]
-        wp = parse_with_payload(body.get("with_payload"), True)
+        wp = parse_with_payload(body.get("with_payload"), False)
         wv = parse_with_vector(body.get("with_vector"), False)
 
         def run(c: Collection) -> list[dict[str, Any]]:
@@ -633,22 +730,26 @@ class Store:
         return self.read(name, run)
 
     def get_point(self, name: str, raw_id: str) -> dict[str, Any]:
-        pid: PointId = int(raw_id) if raw_id.isdigit() else parse_point_id(raw_id, "id")
-        pid = parse_point_id(pid, "id")
+        try:
+            pid: PointId = parse_point_id(int(raw_id) if raw_id.isdigit() else raw_id, "id")
+        except BadRequest:
+            raise WrongInput(f"Can not recognize {json.dumps(raw_id)} as point id") from None
 
         def run(c: Collection) -> dict[str, Any]:
             recs = _edge_call(lambda: c.shard.retrieve([pid], with_payload=True, with_vector=True))
             if not recs:
-                raise NotFound(f"No point with id {pid} found")
+                raise NotFound(f"Point with id {pid} does not exists!")
             return self.render_record(recs[0], True, True)
 
         return self.read(name, run)
 
-    def _limit(self, v: Any, default: int, where: str = "limit") -> int:
+    def _limit(self, v: Any, default: int, where: str = "limit", minimum: int = 0) -> int:
         if v is None:
             return default
         if not _is_int(v) or v < 0:
-            raise BadRequest(f"Validation error in JSON body: [{where}: value {v!r} invalid, must be a non-negative integer]")
+            raise BadRequest(f"Format error in JSON body: invalid value: {v!r}, expected usize")
+        if v < minimum:
+            raise Unprocessable(f"Validation error in JSON body: [{where}: value {v} invalid, must be {minimum} or larger]")
         return v
 
     def _using(self, c: Collection, using: Any) -> str | None:
@@ -738,14 +839,14 @@ class Store:
             score_threshold=None if thr is None else float(thr),
         )
 
-    def query(self, name: str, body: dict[str, Any]) -> dict[str, Any]:
+    def query(self, name: str, body: dict[str, Any], prefix: str = "internal.") -> dict[str, Any]:
         if body.get("lookup_from") is not None:
             raise Unsupported("lookup_from")
-        limit = self._limit(body.get("limit"), 10)
-        offset = self._limit(body.get("offset"), 0, "offset")
+        limit = self._limit(body.get("limit"), 10, f"{prefix}limit", 1)
+        offset = self._limit(body.get("offset"), 0, f"{prefix}offset")
         wp = parse_with_payload(body.get("with_payload"), False)
         wv = parse_with_vector(body.get("with_vector"), False)
-        flt = parse_filter(body.get("filter"))
+        flt = parse_filter(body.get("filter"), "filter", FilterMode(prefix))
         params = parse_search_params(body.get("params"))
         thr = body.get("score_threshold")
         if thr is not None and (isinstance(thr, bool) or not isinstance(thr, (int, float))):
@@ -787,14 +888,14 @@ class Store:
         q = {k: body.get(k) for k in ("filter", "params", "limit", "offset", "with_payload", "with_vector", "score_threshold")}
         q["query"] = v if isinstance(v, list) else _raise(BadRequest("Format error in JSON body: vector must be a list of numbers or {name, vector}"))
         q["using"] = using
-        return self.query(name, q)["points"]
+        return self.query(name, q, "search_request.")["points"]
 
     def scroll(self, name: str, body: dict[str, Any]) -> dict[str, Any]:
-        limit = self._limit(body.get("limit"), 10)
+        limit = self._limit(body.get("limit"), 10, "scroll_request.limit", 1)
         offset = None if body.get("offset") is None else parse_point_id(body["offset"], "offset")
         wp = parse_with_payload(body.get("with_payload"), True)
         wv = parse_with_vector(body.get("with_vector"), False)
-        flt = parse_filter(body.get("filter"))
+        flt = parse_filter(body.get("filter"), "filter", FilterMode("scroll_request."))
         order_by = None if body.get("order_by") is None else parse_order_by(body["order_by"])
         if order_by is not None and offset is not None:
             raise BadRequest("Bad request: Cannot use an `offset` when using `order_by`")
@@ -810,7 +911,7 @@ class Store:
         return self.read(name, run)
 
     def count(self, name: str, body: dict[str, Any]) -> dict[str, Any]:
-        flt = parse_filter(body.get("filter"))
+        flt = parse_filter(body.get("filter"), "filter", FilterMode("count_request."))
         exact = body.get("exact", True)
         if not isinstance(exact, bool):
             raise BadRequest("Format error in JSON body: exact must be a boolean")

@@ -2,9 +2,10 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { StackContext, StackService } from '../service.ts';
+import { qdrantApiKey } from './qdrant.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -13,6 +14,7 @@ const execFileAsync = promisify(execFile);
  * small Python HTTP server (tools/qdrant-local) over Qdrant Edge (PyPI qdrant-edge-py) that serves
  * the subset of Qdrant's REST API the project uses, with Qdrant's request/response shapes, so the
  * same @qdrant/js-client-rest code talks to real Qdrant in production unchanged.
+ * tools/stack/test/integration/qdrant-contract.test.ts holds its answers against the real server's.
  */
 function paths(ctx: StackContext) {
   const source = join(ctx.repoRoot, 'tools', 'qdrant-local');
@@ -24,6 +26,8 @@ function paths(ctx: StackContext) {
     python: join(venv, 'bin', 'python'),
     stamp: join(venv, '.rag-immune-requirements.sha256'),
     data: join(ctx.serviceDir, 'data'),
+    // Where qdrant-local has always kept them; recover by file:// accepts only files inside it.
+    snapshots: join(ctx.serviceDir, 'data', 'snapshots'),
   };
 }
 
@@ -67,13 +71,25 @@ export const qdrantLocal: StackService = {
     await mkdir(paths(ctx).data, { recursive: true });
   },
 
+  /**
+   * qdrant-local reads the real server's QDRANT__* variables, so it is given the same environment:
+   * its snapshots directory, and the stack's Qdrant API key when there is one (QDRANT_API_KEY, or
+   * the key the qdrant service generated), so clients send the same key to either server. The key
+   * goes in the environment, never on the command line (which `ps` shows).
+   */
   async launch(ctx) {
     const p = paths(ctx);
+    const apiKey = qdrantApiKey(join(dirname(ctx.serviceDir), 'qdrant'));
     return {
       command: p.python,
       args: ['-m', 'qdrant_local', '--host', ctx.config.host, '--port', String(ctx.config.qdrant.port), '--data-dir', p.data],
       cwd: p.source,
-      env: { PYTHONPATH: p.source, PYTHONUNBUFFERED: '1' },
+      env: {
+        PYTHONPATH: p.source,
+        PYTHONUNBUFFERED: '1',
+        QDRANT__STORAGE__SNAPSHOTS_PATH: p.snapshots,
+        ...(apiKey ? { QDRANT__SERVICE__API_KEY: apiKey } : {}),
+      },
     };
   },
 

@@ -1,15 +1,21 @@
 /**
- * Real round trip through @qdrant/js-client-rest against the running qdrant-local (the local
- * Qdrant Edge stand-in). Needs the server up: `npm run stack -- up qdrant-local`, or by hand
- * `python -m qdrant_local --port 16333 --data-dir ...`. QDRANT_URL overrides the stack config.
+ * Real round trip through @qdrant/js-client-rest against the stack's running Qdrant, whichever it is:
+ * the real server, or qdrant-local (the Qdrant Edge stand-in) where the stack found no binary.
+ * QDRANT_URL / QDRANT_API_KEY point it at another server (stackEndpoints reads them). It uses only calls both answer alike
+ * (qdrant-contract.test.ts holds the two side by side) and recovers a snapshot by download and
+ * upload, which needs no knowledge of the server's file system.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { loadStackConfig, stackEndpoints } from '../../src/index.ts';
 
-const url = process.env.QDRANT_URL ?? stackEndpoints(loadStackConfig()).qdrantUrl;
-const client = new QdrantClient({ url });
+const endpoints = stackEndpoints(loadStackConfig());
+const url = endpoints.qdrantUrl;
+const apiKey = endpoints.qdrantApiKey;
+const client = new QdrantClient({ url, ...(apiKey ? { apiKey } : {}), checkCompatibility: false });
+const auth: Record<string, string> = apiKey ? { 'api-key': apiKey } : {};
 const collection = `it_qdrant_local_${process.pid}_${Date.now()}`;
 const DIM = 8;
 
@@ -42,10 +48,11 @@ async function expectClientError(fn: () => Promise<unknown>, status: number | 'a
   assert.fail('expected the request to fail');
 }
 
-test('qdrant-local serves the Qdrant REST subset through @qdrant/js-client-rest', async (t) => {
+test("the stack's Qdrant serves the project's calls through @qdrant/js-client-rest", async (t) => {
   const root = (await fetch(`${url}/`).then((r) => r.json())) as { title: string; version: string };
-  assert.match(root.title, /qdrant-local \(Qdrant Edge stand-in, not a Qdrant server\)/);
+  assert.match(root.title, /^(qdrant - vector search engine|qdrant-local \(Qdrant Edge stand-in, not a Qdrant server\))$/);
   assert.match(root.version, /^1\.\d+\.\d+$/);
+  t.diagnostic(`server at ${url}: ${root.title} ${root.version}`);
 
   await t.test('collections: create, exists, get, list, 409 on duplicate', async () => {
     assert.equal(await client.collectionExists(collection).then((r) => r.exists), false);
@@ -156,7 +163,7 @@ test('qdrant-local serves the Qdrant REST subset through @qdrant/js-client-rest'
     assert.equal(c.count, 2);
   });
 
-  await t.test('snapshot create / list, change data, recover restores, delete snapshot', async () => {
+  await t.test('snapshot create / list / download, change data, recover by upload restores, delete snapshot', async () => {
     const snap = await client.createSnapshot(collection, { wait: true });
     assert.ok(snap, 'snapshot description');
     assert.match(snap.name, /\.snapshot$/);
@@ -177,7 +184,32 @@ test('qdrant-local serves the Qdrant REST subset through @qdrant/js-client-rest'
     });
     assert.equal((await client.count(collection)).count, 4);
 
-    assert.equal(await client.recoverSnapshot(collection, { location: snap.name, checksum: snap.checksum ?? undefined }), true);
+    // A location is a URL: a bare snapshot name is refused, by the real server and the stand-in alike.
+    const bare = await expectClientError(() => client.recoverSnapshot(collection, { location: snap.name, priority: 'snapshot' }), 400);
+    assert.match(bare, /^Format error in JSON body: relative URL without a base: /);
+    assert.equal((await client.count(collection)).count, 4, 'the refused recovery changed nothing');
+
+    // Recover by upload: download the archive, send it back (multipart field `snapshot`) with its checksum.
+    const download = await fetch(`${url}/collections/${collection}/snapshots/${snap.name}`, { headers: auth });
+    assert.equal(download.status, 200);
+    const archive = Buffer.from(await download.arrayBuffer());
+    assert.equal(createHash('sha256').update(archive).digest('hex'), snap.checksum);
+    const upload = (checksum: string) => {
+      const form = new FormData();
+      form.append('snapshot', new Blob([archive]), snap.name);
+      return fetch(`${url}/collections/${collection}/snapshots/upload?priority=snapshot&wait=true&checksum=${checksum}`, {
+        method: 'POST',
+        headers: auth,
+        body: form,
+      });
+    };
+    const refused = await upload('0'.repeat(64));
+    assert.equal(refused.status, 400);
+    assert.match(((await refused.json()) as { status: { error: string } }).status.error, /^Checksum mismatch: /);
+    assert.equal((await client.count(collection)).count, 4);
+    const recovered = await upload(snap.checksum ?? '');
+    assert.equal(recovered.status, 200, await recovered.clone().text());
+    assert.equal(((await recovered.json()) as { result: unknown }).result, true);
     assert.equal((await client.count(collection)).count, 6);
     const restored = await client.retrieve(collection, { ids: [1, 2, 4, 100], with_payload: true });
     assert.deepEqual(
@@ -188,9 +220,11 @@ test('qdrant-local serves the Qdrant REST subset through @qdrant/js-client-rest'
     const info = await client.getCollection(collection);
     assert.equal(info.payload_schema['tenant']?.data_type, 'keyword', 'payload indexes come back with the shard');
 
-    // Bad recoveries: wrong checksum, unknown snapshot.
-    await expectClientError(() => client.recoverSnapshot(collection, { location: snap.name, checksum: '0'.repeat(64) }), 400);
-    await expectClientError(() => client.recoverSnapshot(collection, { location: 'nope.snapshot' }), 404);
+    // An unknown snapshot: 404 (a download answers it in plain text).
+    const missing = await fetch(`${url}/collections/${collection}/snapshots/nope.snapshot`, { headers: auth });
+    assert.equal(missing.status, 404);
+    assert.equal(await missing.text(), 'Not found: Snapshot nope.snapshot not found');
+    await expectClientError(() => client.deleteSnapshot(collection, 'nope.snapshot'), 404);
 
     assert.equal(await client.deleteSnapshot(collection, snap.name), true);
     assert.ok(!(await client.listSnapshots(collection)).some((s) => s.name === snap.name));
@@ -200,7 +234,8 @@ test('qdrant-local serves the Qdrant REST subset through @qdrant/js-client-rest'
     const dim = await expectClientError(() => client.upsert(collection, { wait: true, points: [{ id: 7, vector: [1, 2, 3] }] }), 400);
     assert.match(dim, /dimension/i);
     await expectClientError(() => client.upsert(collection, { wait: true, points: [{ id: 'not-a-uuid', vector: vec(7) }] }), 400);
-    await expectClientError(() => client.query(collection, { query: vec(1), filter: { must: [{ key: 'tenant' } as never] } }), 400);
+    // Qdrant answers a filter that fails validation with 422 (a body it cannot parse with 400).
+    await expectClientError(() => client.query(collection, { query: vec(1), filter: { must: [{ key: 'tenant' } as never] } }), 422);
     await expectClientError(() => client.getCollection(`${collection}_missing`), 404);
     await expectClientError(() => client.count(`${collection}_missing`, {}), 404);
   });
