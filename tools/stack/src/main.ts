@@ -57,6 +57,21 @@ program
   });
 
 program
+  .command('install')
+  .description('install services without starting them (e.g. qdrant-local beside the real server, for the contract suite)')
+  .argument('<service...>', 'services to install')
+  .action(async (names: string[]) => {
+    const stack = manager();
+    for (const service of selectServices(names)) {
+      const ctx = stack.context(service);
+      const t0 = performance.now();
+      await service.install(ctx);
+      await service.prepare?.(ctx);
+      log(`${service.name}: installed (${seconds(performance.now() - t0)})`);
+    }
+  });
+
+program
   .command('down')
   .description('stop services this stack started (all when none named), in reverse start order')
   .argument('[service...]', 'services to stop')
