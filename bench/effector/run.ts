@@ -1,17 +1,23 @@
 /**
  * Effector benchmark (real local stack; not run in CI):
- *  1. Qdrant snapshot and restore time for 10k and 100k point collections (384-d) through
- *     qdrant-local, with the effector's own SnapshotStore (create + ES record; recover + count check).
- *  2. kill -9 of the effector process at each step of an action (EFFECTOR_TEST_CRASH_AT), N times:
- *     duplicate executions, unrecovered incidents, and whether Qdrant was at the before or the after
- *     state at the moment of the kill.
- *  3. `immune rollback` of a successful repair restores the pre-repair answers exactly.
+ *  1. Per size (384-d float32, a chunk-like payload), on the stack's Qdrant (the real server): upsert
+ *     throughput; snapshot and restore with the effector's own SnapshotStore (create + ES record;
+ *     recover by file:// or upload + count check); a blue/green rebuild (a second collection loaded
+ *     beside the first), the alias switch and its rollback; disk of a collection and its snapshot.
+ *  2. kill -9 of the effector process at each step of an action (EFFECTOR_TEST_CRASH_AT), N times per
+ *     RAG layout (plain: in-place reindex after a snapshot; alias: blue/green): duplicate executions,
+ *     unrecovered incidents, and whether Qdrant was at the before or the after state at the kill.
+ *  3. `immune rollback` of a successful repair restores the pre-repair answers exactly (each layout).
  *
- *   npm run bench:effector -- [--points 10000,100000] [--kills 20] [--packages 10] [--skip-snapshots] [--skip-kills]
+ *   npm run bench:effector -- [--points 100000,1000000] [--kills 20] [--packages 10] [--layouts plain,alias]
+ *                             [--skip-snapshots] [--skip-kills]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Presets, SingleBar } from 'cli-progress';
 import { parseArgs } from 'node:util';
 import { Client } from '@elastic/elasticsearch';
 import { createQdrantClient } from '@rag-immune/worker-runtime';
@@ -21,15 +27,23 @@ import { exampleRootCauseReport, type RepairAction, type RootCauseReport } from 
 import { callFaultAdmin, isExactAnswer, loadQuestions, startReferenceRagPair } from '@rag-immune/reference-rag';
 import { RagClient } from '@rag-immune/rag-contract';
 import { loadStackConfig, stackEndpoints, qdrantEnv } from '@rag-immune/stack';
-import { ActionStore, CRASH_POINTS, SnapshotStore, effectorIndices, type ActionDoc } from '../../services/effector/src/index.ts';
+import {
+  ActionStore,
+  CRASH_POINTS,
+  CollectionAliases,
+  SnapshotStore,
+  effectorIndices,
+  type ActionDoc,
+} from '../../services/effector/src/index.ts';
 
 const { values: args } = parseArgs({
   options: {
-    points: { type: 'string', default: '10000,100000' },
+    points: { type: 'string', default: '100000,1000000' },
     kills: { type: 'string', default: '20' },
     packages: { type: 'string', default: '10' },
     'skip-snapshots': { type: 'boolean', default: false },
     'skip-kills': { type: 'boolean', default: false },
+    layouts: { type: 'string', default: 'plain,alias' },
   },
 });
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -40,53 +54,120 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const es = new Client({ node: endpoints.elasticsearchUrl });
 const qdrant = createQdrantClient({ url: endpoints.qdrantUrl, apiKey: endpoints.qdrantApiKey, timeoutMs: 600_000 });
 const prefix = `bench-eff-${run}`;
+
+async function qdrantVersion(): Promise<string> {
+  const root = (await (
+    await fetch(`${endpoints.qdrantUrl}/`, { headers: endpoints.qdrantApiKey ? { 'api-key': endpoints.qdrantApiKey } : {} })
+  ).json()) as { title: string; version: string };
+  return `${root.title} ${root.version}`;
+}
 const results: Record<string, unknown> = {
-  machine: '2 cores, 24 GiB, Debian 12 (shared with other jobs)',
-  qdrant: 'qdrant-local (Qdrant Edge 0.9.0 shard behind a Qdrant REST subset) — NOT a Qdrant server',
+  machine: '2 cores, 24 GiB, Debian 12',
+  qdrant: await qdrantVersion(),
 };
 
+/** Bytes under a directory (the local server's storage or snapshots), or null when it is not on this machine. */
+function diskBytes(path: string | undefined): number | null {
+  if (path === undefined || !existsSync(path)) return null;
+  const out = execFileSync('du', ['-sb', path], { encoding: 'utf8' });
+  return Number(out.split('\t')[0]);
+}
+
+const mb = (bytes: number | null) => (bytes === null ? null : +(bytes / 1e6).toFixed(1));
+const secondsSince = (t: number) => +((performance.now() - t) / 1000).toFixed(2);
+
+/** Upserts n 384-d points with a chunk-like payload (batches of 500, two in flight); returns points per second. */
+async function load(collection: string, n: number): Promise<number> {
+  await qdrant.createCollection(collection, { vectors: { size: 384, distance: 'Cosine' } });
+  await qdrant.createPayloadIndex(collection, { field_name: 'knowledge_id', field_schema: 'keyword', wait: true });
+  let seed = 12345;
+  const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 0x100000000 - 0.5;
+  const text = 'Debian changelog entry: fixes CVE-2024-0001 in the parser, rebuilds against the new toolchain, ';
+  const batch = (offset: number) =>
+    Array.from({ length: Math.min(500, n - offset) }, (_, i) => ({
+      id: offset + i + 1,
+      vector: Array.from({ length: 384 }, () => rnd()),
+      payload: {
+        knowledge_id: `changelog/pkg-${(offset + i) % 4999}`,
+        version: `1.${(offset + i) % 97}-${(offset + i) % 7}`,
+        source: 'debian-changelog',
+        valid_from: '2024-06-01T00:00:00Z',
+        valid_until: null,
+        text: `${text}${offset + i}`,
+      },
+    }));
+  const started = performance.now();
+  const bar = new SingleBar({ format: `load ${collection} {bar} {value}/{total} points`, hideCursor: true }, Presets.shades_classic);
+  bar.start(n, 0);
+  for (let offset = 0; offset < n; offset += 1000) {
+    await Promise.all([offset, offset + 500].filter((o) => o < n).map((o) => qdrant.upsert(collection, { points: batch(o), wait: true })));
+    bar.update(Math.min(n, offset + 1000));
+  }
+  bar.stop();
+  return Math.round(n / ((performance.now() - started) / 1000));
+}
+
+/**
+ * Per size: load (upsert throughput), snapshot and restore through the effector's SnapshotStore
+ * (file:// recovery when the server's snapshots directory is known, upload otherwise), the blue/green
+ * reindex (a second collection loaded beside the first: what a rebuild costs), the alias switch and
+ * its rollback through CollectionAliases, and the disk each takes on a local server.
+ */
 async function snapshotFigures(): Promise<void> {
   const store = new SnapshotStore(qdrant, es, `${prefix}-snapshots`, {
-    connection: { url: endpoints.qdrantUrl, apiKey: endpoints.qdrantApiKey },
+    connection: { url: endpoints.qdrantUrl, apiKey: endpoints.qdrantApiKey, timeoutMs: 3_600_000 },
     ...(endpoints.qdrantSnapshotsPath ? { serverSnapshotsPath: endpoints.qdrantSnapshotsPath } : {}),
   });
   await store.init();
+  const aliases = new CollectionAliases(qdrant, { keepLast: 1, keepWithinDays: 0 });
+  const storage = endpoints.qdrantSnapshotsPath ? join(endpoints.qdrantSnapshotsPath, '..', 'storage', 'collections') : undefined;
   const rows = [];
   for (const n of args.points.split(',').map(Number)) {
-    const collection = `${prefix}-${n}`;
-    await qdrant.createCollection(collection, { vectors: { size: 384, distance: 'Cosine' } });
-    const loadStart = performance.now();
-    let seed = 12345;
-    const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 0x100000000 - 0.5;
-    for (let offset = 0; offset < n; offset += 1000) {
-      const points = Array.from({ length: Math.min(1000, n - offset) }, (_, i) => ({
-        id: offset + i + 1,
-        vector: Array.from({ length: 384 }, () => Number(rnd().toFixed(5))),
-        payload: { knowledge_id: `k/${(offset + i) % 997}`, text: `chunk ${offset + i}` },
-      }));
-      await qdrant.upsert(collection, { points, wait: true });
-    }
-    const loadS = (performance.now() - loadStart) / 1000;
-    const t0 = performance.now();
-    const record = await store.create(collection, `bench-${run}`, null);
-    const createS = (performance.now() - t0) / 1000;
-    // Damage the collection, then restore it from the snapshot.
-    await qdrant.delete(collection, { points: Array.from({ length: Math.floor(n / 10) }, (_, i) => i + 1), wait: true });
-    const t1 = performance.now();
+    const blue = `${prefix}-${n}-blue`;
+    const green = `${prefix}-${n}-green`;
+    const alias = `${prefix}-${n}`;
+    const upsertPerS = await load(blue, n);
+    await qdrant.updateCollectionAliases({ actions: [{ create_alias: { collection_name: blue, alias_name: alias } }] });
+    const blueDisk = diskBytes(storage && join(storage, blue));
+
+    let t = performance.now();
+    const record = await store.create(alias, `bench-${run}`, null);
+    const snapshotS = secondsSince(t);
+    // Damage a tenth of the points, then restore the collection from the snapshot.
+    await qdrant.delete(blue, { points: Array.from({ length: Math.floor(n / 10) }, (_, i) => i + 1), wait: true });
+    t = performance.now();
     const restored = await store.restore(record);
-    const restoreS = (performance.now() - t1) / 1000;
+    const restoreS = secondsSince(t);
+
+    t = performance.now();
+    await load(green, n);
+    const rebuildS = secondsSince(t);
+    t = performance.now();
+    await aliases.swap(alias, blue, green);
+    const swapMs = Math.round(performance.now() - t);
+    t = performance.now();
+    await aliases.swap(alias, green, blue);
+    const rollbackMs = Math.round(performance.now() - t);
+    const servedBack = (await qdrant.count(alias, { exact: true })).count;
+
     rows.push({
       points: n,
-      load_s: +loadS.toFixed(1),
-      snapshot_s: +createS.toFixed(2),
-      restore_s: +restoreS.toFixed(2),
+      upsert_points_per_s: upsertPerS,
+      snapshot_s: snapshotS,
+      restore_s: restoreS,
+      restore_via: store.recoveryMode,
       restored_points: restored.points_count,
-      size_mb: record.size_bytes ? +(record.size_bytes / 1e6).toFixed(1) : null,
-      checksum: record.checksum?.slice(0, 12),
+      snapshot_mb: mb(record.size_bytes),
+      collection_disk_mb: mb(blueDisk),
+      blue_green_rebuild_s: rebuildS,
+      alias_switch_ms: swapMs,
+      alias_rollback_ms: rollbackMs,
+      served_after_rollback: servedBack,
     });
     console.log(JSON.stringify(rows.at(-1)));
     await store.delete(record);
-    await qdrant.deleteCollection(collection);
+    await qdrant.deleteCollection(green);
+    await qdrant.deleteCollection(blue);
   }
   results.snapshots = rows;
 }
@@ -129,12 +210,20 @@ function startEffector(env: NodeJS.ProcessEnv): { child: ChildProcess; exited: P
   return { child, exited: new Promise((r) => child.once('exit', (code) => r(code))), output: () => out };
 }
 
-async function killFigures(): Promise<void> {
+/**
+ * The kill -9 matrix and the CLI rollback on one RAG layout: `plain` (the RAG queries a collection
+ * directly; the index repair rewrites it in place after a snapshot) or `alias` (blue/green: a new
+ * collection and an alias switch; no snapshot step to be killed at).
+ */
+async function killFigures(layout: 'plain' | 'alias'): Promise<void> {
+  const tool = layout === 'alias' ? 'reindex_into_new_collection' : 'reindex_knowledge';
+  const steps = CRASH_POINTS.filter((step) => layout === 'plain' || step !== 'after_snapshot');
   const rags = await startReferenceRagPair({
     qdrantUrl: endpoints.qdrantUrl,
     qdrantApiKey: endpoints.qdrantApiKey,
+    qdrantAlias: layout === 'alias',
     packages: Number(args.packages),
-    label: 'bench-eff',
+    label: `bench-eff-${layout}`,
     logger,
   });
   const collection = rags.online.config.QDRANT_COLLECTION as string;
@@ -145,7 +234,7 @@ async function killFigures(): Promise<void> {
     clientId: `bench-eff-${run}`,
     brokers: endpoints.kafkaBrokers,
     schemaRegistryUrl: endpoints.schemaRegistryUrl,
-    topicPrefix: `${prefix}.`,
+    topicPrefix: `${prefix}-${layout}.`,
   });
   const bus = new EventBus(busConfig, logger);
   await bus.start(['reports', 'actions']);
@@ -153,21 +242,23 @@ async function killFigures(): Promise<void> {
   const events: RepairAction[] = [];
   await bus.subscribe({
     topic: 'actions',
-    groupId: `${prefix}-observer`,
+    groupId: `${prefix}-${layout}-observer`,
     fromBeginning: true,
     onPoison: 'skip',
     handle: async (e) => void events.push(e),
   });
-  const actions = new ActionStore(es, effectorIndices(prefix).actions);
+  const esPrefix = `${prefix}-${layout}`;
+  const actions = new ActionStore(es, effectorIndices(esPrefix).actions);
   const token = `bench-token-${run}-0123456789`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     KAFKA_BROKERS: endpoints.kafkaBrokers.join(','),
     SCHEMA_REGISTRY_URL: endpoints.schemaRegistryUrl,
-    BUS_TOPIC_PREFIX: `${prefix}.`,
+    BUS_TOPIC_PREFIX: `${prefix}-${layout}.`,
     ELASTICSEARCH_URL: endpoints.elasticsearchUrl,
     ...qdrantEnv(endpoints),
-    ES_INDEX_PREFIX: prefix,
+    ES_INDEX_PREFIX: esPrefix,
+    ...(endpoints.qdrantSnapshotsPath ? { EFFECTOR_QDRANT_SNAPSHOTS_PATH: endpoints.qdrantSnapshotsPath } : {}),
     EFFECTOR_API_TOKEN: token,
     EFFECTOR_PORT: '0',
     EFFECTOR_MODE: 'auto',
@@ -175,7 +266,7 @@ async function killFigures(): Promise<void> {
     EFFECTOR_ONLINE_RAG_URL: rags.onlineUrl,
     EFFECTOR_BASELINE_RAG_URL: rags.baselineUrl,
     EFFECTOR_QDRANT_COLLECTION: collection,
-    EFFECTOR_GROUP_ID: `${prefix}-effector`,
+    EFFECTOR_GROUP_ID: `${prefix}-${layout}-effector`,
     // Every kill is a new incident of the same component: the rate limit is not what is measured here.
     EFFECTOR_COMPONENT_RATE_LIMIT: '1000',
     // info: the bench waits for the `effector listening` line.
@@ -225,8 +316,8 @@ async function killFigures(): Promise<void> {
   const rows: Record<string, unknown>[] = [];
   const kills = Number(args.kills);
   for (let i = 0; i < kills; i += 1) {
-    const step = CRASH_POINTS[i % CRASH_POINTS.length]!;
-    const incident = `bench-kill-${run}-${i}`;
+    const step = steps[i % steps.length]!;
+    const incident = `bench-kill-${layout}-${run}-${i}`;
     await callFaultAdmin(rags.onlineUrl, 'POST', 'vector-index-corruption', { mode: 'drop', scope: { knowledge_ids: ids } });
     const brokenCount = await countPoints();
     const brokenAnswers = await answersOf(online);
@@ -258,7 +349,7 @@ async function killFigures(): Promise<void> {
     const deadline = Date.now() + 300_000;
     let doc: ActionDoc | undefined;
     while (Date.now() < deadline) {
-      doc = (await actions.list({ incident })).find((a) => a.tool === 'reindex_knowledge');
+      doc = (await actions.list({ incident })).find((a) => a.tool === tool);
       // Done when the restarted effector closed the incident (a kill after the state change but before
       // the event is only finished once the restart re-publishes `succeeded`).
       const closed = events.some((e) => e.incident_id === incident && (e.status === 'succeeded' || e.status === 'escalated'));
@@ -287,7 +378,7 @@ async function killFigures(): Promise<void> {
     console.log(JSON.stringify(rows.at(-1)));
     await callFaultAdmin(rags.onlineUrl, 'DELETE', 'vector-index-corruption');
   }
-  results.kills = {
+  results[`kills_${layout}`] = {
     runs: rows.length,
     duplicate_executions: rows.filter((r) => r.duplicate).length,
     unrecovered_incidents: rows.filter((r) => r.final_status !== 'succeeded' || !r.answers_recovered).length,
@@ -296,7 +387,7 @@ async function killFigures(): Promise<void> {
   };
 
   // `immune rollback` of a successful repair restores the pre-repair answers exactly.
-  const incident = `bench-rollback-${run}`;
+  const incident = `bench-rollback-${layout}-${run}`;
   await callFaultAdmin(rags.onlineUrl, 'POST', 'vector-index-corruption', { mode: 'drop', scope: { knowledge_ids: ids } });
   const preRepair = await answersOf(online);
   const proc = startEffector(env);
@@ -313,7 +404,7 @@ async function killFigures(): Promise<void> {
   });
   let done: ActionDoc | undefined;
   for (let t = 0; t < 600 && done?.status !== 'succeeded'; t += 1) {
-    done = (await actions.list({ incident })).find((a) => a.tool === 'reindex_knowledge');
+    done = (await actions.list({ incident })).find((a) => a.tool === tool);
     await sleep(500);
   }
   const repaired = await answersOf(online);
@@ -338,7 +429,7 @@ async function killFigures(): Promise<void> {
     },
   );
   const afterRollback = await answersOf(online);
-  results.rollback = {
+  results[`rollback_${layout}`] = {
     repaired: done?.status,
     cli_exit: cli.status,
     answers: queries.length,
@@ -346,7 +437,7 @@ async function killFigures(): Promise<void> {
     identical_to_pre_repair_after_rollback: afterRollback.filter((a, k) => a === preRepair[k]).length,
     exact: JSON.stringify(afterRollback) === JSON.stringify(preRepair),
   };
-  console.log(JSON.stringify(results.rollback));
+  console.log(JSON.stringify(results[`rollback_${layout}`]));
   proc.child.kill('SIGTERM');
   await proc.exited;
   await callFaultAdmin(rags.onlineUrl, 'DELETE', 'vector-index-corruption');
@@ -358,7 +449,7 @@ async function killFigures(): Promise<void> {
 }
 
 if (!args['skip-snapshots']) await snapshotFigures();
-if (!args['skip-kills']) await killFigures();
+if (!args['skip-kills']) for (const layout of args.layouts.split(',')) await killFigures(layout === 'alias' ? 'alias' : 'plain');
 await es.indices.delete({ index: `${prefix}-*` }).catch(() => undefined);
 console.log(JSON.stringify(results, null, 2));
 process.exit(0);

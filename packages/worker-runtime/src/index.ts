@@ -15,3 +15,10 @@ export {
 } from './http-app.ts';
 export { testPause } from './test-hooks.ts';
 export { createQdrantClient, type QdrantConnection } from './qdrant-client.ts';
+export {
+  createElasticsearchClient,
+  elasticsearchConnection,
+  elasticsearchCredentialsIssue,
+  ElasticsearchCredentialsEnv,
+  type ElasticsearchConnection,
+} from './elasticsearch-client.ts';

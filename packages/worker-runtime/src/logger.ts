@@ -18,6 +18,17 @@ export const REDACTED_PATHS = [
   '*.password',
   'headers["x-api-key"]',
   '*.headers["x-api-key"]',
+  // Store credentials, as configuration dumps and client options carry them.
+  'headers["api-key"]',
+  '*.headers["api-key"]',
+  'QDRANT_API_KEY',
+  '*.QDRANT_API_KEY',
+  'EFFECTOR_QDRANT_API_KEY',
+  '*.EFFECTOR_QDRANT_API_KEY',
+  'ES_API_KEY',
+  '*.ES_API_KEY',
+  'ES_PASSWORD',
+  '*.ES_PASSWORD',
 ];
 
 /** The JSON logger of one worker: `service` and `version` on every line, secrets redacted. */

@@ -17,10 +17,22 @@ export class WorkerConfigError extends Error {
   }
 }
 
-/** Parses the environment with the worker's zod schema; an error names every wrong variable. */
-export function parseWorkerEnv<S extends z.ZodTypeAny>(worker: string, schema: S, env: NodeJS.ProcessEnv): z.infer<S> {
+/**
+ * Parses the environment with the worker's zod schema; an error names every wrong variable. `checks`
+ * look at variables together (two that must come in a pair) once each is valid on its own.
+ */
+export function parseWorkerEnv<S extends z.ZodTypeAny>(
+  worker: string,
+  schema: S,
+  env: NodeJS.ProcessEnv,
+  checks: readonly ((config: z.infer<S>) => ConfigIssue | null)[] = [],
+): z.infer<S> {
   const parsed = schema.safeParse(env);
-  if (parsed.success) return parsed.data as z.infer<S>;
+  if (parsed.success) {
+    const issues = checks.map((check) => check(parsed.data as z.infer<S>)).filter((issue): issue is ConfigIssue => issue !== null);
+    if (issues.length > 0) throw new WorkerConfigError(worker, issues);
+    return parsed.data as z.infer<S>;
+  }
   throw new WorkerConfigError(
     worker,
     parsed.error.issues.map((issue) => ({ key: String(issue.path[0] ?? '(env)'), message: issue.message })),

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { parseWorkerEnv } from '@rag-immune/worker-runtime';
+import { ElasticsearchCredentialsEnv, elasticsearchCredentialsIssue, parseWorkerEnv } from '@rag-immune/worker-runtime';
 
 export const EFFECTOR_VERSION = '0.1.0';
 export const DEFAULT_POLICY_FILE = fileURLToPath(new URL('../policy/policy.v1.yaml', import.meta.url));
@@ -48,6 +48,7 @@ export const EffectorConfigSchema = z.object({
   /** The RAG's Qdrant collection: what the effector snapshots before a repair that writes to it. */
   EFFECTOR_QDRANT_COLLECTION: z.string().min(1),
   ELASTICSEARCH_URL: z.string().url().default('http://127.0.0.1:19200'),
+  ...ElasticsearchCredentialsEnv,
   ES_INDEX_PREFIX: z
     .string()
     .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lower-case letters, digits, - and _ only (an Elasticsearch index name)')
@@ -97,7 +98,7 @@ export const EffectorConfigSchema = z.object({
 export type EffectorConfig = z.infer<typeof EffectorConfigSchema>;
 
 export function effectorConfigFromEnv(env: NodeJS.ProcessEnv): EffectorConfig {
-  return parseWorkerEnv('effector', EffectorConfigSchema, env);
+  return parseWorkerEnv('effector', EffectorConfigSchema, env, [elasticsearchCredentialsIssue]);
 }
 
 /** Elasticsearch indices of the effector, all under the prefix so tests and deployments isolate. */

@@ -24,5 +24,6 @@ export { decide, toolsNotToRetry, branchMatches, type Decision, type PlannedStep
 export { breakerVerdict, type BreakerLimits, type BreakerVerdict } from './breaker/circuit-breaker.ts';
 export { effectiveStatus, GrantStore, type GrantDoc, type GrantStatus } from './grants/grant-store.ts';
 export { SnapshotStore, SnapshotError, type SnapshotRecord } from './snapshots/snapshot-store.ts';
+export { CollectionAliases, AliasConflictError } from './snapshots/collection-aliases.ts';
 export { ActionStore, actionKey, actionIdOf, type ActionDoc, type ActionStatus } from './state/action-store.ts';
 export { RecoveryVerifier, probesOf, type ProbeMeasurement } from './verify/recovery-verifier.ts';

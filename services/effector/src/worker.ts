@@ -1,7 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import { Client } from '@elastic/elasticsearch';
 import { trace, type Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
@@ -9,7 +8,14 @@ import { EventBus, BusMetrics, type BusConfig } from '@rag-immune/bus';
 import type { RepairAction, RootCauseReport } from '@rag-immune/contracts';
 import { MemoryClient } from '@rag-immune/memory-client';
 import { ProbeRunner, defaultThresholds, ragClientWithHeaders, type FactConsistencyPort } from '@rag-immune/probing';
-import { contextFromHeaders, createQdrantClient, traceHeaders, workerHttpApp } from '@rag-immune/worker-runtime';
+import {
+  contextFromHeaders,
+  createElasticsearchClient,
+  createQdrantClient,
+  elasticsearchConnection,
+  traceHeaders,
+  workerHttpApp,
+} from '@rag-immune/worker-runtime';
 import { EFFECTOR_VERSION, effectorIndices, type EffectorConfig } from './config.ts';
 import { Effector, type IncidentOutcome } from './effector.ts';
 import { GrantStore } from './grants/grant-store.ts';
@@ -62,7 +68,7 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
   const metrics = new EffectorMetrics(registry);
   const tracer = options.tracer ?? trace.getTracer('rag-immune-effector', EFFECTOR_VERSION);
   const indices = effectorIndices(config.ES_INDEX_PREFIX);
-  const es = new Client({ node: config.ELASTICSEARCH_URL, requestTimeout: 30_000 });
+  const es = createElasticsearchClient(elasticsearchConnection(config, { requestTimeoutMs: 30_000 }));
   const qdrantConnection = {
     url: config.EFFECTOR_QDRANT_URL ?? config.QDRANT_URL,
     apiKey: config.EFFECTOR_QDRANT_API_KEY ?? config.QDRANT_API_KEY,

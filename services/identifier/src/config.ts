@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseWorkerEnv } from '@rag-immune/worker-runtime';
+import { ElasticsearchCredentialsEnv, elasticsearchCredentialsIssue, parseWorkerEnv } from '@rag-immune/worker-runtime';
 
 const seconds = (fallback: number) => z.coerce.number().positive().default(fallback);
 
@@ -25,6 +25,7 @@ export const IdentifierEnv = z.object({
   IDENTIFIER_RAG_HEADERS: headersJson,
   IDENTIFIER_TRACE_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
   ELASTICSEARCH_URL: z.string().url().default('http://127.0.0.1:19200'),
+  ...ElasticsearchCredentialsEnv,
   ES_INDEX_PREFIX: z
     .string()
     .regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be lowercase letters, digits, - or _')
@@ -47,5 +48,5 @@ export const IdentifierEnv = z.object({
 export type IdentifierEnv = z.infer<typeof IdentifierEnv>;
 
 export function identifierConfigFromEnv(env: NodeJS.ProcessEnv): IdentifierEnv {
-  return parseWorkerEnv('identifier', IdentifierEnv, env);
+  return parseWorkerEnv('identifier', IdentifierEnv, env, [elasticsearchCredentialsIssue]);
 }

@@ -6,13 +6,14 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client } from '@elastic/elasticsearch';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { BusMetrics, EventBus, busConfigFromEnv } from '@rag-immune/bus';
 import {
   assertSafeBinding,
   contextFromHeaders,
+  createElasticsearchClient,
+  elasticsearchConnection,
   startTelemetry,
   traceHeaders,
   workerHttpApp,
@@ -50,7 +51,7 @@ export async function startIdentifierWorker(
   const metrics = new IdentifierMetrics(registry);
   const telemetry = options.telemetry ?? startTelemetry('identifier', IDENTIFIER_VERSION, { env });
 
-  const es = new Client({ node: config.ELASTICSEARCH_URL, requestTimeout: 10_000, maxRetries: 1 });
+  const es = createElasticsearchClient(elasticsearchConnection(config, { requestTimeoutMs: 10_000, maxRetries: 1 }));
   const store = new IncidentStore(es, config.ES_INDEX_PREFIX);
   const ledger = new EvidenceLedger(es, config.ES_INDEX_PREFIX, (outcome) => metrics.ledgerWrites.inc({ outcome }));
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseWorkerEnv } from '@rag-immune/worker-runtime';
+import { ElasticsearchCredentialsEnv, elasticsearchCredentialsIssue, parseWorkerEnv } from '@rag-immune/worker-runtime';
 import { fileURLToPath } from 'node:url';
 
 export const MEMORY_VERSION = '0.1.0';
@@ -14,6 +14,7 @@ export const MemoryConfigSchema = z.object({
   MEMORY_API_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   MEMORY_GROUP_ID: z.string().min(1).default('rag-immune-memory'),
   ELASTICSEARCH_URL: z.string().url().default('http://127.0.0.1:19200'),
+  ...ElasticsearchCredentialsEnv,
   QDRANT_URL: z.string().url().default('http://127.0.0.1:16333'),
   /** Qdrant's api-key (a secured server, Qdrant Cloud). */
   QDRANT_API_KEY: z.string().min(1).optional(),
@@ -43,7 +44,7 @@ export const MemoryConfigSchema = z.object({
 export type MemoryConfig = z.infer<typeof MemoryConfigSchema>;
 
 export function memoryConfigFromEnv(env: NodeJS.ProcessEnv): MemoryConfig {
-  return parseWorkerEnv('memory', MemoryConfigSchema, env);
+  return parseWorkerEnv('memory', MemoryConfigSchema, env, [elasticsearchCredentialsIssue]);
 }
 
 /** Index and collection names, all under the prefix so tests and deployments isolate. */

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { context, type Tracer } from '@opentelemetry/api';
 import { EventBus, BusMetrics, type BusConfig, type DeliveryContext } from '@rag-immune/bus';
-import { assertSafeBinding, contextFromHeaders, inSpan, workerHttpApp } from '@rag-immune/worker-runtime';
+import { assertSafeBinding, contextFromHeaders, elasticsearchConnection, inSpan, workerHttpApp } from '@rag-immune/worker-runtime';
 import { storeNames, type MemoryConfig } from './config.ts';
 import { CaseStore } from './cases/case-store.ts';
 import { CachedEmbedder, CaseRecorder, type SignatureEmbedder } from './cases/case-recorder.ts';
@@ -56,6 +56,7 @@ export class MemoryWorker {
     const names = storeNames(config.ES_INDEX_PREFIX);
     this.store = new CaseStore({
       elasticsearchUrl: config.ELASTICSEARCH_URL,
+      elasticsearch: elasticsearchConnection(config),
       qdrantUrl: config.QDRANT_URL,
       qdrantApiKey: config.QDRANT_API_KEY,
       casesIndex: names.cases,

@@ -1,6 +1,7 @@
-import { Client, errors } from '@elastic/elasticsearch';
+import type { Client } from '@elastic/elasticsearch';
+import { errors } from '@elastic/elasticsearch';
 import type { QdrantClient } from '@qdrant/js-client-rest';
-import { createQdrantClient } from '@rag-immune/worker-runtime';
+import { createElasticsearchClient, createQdrantClient, type ElasticsearchConnection } from '@rag-immune/worker-runtime';
 import type { CaseStatus, HealingCase } from './healing-case.ts';
 
 /** The version of a case document as Elasticsearch holds it, for optimistic concurrency. */
@@ -34,6 +35,8 @@ export interface ScoredId {
 
 export interface CaseStoreOptions {
   elasticsearchUrl: string;
+  /** Credentials of a secured cluster (ES_API_KEY or ES_USERNAME/ES_PASSWORD, ES_CA_FILE). */
+  elasticsearch?: Omit<ElasticsearchConnection, 'url'>;
   qdrantUrl: string;
   qdrantApiKey?: string | undefined;
   casesIndex: string;
@@ -92,7 +95,12 @@ export class CaseStore {
   readonly qdrant: QdrantClient;
 
   constructor(readonly options: CaseStoreOptions) {
-    this.es = new Client({ node: options.elasticsearchUrl, requestTimeout: 10_000, maxRetries: 1 });
+    this.es = createElasticsearchClient({
+      ...options.elasticsearch,
+      url: options.elasticsearchUrl,
+      requestTimeoutMs: 10_000,
+      maxRetries: 1,
+    });
     this.qdrant = createQdrantClient({ url: options.qdrantUrl, apiKey: options.qdrantApiKey, timeoutMs: 10_000 });
   }
 
