@@ -2,7 +2,7 @@
  * Chaos on the closed loop: the reference RAG pair and the four workers as processes on the real
  * stack. While one incident is being healed each worker is SIGKILLed at its most delicate moment and
  * restarted: the sentinel holding an anomalous result it has not published, the identifier in the
- * middle of an analysis, the effector between its Qdrant snapshot and the repair and again between
+ * middle of an analysis, the effector once its repair started (mid-build) and again between
  * the repair and its verification, memory between writing a case to Elasticsearch and to Qdrant.
  * The moments come from named pause points (RAG_IMMUNE_TEST_PAUSE, worker-runtime's testPause: the
  * worker logs "test pause" there and waits, and the test kills it) and the effector's own crash
@@ -31,10 +31,12 @@ const PAUSES: Record<Exclude<WorkerKind, 'effector'>, string> = {
   memory: 'memory.mid-write',
 };
 /**
- * The effector kills itself (its own EFFECTOR_TEST_CRASH_AT hook, SIGKILL): first between the Qdrant
- * snapshot and the repair, then, restarted, between the executed repair and its verification.
+ * The effector kills itself (its own EFFECTOR_TEST_CRASH_AT hook, SIGKILL): first once the repair has
+ * started (the RAG is building the new collection, the alias not yet switched), then, restarted,
+ * between the executed repair (alias switched) and its verification. The reference RAG's collection is
+ * behind an alias, so the index repair is the blue/green one and takes no snapshot.
  */
-const EFFECTOR_CRASHES = ['after_snapshot', 'after_executed'];
+const EFFECTOR_CRASHES = ['after_started', 'after_executed'];
 const paused = (point: string): Record<string, string> => ({ RAG_IMMUNE_TEST_PAUSE: point, RAG_IMMUNE_TEST_PAUSE_MS: '60000' });
 
 let run: LoopRun;
@@ -140,6 +142,31 @@ async function orphanedSnapshots(): Promise<string[]> {
   }
 }
 
+/**
+ * Generations behind the online alias that nothing accounts for: neither live, nor the way back of a
+ * succeeded repair (a build an interrupted repair left behind must have been removed by its undo).
+ */
+async function orphanedGenerations(): Promise<string[]> {
+  const qdrant = createQdrantClient({ url: run.endpoints.qdrantUrl, apiKey: run.endpoints.qdrantApiKey });
+  const alias = run.rag.collections.online;
+  const live = (await qdrant.getAliases()).aliases.find((a) => a.alias_name === alias)?.collection_name;
+  const generations = (await qdrant.getCollections()).collections.map((c) => c.name).filter((name) => name.startsWith(`${alias}--`));
+  const es = new Client({ node: run.endpoints.elasticsearchUrl });
+  try {
+    const actions = await es.search<{ status: string; prior_json: string | null }>({
+      index: `${run.namespace}-repair-actions`,
+      size: 1000,
+      query: { term: { status: 'succeeded' } },
+    });
+    const retired = new Set(
+      actions.hits.hits.map((h) => (JSON.parse(h._source?.prior_json ?? '{}') as { from_collection?: string }).from_collection),
+    );
+    return generations.filter((name) => name !== live && !retired.has(name));
+  } finally {
+    await es.close();
+  }
+}
+
 function assertNoDuplicateRepair(trial: TrialResult): void {
   // One verified repair per report revision and intent (a later revision with a wider scope may
   // legitimately repair again; the same one twice may not).
@@ -158,7 +185,7 @@ function assertNoDuplicateRepair(trial: TrialResult): void {
   }
 }
 
-test('each worker SIGKILLed at its most delicate moment and restarted: the incident still heals, nothing lost or done twice, no orphaned snapshot', async () => {
+test('each worker SIGKILLed at its most delicate moment and restarted: the incident still heals, nothing lost or done twice, no orphaned snapshot or collection', async () => {
   const chaos = killAtPausePoints();
   let trial: TrialResult;
   try {
@@ -194,6 +221,11 @@ test('each worker SIGKILLed at its most delicate moment and restarted: the incid
   assert.ok(trial.rememberedAt !== undefined, 'memory recorded the healed case');
   assertNoDuplicateRepair(trial);
   assert.deepEqual(await orphanedSnapshots(), []);
+  assert.deepEqual(await orphanedGenerations(), [], 'no abandoned build behind the alias');
+  assert.ok(
+    trial.actions.some((a) => a.intent === 'rebuild_index_incremental' && a.tool === 'reindex_into_new_collection'),
+    `the blue/green reindex ran: ${trial.actions.map((a) => a.tool).join(', ')}`,
+  );
 });
 
 test(

@@ -17,7 +17,8 @@ import { REPO_ROOT, processEnv } from './process.ts';
 let h: Harness;
 
 before(async () => {
-  h = await startHarness('c');
+  // A plain collection (no alias): the index repairs write in place, so they snapshot first.
+  h = await startHarness('c', 12, { qdrantAlias: false });
 });
 
 after(async () => {
@@ -152,6 +153,8 @@ test('Qdrant unreachable during the snapshot: snapshot_failed, the repair never 
     assert.deepEqual(
       events.map((e) => `${e.tool}:${e.status}:${e.failure?.reason ?? ''}`),
       [
+        // No alias to switch: the blue/green reindex steps aside before any change (not a failed repair).
+        'reindex_into_new_collection:failed:policy_denied',
         'reindex_knowledge:planned:',
         'reindex_knowledge:failed:snapshot_failed',
         'restore_collection_snapshot:failed:policy_denied',

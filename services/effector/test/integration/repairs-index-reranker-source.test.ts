@@ -103,6 +103,8 @@ test('vector-index corruption: snapshot, reindex, verified; rollback (dry run, t
       'index repair',
     );
     assert.deepEqual(lifecycle(h.events, incident), [
+      // No alias to switch: the blue/green reindex steps aside before any change, the in-place one runs.
+      'reindex_into_new_collection:failed',
       'reindex_knowledge:planned',
       'reindex_knowledge:started',
       'reindex_knowledge:succeeded',

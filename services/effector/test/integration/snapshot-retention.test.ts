@@ -14,7 +14,8 @@ let h: Harness;
 let worker: EffectorWorker;
 
 before(async () => {
-  h = await startHarness('ret');
+  // A plain collection (no alias): the index repair writes in place and snapshots first.
+  h = await startHarness('ret', 12, { qdrantAlias: false });
   worker = await h.startWorkerReady({ EFFECTOR_SNAPSHOT_KEEP_LAST: '1', EFFECTOR_SNAPSHOT_KEEP_WITHIN_DAYS: '0' });
 });
 
