@@ -16,14 +16,16 @@ export {
   DEFAULT_POLICY_FILE,
   type EffectorConfig,
 } from './config.ts';
-export { TOOLS, INTENT_TOOLS, toolNamed } from './actions/catalogue.ts';
+export { TOOLS, INTENT_TOOLS, CATALOGUE, toolNamed } from './actions/catalogue.ts';
 export { RULE_SETS } from './actions/set-query-rewrite-rules.ts';
-export type { RepairTool, ToolContext } from './actions/repair-tool.ts';
+export { toolBox, defineTool, type RepairTool, type ToolBox, type ToolContext } from './actions/repair-tool.ts';
 export { loadPolicy, parsePolicy, InvalidPolicyError, RepairPolicySchema, type RepairPolicy } from './policy/policy.ts';
 export { decide, toolsNotToRetry, branchMatches, type Decision, type PlannedStep, type RepairHistory } from './policy/decision.ts';
 export { breakerVerdict, type BreakerLimits, type BreakerVerdict } from './breaker/circuit-breaker.ts';
 export { effectiveStatus, GrantStore, type GrantDoc, type GrantStatus } from './grants/grant-store.ts';
-export { SnapshotStore, SnapshotError, type SnapshotRecord } from './snapshots/snapshot-store.ts';
+export { SnapshotStore, SnapshotError } from './snapshots/snapshot-store.ts';
+export type { SnapshotRecord } from './snapshots/snapshot-record.ts';
+export { ActionStore, actionKey, actionIdOf, type ActionDoc } from './state/action-store.ts';
+export { ACTION_STATUSES, canMoveAction, InvalidActionTransitionError, type ActionStatus } from './state/action-state.ts';
 export { CollectionAliases, AliasConflictError } from './snapshots/collection-aliases.ts';
-export { ActionStore, actionKey, actionIdOf, type ActionDoc, type ActionStatus } from './state/action-store.ts';
 export { RecoveryVerifier, probesOf, type ProbeMeasurement } from './verify/recovery-verifier.ts';

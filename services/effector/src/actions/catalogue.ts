@@ -1,5 +1,5 @@
 import type { RepairIntent } from '@rag-immune/contracts';
-import type { RepairTool } from './repair-tool.ts';
+import { toolBox, type RepairTool, type ToolBox } from './repair-tool.ts';
 import { reindexKnowledge } from './reindex-knowledge.ts';
 import { reindexIntoNewCollection } from './reindex-into-new-collection.ts';
 import { restoreCollectionSnapshot } from './restore-collection-snapshot.ts';
@@ -26,10 +26,11 @@ export const TOOLS: readonly RepairTool[] = [
   escalateToHuman,
 ] as unknown as readonly RepairTool[];
 
-const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));
+/** The shipped tools, as the effector's loop reaches them. */
+export const CATALOGUE: ToolBox = toolBox(TOOLS);
 
 export function toolNamed(name: string): RepairTool | undefined {
-  return byName.get(name);
+  return CATALOGUE.named(name);
 }
 
 /** Every RepairIntent of the contract → the tools that carry it out, preferred first ('unknown' escalates). */

@@ -10,6 +10,7 @@ export const escalateToHuman = defineTool({
   input: z.object({ reason: z.string().min(1) }).strict(),
   touchesQdrant: false,
   reversible: true,
+  terminal: true,
   plan: async (_ctx, params) => ({ reason: params.reason ?? 'policy escalates this incident' }),
   preconditions: async () => {},
   capture: async () => ({}),

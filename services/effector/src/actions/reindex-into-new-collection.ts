@@ -48,6 +48,9 @@ export const reindexIntoNewCollection = defineTool({
     .strict(),
   touchesQdrant: false,
   reversible: true,
+  // Its build and the generation it retired are its way forward and back: retention keeps both meanwhile.
+  protectedCollections: (args, prior) =>
+    [args.target_collection, prior.from_collection].filter((name): name is string => typeof name === 'string'),
   async plan(ctx) {
     const knowledgeIds = scopedKnowledgeIds(ctx);
     const store = (await ctx.online.capabilities({ timeoutMs: ctx.timeoutMs })).vector_store;

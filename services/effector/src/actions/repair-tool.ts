@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { RepairIntent, RootCauseReport } from '@rag-immune/contracts';
 import type { RagClient, RepairResult } from '@rag-immune/rag-contract';
 import type { CollectionAliases } from '../snapshots/collection-aliases.ts';
-import type { SnapshotRecord } from '../snapshots/snapshot-store.ts';
+import type { SnapshotRecord } from '../snapshots/snapshot-record.ts';
 
 /** What a tool may read and call: the RAG pair (with the configured headers) and the snapshot records. */
 export interface ToolContext {
@@ -46,6 +46,21 @@ export interface RepairTool<A extends Record<string, unknown> = Record<string, u
   readonly input: z.ZodType<A>;
   readonly touchesQdrant: boolean;
   readonly reversible: boolean;
+  /**
+   * Reaching this tool ends the plan: the executor escalates the incident to a human instead of
+   * running it (the escalation tool). Absent: an ordinary repair.
+   */
+  readonly terminal?: boolean;
+  /**
+   * Snapshots a planned, unfinished action of this tool still needs besides its own pre-action one
+   * (the restore tool's source): snapshot retention keeps them. Absent: none.
+   */
+  protectedSnapshots?(args: A): string[];
+  /**
+   * Collections a planned or unfinished action of this tool names (the generation it builds, the one
+   * it retired and would switch back to): alias retention keeps them. Absent: none.
+   */
+  protectedCollections?(args: A, prior: PriorState): string[];
   /** Derives the arguments from the report and the RAG pair; throws PreconditionError when inapplicable. */
   plan(ctx: ToolContext, params: Readonly<Record<string, string>>): Promise<A>;
   /** Checks the arguments still apply right before execution; throws PreconditionError otherwise. */
@@ -63,6 +78,23 @@ export interface RepairTool<A extends Record<string, unknown> = Record<string, u
   undoBlocker?(ctx: ToolContext, args: A, prior: PriorState): Promise<string | null>;
   /** Plain-words description of what undo will change, for `immune rollback --dry-run`. */
   describeUndo(args: A, prior: PriorState): string[];
+}
+
+/**
+ * The tools the effector may run, by name, and the one that hands an incident to a human. The
+ * effector's loop reaches tools only through this, so it names none and a test can give it fakes.
+ */
+export interface ToolBox {
+  named(name: string): RepairTool | undefined;
+  /** The terminal tool (`terminal: true`) escalations are recorded under. */
+  readonly escalation: RepairTool;
+}
+
+export function toolBox(tools: readonly RepairTool[]): ToolBox {
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const terminal = tools.filter((tool) => tool.terminal === true);
+  if (terminal.length !== 1) throw new Error(`a tool box needs exactly one terminal (escalation) tool, got ${terminal.length}`);
+  return { named: (name) => byName.get(name), escalation: terminal[0]! };
 }
 
 export function defineTool<A extends Record<string, unknown>>(tool: RepairTool<A>): RepairTool<A> {

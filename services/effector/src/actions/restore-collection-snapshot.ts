@@ -13,6 +13,8 @@ export const restoreCollectionSnapshot = defineTool({
   input: z.object({ collection: z.string().min(1), snapshot_id: z.string().min(1), checksum: z.string().optional() }).strict(),
   touchesQdrant: true,
   reversible: true,
+  // The snapshot it chose must survive retention until the restore ran.
+  protectedSnapshots: (args) => [args.snapshot_id],
   async plan(ctx) {
     const before = (await ctx.listSnapshots(ctx.collection))
       .filter((s) => s.status !== 'deleted' && Date.parse(s.created_at) < ctx.report.window_start)

@@ -119,6 +119,7 @@ export function decide(
       steps = [...fromMemory, ...policySteps.filter((s) => !fromMemory.some((m) => m.tool === s.tool))];
     }
   } else memoryNote = 'memory unavailable: policy only';
-  steps = steps.filter((s) => !history.failedTools.has(s.tool) || s.tool === 'escalate_to_human');
+  // The terminal step (escalation) is never left out: a plan always ends with a human.
+  steps = steps.filter((s) => !history.failedTools.has(s.tool) || toolNamed(s.tool)?.terminal === true);
   return { ok: true, policyVersion: policy.policy_version, branch: branch.id, steps, memoryNote };
 }

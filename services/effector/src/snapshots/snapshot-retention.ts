@@ -1,4 +1,4 @@
-import type { SnapshotRecord } from './snapshot-store.ts';
+import type { SnapshotRecord } from './snapshot-record.ts';
 
 /**
  * How many collection snapshots the effector keeps. Every repair that writes to Qdrant takes a full

@@ -6,31 +6,11 @@ import type { QdrantClient } from '@qdrant/js-client-rest';
 import type { QdrantConnection } from '@rag-immune/worker-runtime';
 import { recoverByUpload } from './snapshot-upload.ts';
 import { date, ensureIndex, int, isNotFound, kw } from '../state/es.ts';
+import { deletedSnapshot, type SnapshotRecord } from './snapshot-record.ts';
 import { snapshotsToPrune, type SnapshotRetentionPolicy } from './snapshot-retention.ts';
-
-export interface SnapshotRecord {
-  snapshot_id: string;
-  collection: string;
-  points_count: number;
-  checksum: string | null;
-  size_bytes: number | null;
-  incident_id: string | null;
-  action_id: string | null;
-  created_at: string;
-  duration_ms: number;
-  status: 'created' | 'restored' | 'deleted';
-  restored_at: string | null;
-  /** When retention (or a person) deleted the archive; absent on records written before retention existed. */
-  deleted_at?: string | null;
-}
 
 /** A Qdrant snapshot file name (`<collection>-<shard>-<time>.snapshot`); anything else never reaches a URL. */
 export const SNAPSHOT_NAME = /^[\w.-]+\.snapshot$/;
-
-/** Why a deleted snapshot cannot serve a restore, naming it, its action and when retention deleted it. */
-export function deletedSnapshot(record: SnapshotRecord): string {
-  return `snapshot ${record.snapshot_id} of ${record.collection}${record.action_id ? ` (action ${record.action_id})` : ''} was deleted${record.deleted_at ? ` at ${record.deleted_at}` : ''} by snapshot retention`;
-}
 
 /** Qdrant could not snapshot (or restore) the collection: the action does not run (or is left for a human). */
 export class SnapshotError extends Error {

@@ -1,14 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Client } from '@elastic/elasticsearch';
-import type { RepairAction } from '@rag-immune/contracts';
+import type { RepairAction, RootCauseReport } from '@rag-immune/contracts';
+import { assertActionTransition, assertInitialStatus, type ActionStatus } from './action-state.ts';
 import { date, ensureIndex, int, isConflict, isNotFound, kw } from './es.ts';
 
-export type ActionStatus = 'planned' | 'awaiting_grant' | 'started' | 'executed' | 'succeeded' | 'failed' | 'rolled_back' | 'escalated';
-
-/** Statuses after which the action never runs again. */
-export const TERMINAL: ReadonlySet<ActionStatus> = new Set(['succeeded', 'failed', 'rolled_back', 'escalated']);
-/** Statuses in which a repair may have changed the RAG without being verified or undone. */
-export const IN_FLIGHT: ReadonlySet<ActionStatus> = new Set(['started', 'executed']);
+export { IN_FLIGHT, TERMINAL, type ActionStatus } from './action-state.ts';
 
 /** One repair action's durable state: the single source of truth shared by every replica. */
 export interface ActionDoc {
@@ -45,6 +41,9 @@ export interface ActionDoc {
   finished_at: string | null;
 }
 
+/** A change to an action that leaves its status alone; status changes go through `move`. */
+export type ActionPatch = Partial<Omit<ActionDoc, 'status' | 'key' | 'action_id' | 'incident_id'>>;
+
 export interface Versioned<T> {
   doc: T;
   seqNo: number;
@@ -60,6 +59,47 @@ export function actionKey(incidentId: string, revision: number, tool: string): s
 export function actionIdOf(key: string): string {
   const h = createHash('sha256').update(key).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** A fresh `planned` record of `tool` at `position` of the report's plan (callers fill in arguments). */
+export function newActionDoc(
+  report: RootCauseReport,
+  tool: { name: string; version: string; intent: RepairAction['intent']; reversible: boolean },
+  position: number,
+): ActionDoc {
+  const key = actionKey(report.incident_id, report.report_revision, tool.name);
+  const now = new Date().toISOString();
+  return {
+    key,
+    action_id: actionIdOf(key),
+    incident_id: report.incident_id,
+    report_revision: report.report_revision,
+    report_event_id: report.event_id,
+    position,
+    tool: tool.name,
+    tool_version: tool.version,
+    intent: tool.intent,
+    component: report.affected_component,
+    arguments: {},
+    args_json: '{}',
+    status: 'planned',
+    attempt: 0,
+    reversible: tool.reversible,
+    owner: null,
+    lease_until: null,
+    snapshot_id: null,
+    prior_json: null,
+    grant: null,
+    verification: null,
+    failure: null,
+    executions: 0,
+    resumes: 0,
+    rollback_reason: null,
+    created_at: now,
+    updated_at: now,
+    started_at: null,
+    finished_at: null,
+  };
 }
 
 /**
@@ -94,6 +134,7 @@ export class ActionStore {
 
   /** Creates the action if no replica did; null when it already exists. */
   async create(doc: ActionDoc): Promise<Versioned<ActionDoc> | null> {
+    assertInitialStatus(doc.status);
     try {
       const r = await this.es.index({ index: this.index, id: doc.key, document: doc, op_type: 'create', refresh: true });
       return { doc, seqNo: r._seq_no as number, primaryTerm: r._primary_term as number };
@@ -119,8 +160,18 @@ export class ActionStore {
     return found[0] === undefined ? null : this.get(found[0].key);
   }
 
-  /** Compare-and-set; null when another writer moved the action first. */
-  async update(current: Versioned<ActionDoc>, patch: Partial<ActionDoc>): Promise<Versioned<ActionDoc> | null> {
+  /** Moves the action to `to` (checked by the state machine, action-state.ts) with a compare-and-set; null when another writer moved it first. */
+  move(current: Versioned<ActionDoc>, to: ActionStatus, patch: ActionPatch = {}): Promise<Versioned<ActionDoc> | null> {
+    assertActionTransition(current.doc.status, to);
+    return this.write(current, { ...patch, status: to });
+  }
+
+  /** Compare-and-set of fields other than the status; null when another writer moved the action first. */
+  update(current: Versioned<ActionDoc>, patch: ActionPatch): Promise<Versioned<ActionDoc> | null> {
+    return this.write(current, patch);
+  }
+
+  private async write(current: Versioned<ActionDoc>, patch: Partial<ActionDoc>): Promise<Versioned<ActionDoc> | null> {
     const doc = { ...current.doc, ...patch, updated_at: new Date().toISOString() };
     try {
       const r = await this.es.index({

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { snapshotsToPrune } from '../../src/snapshots/snapshot-retention.ts';
-import type { SnapshotRecord } from '../../src/snapshots/snapshot-store.ts';
+import type { SnapshotRecord } from '../../src/snapshots/snapshot-record.ts';
 
 const DAY = 86_400_000;
 const now = Date.parse('2026-12-02T00:00:00Z');

@@ -1,0 +1,112 @@
+import type { Tracer } from '@opentelemetry/api';
+import type { Logger } from 'pino';
+import type { RepairAction, RootCauseReport } from '@rag-immune/contracts';
+import type { MemoryClient } from '@rag-immune/memory-client';
+import type { RagClient } from '@rag-immune/rag-contract';
+import { CATALOGUE } from './actions/catalogue.ts';
+import type { PriorState, ToolBox, ToolContext } from './actions/repair-tool.ts';
+import type { BreakerLimits } from './breaker/circuit-breaker.ts';
+import type { GrantStore } from './grants/grant-store.ts';
+import type { EffectorMetrics } from './metrics.ts';
+import type { RepairPolicy } from './policy/policy.ts';
+import type { SnapshotRetentionPolicy } from './snapshots/snapshot-retention.ts';
+import type { CollectionAliases } from './snapshots/collection-aliases.ts';
+import type { SnapshotStore } from './snapshots/snapshot-store.ts';
+import { UNFINISHED } from './state/action-state.ts';
+import type { ActionDoc, ActionStore } from './state/action-store.ts';
+import type { AuditLog } from './state/audit-log.ts';
+import type { IncidentStore } from './state/incident-store.ts';
+import type { ModeStore } from './state/mode-store.ts';
+import type { RecoveryVerifier } from './verify/recovery-verifier.ts';
+
+export interface EffectorDeps {
+  policy: RepairPolicy;
+  online: RagClient;
+  baseline: RagClient;
+  collection: string;
+  sourceByPrefix: Readonly<Record<string, string>>;
+  actions: ActionStore;
+  incidents: IncidentStore;
+  snapshots: SnapshotStore;
+  /** The RAG collection's alias switch and retired generations (blue/green reindex). */
+  aliases: CollectionAliases;
+  grants: GrantStore;
+  audit: AuditLog;
+  modes: ModeStore;
+  /** What re-runs the affected probes before and after a repair. */
+  verifier: Pick<RecoveryVerifier, 'measure'>;
+  memory: Pick<MemoryClient, 'recommend'> | null;
+  memoryMinConfidence: number;
+  environment: string;
+  publish: (events: RepairAction[]) => Promise<void>;
+  metrics: EffectorMetrics;
+  logger: Logger;
+  tracer: Tracer;
+  instanceId: string;
+  limits: BreakerLimits;
+  leaseMs: number;
+  executeTimeoutMs: number;
+  ragTimeoutMs: number;
+  /** The tools the plan may run; default the shipped catalogue (actions/catalogue.ts). */
+  tools?: ToolBox;
+  /**
+   * How long an abstention (`unknown` cause) waits for a better-evidenced revision before it pages a
+   * human: the identifier's first report often rests on one probe, and its next, seconds later, names
+   * the cause. 0 escalates at once.
+   */
+  abstentionGraceMs?: number;
+  /** Which snapshots to keep after each new one (snapshots/snapshot-retention.ts); absent keeps them all. */
+  snapshotRetention?: SnapshotRetentionPolicy;
+  /** Benchmark only: kill -9 this process at this step of an action. */
+  crashAt?: CrashPoint;
+}
+
+export const CRASH_POINTS = [
+  'after_planned',
+  'after_snapshot',
+  'after_started',
+  'after_execute',
+  'after_executed',
+  'after_succeeded',
+] as const;
+export type CrashPoint = (typeof CRASH_POINTS)[number];
+
+/** Test hook for the kill -9 benchmark: SIGKILL this process at a named step (EFFECTOR_TEST_CRASH_AT). */
+export function crashPoint(deps: Pick<EffectorDeps, 'crashAt'>, step: CrashPoint): void {
+  if (deps.crashAt === step) process.kill(process.pid, 'SIGKILL');
+}
+
+/** What a tool may read and call for this report. */
+export function toolContextFor(deps: EffectorDeps, report: RootCauseReport): ToolContext {
+  const tools = deps.tools ?? CATALOGUE;
+  return {
+    report,
+    online: deps.online,
+    baseline: deps.baseline,
+    sourceByPrefix: deps.sourceByPrefix,
+    collection: deps.collection,
+    listSnapshots: (collection) => deps.snapshots.list({ collection }),
+    restoreSnapshot: async (record) => void (await deps.snapshots.restore(record)),
+    aliases: deps.aliases,
+    collectionsInFlight: async () => {
+      const unfinished = await deps.actions.list({ statuses: [...UNFINISHED] });
+      return new Set(unfinished.flatMap((a) => collectionsProtectedBy(tools, a)));
+    },
+    timeoutMs: deps.ragTimeoutMs,
+  };
+}
+
+/** The collections an unfinished action's tool says it still needs (a build target, the generation it retired). */
+function collectionsProtectedBy(tools: ToolBox, action: ActionDoc): string[] {
+  const tool = tools.named(action.tool);
+  if (tool?.protectedCollections === undefined) return [];
+  try {
+    return tool.protectedCollections(JSON.parse(action.args_json) as never, JSON.parse(action.prior_json ?? '{}') as PriorState);
+  } catch {
+    return []; // arguments that are not JSON name nothing
+  }
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

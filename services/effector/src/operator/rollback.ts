@@ -1,0 +1,153 @@
+import type { RootCauseReport } from '@rag-immune/contracts';
+import { healingLog } from '@rag-immune/worker-runtime';
+import type { PriorState, ToolBox } from '../actions/repair-tool.ts';
+import { errorMessage, toolContextFor, type EffectorDeps } from '../effector-deps.ts';
+import type { Undoer } from '../run/undo.ts';
+import { deletedSnapshot, type SnapshotRecord } from '../snapshots/snapshot-record.ts';
+import type { ActionDoc } from '../state/action-store.ts';
+
+/** A rollback the on-call engineer asked for: what will change, then (unless a dry run) what did. */
+export interface RollbackPlan {
+  target: string;
+  kind: 'action' | 'incident' | 'snapshot';
+  dry_run: boolean;
+  steps: { action_id: string | null; tool: string | null; incident_id: string | null; changes: string[] }[];
+  done: boolean;
+}
+
+export class RollbackRefused extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RollbackRefused';
+  }
+}
+
+/**
+ * `immune rollback <target>`: an action, every succeeded repair of an incident (newest first), or a
+ * snapshot. The plan says what will change; anything that cannot be undone (a snapshot retention
+ * deleted) refuses the whole rollback before a single step runs. Audit-logged either way.
+ */
+export class Rollback {
+  constructor(
+    private readonly deps: EffectorDeps,
+    private readonly tools: ToolBox,
+    private readonly undoer: Undoer,
+  ) {}
+
+  async run(target: string, options: { dryRun: boolean; actor: string }): Promise<RollbackPlan> {
+    const { deps } = this;
+    const byId = (await deps.actions.getById(target)) ?? (await deps.actions.get(target));
+    let kind: RollbackPlan['kind'];
+    let actions: ActionDoc[] = [];
+    let snapshot: SnapshotRecord | null = null;
+    if (byId) {
+      kind = 'action';
+      actions = [byId.doc];
+    } else if ((snapshot = await deps.snapshots.get(target))) {
+      kind = 'snapshot';
+    } else {
+      const ofIncident = await deps.actions.list({ incident: target });
+      if (ofIncident.length === 0) throw new RollbackRefused(404, `no action, snapshot or incident named ${target}`);
+      kind = 'incident';
+      actions = ofIncident.filter((a) => a.status === 'succeeded').reverse();
+    }
+    const plan: RollbackPlan = { target, kind, dry_run: options.dryRun, steps: [], done: false };
+    // A snapshot retention deleted cannot be restored: say so before anything is undone, not halfway.
+    const pruned =
+      kind === 'snapshot'
+        ? [snapshot]
+        : await Promise.all(
+            actions.filter((a) => a.status === 'succeeded' && a.snapshot_id).map((a) => deps.snapshots.get(a.snapshot_id!)),
+          );
+    const gone = pruned.filter((r): r is SnapshotRecord => r !== null && r.status === 'deleted');
+    if (gone.length > 0)
+      throw new RollbackRefused(
+        409,
+        `cannot roll back ${target}: ${gone.map(deletedSnapshot).join('; ')} (EFFECTOR_SNAPSHOT_KEEP_LAST / EFFECTOR_SNAPSHOT_KEEP_WITHIN_DAYS); a person must restore the collection another way`,
+      );
+    if (kind === 'snapshot' && snapshot) {
+      plan.steps.push({
+        action_id: snapshot.action_id,
+        tool: null,
+        incident_id: snapshot.incident_id,
+        changes: [
+          `collection ${snapshot.collection} restored from snapshot ${snapshot.snapshot_id} (${snapshot.points_count} points, taken ${snapshot.created_at})`,
+        ],
+      });
+    } else {
+      const undoable = actions.filter((a) => a.status === 'succeeded');
+      if (undoable.length === 0)
+        throw new RollbackRefused(
+          409,
+          `nothing to roll back for ${target}: no succeeded repair (${actions.map((a) => `${a.tool} ${a.status}`).join(', ') || 'none'})`,
+        );
+      // A way back that is gone, or a later change that owns the state: refused before anything is undone.
+      const ctx = toolContextFor(deps, { incident_id: target } as RootCauseReport);
+      const blocked: string[] = [];
+      for (const a of undoable) {
+        const tool = this.tools.named(a.tool);
+        const why = await tool?.undoBlocker?.(ctx, JSON.parse(a.args_json) as never, JSON.parse(a.prior_json ?? '{}') as PriorState);
+        if (why) blocked.push(`${a.tool} ${a.action_id}: ${why}`);
+      }
+      if (blocked.length > 0) throw new RollbackRefused(409, `cannot roll back ${target}: ${blocked.join('; ')}`);
+      for (const a of undoable) {
+        const tool = this.tools.named(a.tool);
+        const changes = tool ? tool.describeUndo(JSON.parse(a.args_json) as never, JSON.parse(a.prior_json ?? '{}') as PriorState) : [];
+        if (a.snapshot_id) changes.push(`collection ${deps.collection} restored from snapshot ${a.snapshot_id}`);
+        plan.steps.push({ action_id: a.action_id, tool: a.tool, incident_id: a.incident_id, changes });
+      }
+    }
+    if (options.dryRun) {
+      await deps.audit.record({
+        actor: options.actor,
+        command: 'rollback',
+        target,
+        outcome: 'dry_run',
+        detail: { kind, steps: plan.steps.length },
+      });
+      return plan;
+    }
+    try {
+      if (kind === 'snapshot' && snapshot) {
+        await deps.snapshots.restore(snapshot);
+        deps.metrics.rollbacks.inc({ trigger: 'manual' });
+      } else {
+        for (const step of plan.steps) await this.undoStep(step, options.actor);
+      }
+    } catch (error) {
+      await deps.audit.record({
+        actor: options.actor,
+        command: 'rollback',
+        target,
+        outcome: 'error',
+        detail: { kind, error: errorMessage(error) },
+      });
+      throw error;
+    }
+    plan.done = true;
+    await deps.audit.record({ actor: options.actor, command: 'rollback', target, outcome: 'ok', detail: { kind, steps: plan.steps } });
+    healingLog(
+      deps.logger,
+      { incident_id: plan.steps[0]?.incident_id ?? target, actor: options.actor },
+      `manual rollback of ${kind} ${target}`,
+    );
+    return plan;
+  }
+
+  private async undoStep(step: RollbackPlan['steps'][number], actor: string): Promise<void> {
+    const { deps } = this;
+    const v = await deps.actions.getById(step.action_id as string);
+    const tool = this.tools.named(step.tool as string);
+    if (v === null || tool === undefined || v.doc.status !== 'succeeded')
+      throw new RollbackRefused(409, `action ${step.action_id} changed meanwhile`);
+    const incident = await deps.incidents.get(v.doc.incident_id);
+    const report = incident ? deps.incidents.report(incident.doc) : ({ incident_id: v.doc.incident_id } as RootCauseReport);
+    const rolled = await this.undoer.undo(v, tool, toolContextFor(deps, report), `manual rollback by ${actor}`, 'manual');
+    if (rolled === null) throw new RollbackRefused(409, `action ${step.action_id} changed meanwhile`);
+    // A human rolled the repair back: the effector must not redo it on its own.
+    await deps.incidents.setStatus(v.doc.incident_id, 'escalated');
+  }
+}

@@ -1,0 +1,131 @@
+import type { RootCauseReport } from '@rag-immune/contracts';
+import { healingLog } from '@rag-immune/worker-runtime';
+import type { RepairTool, ToolBox } from '../actions/repair-tool.ts';
+import { checkBreaker } from '../breaker/breaker-gate.ts';
+import { toolContextFor, type EffectorDeps } from '../effector-deps.ts';
+import type { Escalation } from '../escalation/escalation.ts';
+import type { ActionEvents } from '../events/action-events.ts';
+import type { GrantGate } from '../grants/grant-gate.ts';
+import { decide, toolsNotToRetry, type RepairHistory } from '../policy/decision.ts';
+import type { ActionRunner } from '../run/action-runner.ts';
+import type { Undoer } from '../run/undo.ts';
+import { IN_FLIGHT } from '../state/action-state.ts';
+import { consultMemory } from './memory-consultation.ts';
+import { ensurePlanned } from './planned-actions.ts';
+
+/** What handling one report came to. */
+export type IncidentOutcome =
+  'recovered' | 'escalated' | 'planned' | 'awaiting_grant' | 'superseded' | 'in_progress_elsewhere' | 'contended' | 'no_policy_branch';
+
+/**
+ * The plan loop for one report: decide the ordered steps (policy + memory), then walk them — each
+ * step's durable record first, then (unless observing) resume or skip what an earlier pass left, the
+ * breaker, the grant gate, and the run — until one verifies, one waits for a human, or the plan ends
+ * in an escalation. It names no tool: the terminal one (escalation) is known by its flag.
+ */
+export class PlanLoop {
+  constructor(
+    private readonly deps: EffectorDeps,
+    private readonly tools: ToolBox,
+    private readonly events: ActionEvents,
+    private readonly runner: ActionRunner,
+    private readonly undoer: Undoer,
+    private readonly grants: GrantGate,
+    private readonly escalation: Escalation,
+  ) {}
+
+  async run(report: RootCauseReport): Promise<IncidentOutcome> {
+    const { deps } = this;
+    const log = deps.logger.child({ incident_id: report.incident_id, report_revision: report.report_revision });
+    if (!(await deps.incidents.record(report))) {
+      log.info('report superseded by a later revision: ignored');
+      deps.metrics.reports.inc({ outcome: 'superseded' });
+      return 'superseded';
+    }
+    const mode = (await deps.modes.get()).mode;
+    const all = await deps.actions.list({ incident: report.incident_id });
+    const failedHere = all.filter((a) => (a.status === 'failed' || a.status === 'rolled_back') && a.executions > 0);
+    const history: RepairHistory = {
+      failedAttempts: failedHere.length,
+      failedTools: toolsNotToRetry(failedHere, report),
+    };
+    const recommendation = await consultMemory(deps, report, failedHere);
+    const decision = decide(deps.policy, report, history, recommendation, deps.memoryMinConfidence);
+    if (!decision.ok) {
+      await this.escalation.noBranch(report, decision.reason, decision.policyVersion);
+      return 'no_policy_branch';
+    }
+    if (report.root_cause === 'unknown' && (await this.supersededWithin(report, deps.abstentionGraceMs ?? 0))) {
+      log.info('abstention superseded by a later revision within the grace period: not escalated');
+      deps.metrics.reports.inc({ outcome: 'superseded' });
+      return 'superseded';
+    }
+    healingLog(
+      log,
+      { incident_id: report.incident_id, branch: decision.branch, mode, steps: decision.steps.map((s) => s.tool) },
+      `plan: ${decision.steps.map((s) => s.tool).join(' → ')}`,
+    );
+    const ctx = toolContextFor(deps, report);
+    for (const [position, step] of decision.steps.entries()) {
+      const tool = this.tools.named(step.tool) as RepairTool;
+      let v = await ensurePlanned(deps, this.events, report, tool, step, position, decision, ctx);
+      if (v === null) continue;
+      if (mode === 'observe') continue;
+      const d = v.doc;
+      if (d.status === 'succeeded') {
+        // Killed between the state change and the event: publish it now (at least once), close the incident.
+        if ((await deps.incidents.get(report.incident_id))?.doc.status === 'open') {
+          await this.events.emit(d, 'succeeded');
+          await deps.incidents.setStatus(report.incident_id, 'recovered');
+        }
+        return 'recovered';
+      }
+      if (d.status === 'escalated') return 'escalated';
+      if (d.status === 'failed' || d.status === 'rolled_back') continue;
+      if (IN_FLIGHT.has(d.status)) {
+        if (d.owner !== deps.instanceId && (d.lease_until ?? 0) > Date.now()) return 'in_progress_elsewhere';
+        v = await this.undoer.resetToBefore(v, tool, ctx, 'resume after an interrupted execution');
+        if (v === null) return 'contended';
+      }
+      if (tool.terminal) {
+        await this.escalation.escalate(report, step.reason, 'policy');
+        return 'escalated';
+      }
+      const breaker = await checkBreaker(deps, report);
+      if (breaker.open) {
+        await this.escalation.escalate(report, `circuit breaker: ${breaker.message}`, breaker.reason);
+        return 'escalated';
+      }
+      const gate = await this.grants.check(v, tool, mode);
+      if (!gate.pass) {
+        if (gate.denied) continue;
+        return 'awaiting_grant';
+      }
+      const outcome = await this.runner.run(v, tool, report, ctx, gate.grant);
+      if (outcome === 'succeeded') return 'recovered';
+      if (outcome === 'contended') return 'contended';
+    }
+    if (mode === 'observe') {
+      await deps.incidents.setStatus(report.incident_id, 'observed');
+      deps.metrics.reports.inc({ outcome: 'planned' });
+      return 'planned';
+    }
+    await this.escalation.escalate(report, 'every planned repair failed', 'plan_exhausted');
+    return 'escalated';
+  }
+
+  /**
+   * Whether a later revision of the report's incident is recorded within `graceMs` of the report
+   * (polled). Counted from when the identifier issued it, so a redelivery or a restart's recovery of
+   * an old abstention does not wait again.
+   */
+  private async supersededWithin(report: RootCauseReport, graceMs: number): Promise<boolean> {
+    const deadline = Math.min(report.occurred_at, Date.now()) + graceMs;
+    for (;;) {
+      const current = await this.deps.incidents.get(report.incident_id);
+      if (current && current.doc.latest_revision > report.report_revision) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(250, Math.max(0, deadline - Date.now()))));
+    }
+  }
+}

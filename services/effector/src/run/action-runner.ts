@@ -1,0 +1,196 @@
+import type { RepairAction, RootCauseReport } from '@rag-immune/contracts';
+import { healingLog } from '@rag-immune/worker-runtime';
+import { PreconditionError, type PriorState, type RepairTool, type ToolContext } from '../actions/repair-tool.ts';
+import { crashPoint, errorMessage, type EffectorDeps } from '../effector-deps.ts';
+import type { ActionEvents } from '../events/action-events.ts';
+import type { SnapshotRecord } from '../snapshots/snapshot-record.ts';
+import type { SnapshotPruner } from '../snapshots/snapshot-pruning.ts';
+import type { ActionDoc, Versioned } from '../state/action-store.ts';
+import { VerificationTimeoutError, type ProbeMeasurement } from '../verify/recovery-verifier.ts';
+import type { Undoer } from './undo.ts';
+
+type Failure = NonNullable<RepairAction['failure']>;
+export type Grant = RepairAction['grant'];
+export type RunOutcome = 'succeeded' | 'failed' | 'contended';
+
+class Interrupted extends Error {}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`${what} did not finish within ${ms} ms`), { name: 'TimeoutError' })), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Runs one action: preconditions, before-figures, snapshot, execute, verify; undo when it did not
+ * heal. Every step is a compare-and-set on the action's record, so a replica that lost the race
+ * stops ('contended') instead of running the repair twice.
+ */
+export class ActionRunner {
+  constructor(
+    private readonly deps: EffectorDeps,
+    private readonly events: ActionEvents,
+    private readonly undoer: Undoer,
+    private readonly pruner: SnapshotPruner,
+  ) {}
+
+  async run(v0: Versioned<ActionDoc>, tool: RepairTool, report: RootCauseReport, ctx: ToolContext, grant: Grant): Promise<RunOutcome> {
+    const { deps } = this;
+    let v: Versioned<ActionDoc> = v0;
+    const args = tool.input.parse(JSON.parse(v.doc.args_json)) as Record<string, unknown>;
+    const fail = async (failure: Failure, verification: RepairAction['verification'] = null) => {
+      const failed = await deps.actions.move(v, 'failed', { failure, verification, finished_at: new Date().toISOString() });
+      if (failed) await this.events.emit(failed.doc, 'failed');
+      deps.logger.warn(
+        { incident_id: report.incident_id, action_id: v.doc.action_id, tool: tool.name, failure },
+        `repair ${tool.name} failed: ${failure.reason}`,
+      );
+      return 'failed' as const;
+    };
+    try {
+      await tool.preconditions(ctx, args);
+    } catch (error) {
+      return fail({
+        reason: error instanceof PreconditionError ? 'policy_denied' : 'tool_error',
+        message: `precondition: ${errorMessage(error)}`,
+      });
+    }
+    let before: ProbeMeasurement;
+    try {
+      before = await deps.verifier.measure(report, Math.max(deps.ragTimeoutMs, 60_000));
+    } catch (error) {
+      return fail({
+        reason: error instanceof VerificationTimeoutError ? 'timeout' : 'verification_failed',
+        message: `before-repair probes: ${errorMessage(error)}`,
+      });
+    }
+    let prior: PriorState;
+    try {
+      prior = await tool.capture(ctx, args);
+    } catch (error) {
+      return fail({ reason: 'tool_error', message: `could not record the state to undo to: ${errorMessage(error)}` });
+    }
+    let snapshot: SnapshotRecord | null = null;
+    if (tool.touchesQdrant) {
+      const stop = deps.metrics.snapshotSeconds.startTimer({ operation: 'create' });
+      try {
+        snapshot = await deps.snapshots.create(deps.collection, report.incident_id, v.doc.action_id);
+        crashPoint(deps, 'after_snapshot');
+        stop();
+      } catch (error) {
+        return fail({ reason: 'snapshot_failed', message: errorMessage(error) });
+      }
+      // Off the repair's path: a failed prune only leaves more archives, and the next snapshot retries it.
+      void this.pruner
+        .prune()
+        .catch((error: unknown) =>
+          deps.logger.warn({ collection: deps.collection, err: errorMessage(error) }, 'snapshot retention: prune failed'),
+        );
+    }
+    const verificationBefore = {
+      probe_ids: before.probe_ids,
+      fcs_before: before.fcs,
+      fcs_after: null,
+      ic_before: before.ic,
+      ic_after: null,
+      kf_age_days_before: before.kf_age_days,
+      kf_age_days_after: null,
+      recovered: false,
+    };
+    const started = await deps.actions.move(v, 'started', {
+      owner: deps.instanceId,
+      lease_until: Date.now() + deps.leaseMs,
+      snapshot_id: snapshot?.snapshot_id ?? null,
+      prior_json: JSON.stringify(prior),
+      grant,
+      attempt: (await deps.actions.failedCount(report.incident_id)) + 1,
+      started_at: new Date().toISOString(),
+      executions: v.doc.executions + 1,
+      verification: verificationBefore,
+      failure: null,
+    });
+    if (started === null) return 'contended';
+    crashPoint(deps, 'after_started');
+    v = started;
+    await this.events.emit(v.doc, 'started');
+    healingLog(
+      deps.logger,
+      { incident_id: report.incident_id, action_id: v.doc.action_id, tool: tool.name, snapshot_id: v.doc.snapshot_id },
+      `repair ${tool.name} started`,
+    );
+
+    let failure: Failure | null = null;
+    let verification: NonNullable<RepairAction['verification']> = verificationBefore;
+    try {
+      await withTimeout(tool.execute(ctx, args), deps.executeTimeoutMs, tool.name);
+      crashPoint(deps, 'after_execute');
+      const executed = await deps.actions.move(v, 'executed');
+      crashPoint(deps, 'after_executed');
+      if (executed === null) throw new Interrupted('another replica took the action over');
+      v = executed;
+      const problem = await tool.verify(ctx, args);
+      const after = await deps.verifier.measure(report);
+      verification = {
+        ...verificationBefore,
+        fcs_after: after.fcs,
+        ic_after: after.ic,
+        kf_age_days_after: after.kf_age_days,
+        recovered: after.recovered && problem === null,
+      };
+      if (!verification.recovered)
+        failure = {
+          reason: 'verification_failed',
+          message: problem ?? `probes still anomalous against the baseline: ${after.anomalies.join('; ')}`,
+        };
+    } catch (error) {
+      if (error instanceof Interrupted) return 'contended';
+      const timedOut = error instanceof VerificationTimeoutError || (error instanceof Error && error.name === 'TimeoutError');
+      failure = { reason: timedOut ? 'timeout' : 'tool_error', message: errorMessage(error) };
+    }
+    if (failure === null) return this.succeed(v, tool, report, verification);
+    const failed = await deps.actions.move(v, 'failed', { failure, verification, finished_at: new Date().toISOString() });
+    if (failed === null) return 'contended';
+    v = failed;
+    await this.events.emit(v.doc, 'failed');
+    deps.logger.warn(
+      { incident_id: report.incident_id, action_id: v.doc.action_id, tool: tool.name, failure },
+      `repair ${tool.name} failed (${failure.reason}): undoing`,
+    );
+    const undone = await this.undoer.undo(
+      v,
+      tool,
+      ctx,
+      `undone after ${failure.reason}`,
+      failure.reason === 'verification_failed' ? 'verification' : 'error',
+    );
+    return undone === null ? 'contended' : 'failed';
+  }
+
+  private async succeed(
+    v: Versioned<ActionDoc>,
+    tool: RepairTool,
+    report: RootCauseReport,
+    verification: NonNullable<RepairAction['verification']>,
+  ): Promise<RunOutcome> {
+    const { deps } = this;
+    const done = await deps.actions.move(v, 'succeeded', {
+      verification,
+      finished_at: new Date().toISOString(),
+      lease_until: null,
+    });
+    if (done === null) return 'contended';
+    crashPoint(deps, 'after_succeeded');
+    await this.events.emit(done.doc, 'succeeded');
+    await deps.incidents.setStatus(report.incident_id, 'recovered');
+    deps.metrics.timeToRecovery.observe({ tool: tool.name }, Math.max(0, (Date.now() - report.occurred_at) / 1000));
+    deps.metrics.reports.inc({ outcome: 'recovered' });
+    healingLog(
+      deps.logger,
+      { incident_id: report.incident_id, action_id: done.doc.action_id, tool: tool.name, verification },
+      `repair ${tool.name} verified: the affected probes recovered`,
+    );
+    return 'succeeded';
+  }
+}
