@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { ElasticsearchCredentialsEnv, elasticsearchCredentialsIssue, parseWorkerEnv } from '@rag-immune/worker-runtime';
 
+export const IDENTIFIER_VERSION = '0.1.0';
+
 const seconds = (fallback: number) => z.coerce.number().positive().default(fallback);
 
 const headersJson = z

@@ -4,7 +4,7 @@
  */
 import { InvalidConfigError, onTerminationSignal } from '@rag-immune/bus';
 import { EXIT_CONFIG, WorkerConfigError, workerLogger } from '@rag-immune/worker-runtime';
-import { IDENTIFIER_VERSION } from './identifier.ts';
+import { IDENTIFIER_VERSION } from './config.ts';
 import { startIdentifierWorker } from './worker.ts';
 
 const logger = workerLogger('identifier', IDENTIFIER_VERSION);

@@ -1,0 +1,14 @@
+import type { EvidenceLedger } from '../ledger/evidence-ledger.ts';
+import type { EvidenceDraft, EvidenceRecord } from '../ledger/evidence-record.ts';
+import type { Incident } from './incident.ts';
+
+/** Appends evidence to the incident's chain in the ledger and moves the incident's head after it. */
+export async function appendEvidence(
+  ledger: Pick<EvidenceLedger, 'append'>,
+  incident: Incident,
+  drafts: EvidenceDraft[],
+): Promise<EvidenceRecord[]> {
+  const { records, head } = await ledger.append(incident.incident_id, incident.ledger_head, drafts);
+  incident.ledger_head = head;
+  return records;
+}

@@ -1,0 +1,137 @@
+import type { Logger } from 'pino';
+import { healingLog } from '@rag-immune/worker-runtime';
+import type { IdentifierMetrics } from '../identifier-metrics.ts';
+import { appendEvidence } from '../incidents/incident-evidence.ts';
+import { moveTo, note, type Incident } from '../incidents/incident.ts';
+import type { EvidenceLedger } from '../ledger/evidence-ledger.ts';
+import type { Calibration } from '../verdict/calibration.ts';
+import { assertClaimsBacked, ClaimGateError } from '../verdict/claim-gate.ts';
+import { decideVerdict, revisesReport, weakensReportedCause, type VerdictPolicy } from '../verdict/verdict.ts';
+import { buildReport, scopeGrewSinceReport } from './report-builder.ts';
+
+export interface ReportStagingDeps {
+  ledger: EvidenceLedger;
+  calibration: Calibration;
+  policy: VerdictPolicy;
+  metrics: IdentifierMetrics;
+  logger: Logger;
+  now: () => number;
+}
+
+/**
+ * Recomputes an incident's verdict and, only when it changed (or its scope grew), stages the next
+ * report revision on the incident: the verdict ledgered, the report built and checked against the
+ * ledger (claim gate), the incident moved to reported. The outbox publishes what is staged.
+ */
+export class ReportStaging {
+  constructor(private readonly deps: ReportStagingDeps) {}
+
+  async evaluate(incident: Incident, now: number): Promise<void> {
+    const { deps } = this;
+    const waited = now - incident.first_seen_at;
+    const verdict = decideVerdict(incident.analyses, deps.calibration, deps.policy, waited);
+    if (verdict.outcome === 'inconclusive') {
+      incident.verdict = {
+        outcome: verdict.outcome,
+        root_cause: 'unknown',
+        component: 'unknown',
+        confidence: verdict.confidence,
+        best_cause: verdict.best_cause,
+      };
+      return;
+    }
+    const previous = incident.last_report
+      ? { root_cause: incident.last_report.root_cause, component: incident.last_report.affected_component }
+      : null;
+    if (weakensReportedCause(previous, verdict)) {
+      // The reported cause stands (revisesReport); the weaker fit goes on the timeline, once per revision.
+      const revision = incident.report_revision;
+      if (!incident.timeline.some((t) => t.event === 'verdict_weakened' && t.detail.revision === revision))
+        note(incident, now, 'verdict_weakened', {
+          revision,
+          reported: previous!.root_cause,
+          confidence: verdict.confidence,
+          best_cause: verdict.best_cause,
+        });
+      return;
+    }
+    incident.verdict = {
+      outcome: verdict.outcome,
+      root_cause: verdict.root_cause,
+      component: verdict.component,
+      confidence: verdict.confidence,
+      best_cause: verdict.best_cause,
+    };
+    // Same verdict, but it now implicates knowledge the last report did not name (a scoped fault shows
+    // on more knowledge than its first anomalies did): a revision with the grown scope, so that the
+    // repair covers it. Global causes (no knowledge ids) get no such revision.
+    if (!revisesReport(previous, verdict, scopeGrewSinceReport(incident, verdict.knowledge_ids))) return;
+
+    const revision = incident.report_revision + 1;
+    const [verdictRecord] = await appendEvidence(deps.ledger, incident, [
+      {
+        kind: 'verdict',
+        probe_event_id: null,
+        probe_id: null,
+        detector: verdict.best_cause,
+        claim_kind: null,
+        subject: verdict.root_cause,
+        metric: 'calibrated_confidence',
+        observed: verdict.confidence,
+        baseline: null,
+        occurred_at: incident.window_end,
+        detail: {
+          outcome: verdict.outcome,
+          component: verdict.component,
+          features: verdict.features,
+          revision,
+          analysed: incident.analyses.length,
+        },
+      },
+    ]);
+    const report = buildReport(incident, verdict, revision, await deps.ledger.records(incident.incident_id), deps.now());
+    try {
+      await assertClaimsBacked(report, deps.ledger);
+    } catch (error) {
+      if (!(error instanceof ClaimGateError)) throw error;
+      // Refused, not retried: the same evidence would be refused again and block the partition.
+      deps.metrics.reportsRefused.inc();
+      deps.logger.error({ incident_id: incident.incident_id, problems: error.problems }, error.message);
+      note(incident, now, 'report_refused', { revision, problems: error.problems });
+      return;
+    }
+    incident.pending_report = report;
+    incident.report_revision = revision;
+    incident.reported_at = now;
+    incident.last_report = {
+      event_id: report.event_id,
+      report_revision: revision,
+      root_cause: report.root_cause,
+      affected_component: report.affected_component,
+      confidence: report.confidence,
+    };
+    moveTo(incident, 'reported', now, 'reported', {
+      revision,
+      root_cause: report.root_cause,
+      component: report.affected_component,
+      confidence: report.confidence,
+      verdict_evidence_id: verdictRecord?.record_id,
+    });
+    deps.metrics.transitions.inc({ to: 'reported' });
+    deps.metrics.verdicts.inc({ cause: report.root_cause, outcome: verdict.outcome });
+    if (revision === 1) deps.metrics.timeToReport.observe(Math.max(0, now - incident.window_start) / 1000);
+    healingLog(
+      deps.logger,
+      {
+        incident_id: incident.incident_id,
+        revision,
+        root_cause: report.root_cause,
+        component: report.affected_component,
+        confidence: Number(report.confidence.toFixed(3)),
+        open_questions: report.open_questions.map((q) => q.kind),
+        claims: report.claims.length,
+      },
+      `verdict ${report.root_cause} (${report.affected_component}) at confidence ${report.confidence.toFixed(2)}, revision ${revision}`,
+    );
+  }
+}
