@@ -31,10 +31,12 @@ import {
   ActionStore,
   CRASH_POINTS,
   CollectionAliases,
+  QdrantSnapshotArchive,
   SnapshotStore,
   effectorIndices,
   type ActionDoc,
 } from '../../services/effector/src/index.ts';
+import { elasticsearchStores } from '@rag-immune/es-store';
 
 const { values: args } = parseArgs({
   options: {
@@ -114,10 +116,11 @@ async function load(collection: string, n: number): Promise<number> {
  * its rollback through CollectionAliases, and the disk each takes on a local server.
  */
 async function snapshotFigures(): Promise<void> {
-  const store = new SnapshotStore(qdrant, es, `${prefix}-snapshots`, {
+  const archive = new QdrantSnapshotArchive(qdrant, {
     connection: { url: endpoints.qdrantUrl, apiKey: endpoints.qdrantApiKey, timeoutMs: 3_600_000 },
     ...(endpoints.qdrantSnapshotsPath ? { serverSnapshotsPath: endpoints.qdrantSnapshotsPath } : {}),
   });
+  const store = new SnapshotStore(archive, elasticsearchStores(es), `${prefix}-snapshots`);
   await store.init();
   const aliases = new CollectionAliases(qdrant, { keepLast: 1, keepWithinDays: 0 });
   const storage = endpoints.qdrantSnapshotsPath ? join(endpoints.qdrantSnapshotsPath, '..', 'storage', 'collections') : undefined;
@@ -248,7 +251,7 @@ async function killFigures(layout: 'plain' | 'alias'): Promise<void> {
     handle: async (e) => void events.push(e),
   });
   const esPrefix = `${prefix}-${layout}`;
-  const actions = new ActionStore(es, effectorIndices(esPrefix).actions);
+  const actions = new ActionStore(elasticsearchStores(es), effectorIndices(esPrefix).actions);
   const token = `bench-token-${run}-0123456789`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,

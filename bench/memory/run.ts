@@ -20,6 +20,7 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { trace } from '@opentelemetry/api';
 import { SentenceEmbedder } from '@rag-immune/embeddings';
+import { elasticsearchStores } from '@rag-immune/es-store';
 import { MemoryClient, RecommendRequest } from '@rag-immune/memory-client';
 import { loadStackConfig, repoRoot, stackEndpoints } from '@rag-immune/stack';
 import type { RepairAction, RootCauseReport } from '@rag-immune/contracts';
@@ -158,7 +159,7 @@ interface AccuracyResult {
 async function accuracy(history: History, embedder: CachedEmbedder, index: number): Promise<AccuracyResult> {
   const prefix = `bench-memory-${run}-${index}`;
   const store = storeFor(prefix, embedder.dimension);
-  const audit = new RetrievalAudit(store.es, storeNames(prefix).audit, logger);
+  const audit = new RetrievalAudit(elasticsearchStores(store.es), storeNames(prefix).audit, logger);
   await store.ensure();
   await audit.ensure();
   try {

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { errors, type Client } from '@elastic/elasticsearch';
+import type { Client } from '@elastic/elasticsearch';
+import { date, elasticsearchStores, keyword, type DocumentStore } from '@rag-immune/es-store';
 import type { Logger } from 'pino';
 import type { ClaimOutcome, ProcessedEventStore } from './processed-events.ts';
 
@@ -57,16 +58,23 @@ const DAY = 24 * 3600 * 1000;
 export class ElasticsearchProcessedEventStore implements ProcessedEventStore {
   readonly index: string;
   readonly owner: string;
-  private readonly client: Client;
+  private readonly docs: DocumentStore<Entry>;
   private readonly group: string;
   private readonly retentionMs: number;
   private readonly leaseMs: number;
   private purgeTimer: NodeJS.Timeout | undefined;
 
   private constructor(private readonly options: ElasticsearchProcessedEventStoreOptions) {
-    this.client = options.client;
     this.group = options.consumerGroup;
     this.index = options.index ?? `${options.indexPrefix ?? 'rag-immune'}-processed-events`;
+    this.docs = elasticsearchStores(options.client).open<Entry>({
+      name: this.index,
+      settings: { number_of_shards: 1, refresh_interval: '5s' },
+      mappings: {
+        dynamic: 'strict',
+        properties: { group: keyword, event_id: keyword, state: keyword, owner: keyword, lease_until: date, '@timestamp': date },
+      },
+    });
     this.retentionMs = options.retentionMs ?? 7 * DAY;
     this.leaseMs = options.leaseMs ?? 5 * 60 * 1000;
     this.owner = options.owner ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -89,27 +97,8 @@ export class ElasticsearchProcessedEventStore implements ProcessedEventStore {
     return store;
   }
 
-  private async ensureIndex(): Promise<void> {
-    try {
-      await this.client.indices.create({
-        index: this.index,
-        settings: { number_of_shards: 1, refresh_interval: '5s' },
-        mappings: {
-          dynamic: 'strict',
-          properties: {
-            group: { type: 'keyword' },
-            event_id: { type: 'keyword' },
-            state: { type: 'keyword' },
-            owner: { type: 'keyword' },
-            lease_until: { type: 'date' },
-            '@timestamp': { type: 'date' },
-          },
-        },
-      });
-    } catch (error) {
-      // Another replica created it first.
-      if (!(error instanceof errors.ResponseError && error.body?.error?.type === 'resource_already_exists_exception')) throw error;
-    }
+  private ensureIndex(): Promise<void> {
+    return this.docs.ensureIndex();
   }
 
   /** One document per (group, event_id); hashed when the pair would exceed Elasticsearch's 512-byte id limit. */
@@ -130,14 +119,8 @@ export class ElasticsearchProcessedEventStore implements ProcessedEventStore {
   }
 
   private async read(eventId: string): Promise<{ entry: Entry; seqNo: number; primaryTerm: number } | undefined> {
-    try {
-      const found = await this.client.get<Entry>({ index: this.index, id: this.id(eventId), realtime: true });
-      if (!found.found || found._source === undefined) return undefined;
-      return { entry: found._source, seqNo: found._seq_no as number, primaryTerm: found._primary_term as number };
-    } catch (error) {
-      if (error instanceof errors.ResponseError && error.statusCode === 404) return undefined;
-      throw error;
-    }
+    const found = await this.docs.get(this.id(eventId));
+    return found ? { entry: found.doc, seqNo: found.seqNo, primaryTerm: found.primaryTerm } : undefined;
   }
 
   async has(eventId: string): Promise<boolean> {
@@ -145,64 +128,41 @@ export class ElasticsearchProcessedEventStore implements ProcessedEventStore {
   }
 
   async claim(eventId: string): Promise<ClaimOutcome> {
-    try {
-      await this.client.create({ index: this.index, id: this.id(eventId), document: this.entry(eventId, 'processing') });
-      return 'claimed';
-    } catch (error) {
-      if (!(error instanceof errors.ResponseError && error.statusCode === 409)) throw error;
-    }
+    if (await this.docs.create(this.id(eventId), this.entry(eventId, 'processing'))) return 'claimed';
     const current = await this.read(eventId);
     if (current === undefined) return this.claim(eventId); // released in between
     if (current.entry.state === 'processed') return 'processed';
     // A live claim, even this replica's own (the same event on two partitions at once), is in progress.
     if (Date.parse(current.entry.lease_until) > Date.now()) throw new EventClaimedElsewhereError(eventId, current.entry.owner);
     // A dead replica's expired claim: take it over unless someone else just did.
-    try {
-      await this.client.index({
-        index: this.index,
-        id: this.id(eventId),
-        document: this.entry(eventId, 'processing'),
-        if_seq_no: current.seqNo,
-        if_primary_term: current.primaryTerm,
-      });
-      return 'claimed';
-    } catch (error) {
-      if (error instanceof errors.ResponseError && error.statusCode === 409)
-        throw new EventClaimedElsewhereError(eventId, 'another replica');
-      throw error;
-    }
+    if (await this.docs.replace(this.id(eventId), this.entry(eventId, 'processing'), current)) return 'claimed';
+    throw new EventClaimedElsewhereError(eventId, 'another replica');
   }
 
   async markProcessed(eventId: string): Promise<void> {
-    await this.client.index({ index: this.index, id: this.id(eventId), document: this.entry(eventId, 'processed') });
+    await this.docs.put(this.id(eventId), this.entry(eventId, 'processed'));
   }
 
   async release(eventId: string): Promise<void> {
     const current = await this.read(eventId);
     if (current === undefined || current.entry.state !== 'processing' || current.entry.owner !== this.owner) return;
-    try {
-      await this.client.delete({ index: this.index, id: this.id(eventId), if_seq_no: current.seqNo, if_primary_term: current.primaryTerm });
-    } catch (error) {
-      if (!(error instanceof errors.ResponseError && (error.statusCode === 409 || error.statusCode === 404))) throw error;
-    }
+    // Deleted only while still our claim: a takeover or a finish since is left alone.
+    await this.docs.delete(this.id(eventId), current);
   }
 
   /** Deletes this group's entries older than the retention window; returns how many. */
   async purgeExpired(now = Date.now()): Promise<number> {
     const cutoff = new Date(now - this.retentionMs).toISOString();
-    await this.client.indices.refresh({ index: this.index });
+    await this.docs.refresh();
     let deleted = 0;
     for (;;) {
-      const page = await this.client.search<Entry>({
-        index: this.index,
-        size: 1000,
-        _source: false,
-        query: { bool: { filter: [{ term: { group: this.group } }, { range: { '@timestamp': { lt: cutoff } } }] } },
-      });
-      const ids = page.hits.hits.map((hit) => hit._id).filter((id): id is string => id !== undefined);
-      if (ids.length === 0) return deleted;
-      await this.client.bulk({ refresh: true, operations: ids.map((id) => ({ delete: { _index: this.index, _id: id } })) });
-      deleted += ids.length;
+      const page = await this.docs.find({ where: { group: this.group, '@timestamp': { lt: cutoff } }, size: 1000 });
+      if (page.length === 0) return deleted;
+      await this.docs.deleteMany(
+        page.map((hit) => hit.id),
+        { refresh: true },
+      );
+      deleted += page.length;
     }
   }
 

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { ElasticsearchCredentialsEnv, elasticsearchCredentialsIssue, parseWorkerEnv } from '@rag-immune/worker-runtime';
 
 export const EFFECTOR_VERSION = '0.1.0';
+/** The settings every effector index is created with. */
+export const EFFECTOR_INDEX_SETTINGS = { number_of_shards: 1, number_of_replicas: 0 } as const;
 export const DEFAULT_POLICY_FILE = fileURLToPath(new URL('../policy/policy.v1.yaml', import.meta.url));
 
 const jsonRecord = z.string().transform((text, ctx) => {

@@ -22,10 +22,14 @@ export { toolBox, defineTool, type RepairTool, type ToolBox, type ToolContext } 
 export { loadPolicy, parsePolicy, InvalidPolicyError, RepairPolicySchema, type RepairPolicy } from './policy/policy.ts';
 export { decide, toolsNotToRetry, branchMatches, type Decision, type PlannedStep, type RepairHistory } from './policy/decision.ts';
 export { breakerVerdict, type BreakerLimits, type BreakerVerdict } from './breaker/circuit-breaker.ts';
-export { effectiveStatus, GrantStore, type GrantDoc, type GrantStatus } from './grants/grant-store.ts';
+export { effectiveStatus, GrantStore, GrantError, type GrantDoc, type GrantStatus } from './grants/grant-store.ts';
 export { SnapshotStore, SnapshotError } from './snapshots/snapshot-store.ts';
+export { QdrantSnapshotArchive, type SnapshotArchive, type SnapshotRecovery } from './snapshots/qdrant-archive.ts';
 export type { SnapshotRecord } from './snapshots/snapshot-record.ts';
-export { ActionStore, actionKey, actionIdOf, type ActionDoc } from './state/action-store.ts';
+export { ActionStore, actionKey, actionIdOf, newActionDoc, type ActionDoc } from './state/action-store.ts';
+export { IncidentStore, type IncidentDoc } from './state/incident-store.ts';
+export { AuditLog, type AuditEntry } from './state/audit-log.ts';
+export { ModeStore, MODES, type EffectorMode } from './state/mode-store.ts';
 export { ACTION_STATUSES, canMoveAction, InvalidActionTransitionError, type ActionStatus } from './state/action-state.ts';
 export { CollectionAliases, AliasConflictError } from './snapshots/collection-aliases.ts';
 export { RecoveryVerifier, probesOf, type ProbeMeasurement } from './verify/recovery-verifier.ts';

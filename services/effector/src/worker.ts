@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
+import { elasticsearchStores } from '@rag-immune/es-store';
 import { trace, type Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
@@ -23,6 +24,7 @@ import { effectorRoutes } from './http/routes.ts';
 import { EffectorMetrics } from './metrics.ts';
 import { loadPolicy } from './policy/policy.ts';
 import { CollectionAliases } from './snapshots/collection-aliases.ts';
+import { QdrantSnapshotArchive } from './snapshots/qdrant-archive.ts';
 import { SnapshotStore } from './snapshots/snapshot-store.ts';
 import { ActionStore } from './state/action-store.ts';
 import { AuditLog } from './state/audit-log.ts';
@@ -79,16 +81,18 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     keepLast: config.EFFECTOR_RETIRED_COLLECTIONS_KEEP_LAST,
     keepWithinDays: config.EFFECTOR_RETIRED_COLLECTIONS_KEEP_WITHIN_DAYS,
   });
+  const docs = elasticsearchStores(es);
+  const archive = new QdrantSnapshotArchive(qdrant, {
+    connection: qdrantConnection,
+    ...(config.EFFECTOR_QDRANT_SNAPSHOTS_PATH ? { serverSnapshotsPath: config.EFFECTOR_QDRANT_SNAPSHOTS_PATH } : {}),
+  });
   const stores = {
-    actions: new ActionStore(es, indices.actions),
-    incidents: new IncidentStore(es, indices.incidents),
-    snapshots: new SnapshotStore(qdrant, es, indices.snapshots, {
-      connection: qdrantConnection,
-      ...(config.EFFECTOR_QDRANT_SNAPSHOTS_PATH ? { serverSnapshotsPath: config.EFFECTOR_QDRANT_SNAPSHOTS_PATH } : {}),
-    }),
-    grants: new GrantStore(es, indices.grants, config.EFFECTOR_GRANT_TTL_SECONDS * 1000),
-    audit: new AuditLog(es, indices.audit),
-    modes: new ModeStore(es, indices.settings, config.EFFECTOR_MODE),
+    actions: new ActionStore(docs, indices.actions),
+    incidents: new IncidentStore(docs, indices.incidents),
+    snapshots: new SnapshotStore(archive, docs, indices.snapshots),
+    grants: new GrantStore(docs, indices.grants, config.EFFECTOR_GRANT_TTL_SECONDS * 1000),
+    audit: new AuditLog(docs, indices.audit),
+    modes: new ModeStore(docs, indices.settings, config.EFFECTOR_MODE),
   };
   for (const store of Object.values(stores)) await store.init();
 

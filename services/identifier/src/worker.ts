@@ -6,6 +6,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { elasticsearchStores } from '@rag-immune/es-store';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { BusMetrics, EventBus, busConfigFromEnv } from '@rag-immune/bus';
@@ -52,8 +53,9 @@ export async function startIdentifierWorker(
   const telemetry = options.telemetry ?? startTelemetry('identifier', IDENTIFIER_VERSION, { env });
 
   const es = createElasticsearchClient(elasticsearchConnection(config, { requestTimeoutMs: 10_000, maxRetries: 1 }));
-  const store = new IncidentStore(es, config.ES_INDEX_PREFIX);
-  const ledger = new EvidenceLedger(es, config.ES_INDEX_PREFIX, (outcome) => metrics.ledgerWrites.inc({ outcome }));
+  const docs = elasticsearchStores(es);
+  const store = new IncidentStore(docs, config.ES_INDEX_PREFIX);
+  const ledger = new EvidenceLedger(docs, config.ES_INDEX_PREFIX, (outcome) => metrics.ledgerWrites.inc({ outcome }));
 
   const bus = new EventBus(busConfig, logger, new BusMetrics(registry));
   await bus.start(['probes', 'reports', 'actions']);

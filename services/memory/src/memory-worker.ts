@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { context, type Tracer } from '@opentelemetry/api';
 import { EventBus, BusMetrics, type BusConfig, type DeliveryContext } from '@rag-immune/bus';
+import { elasticsearchStores } from '@rag-immune/es-store';
 import { assertSafeBinding, contextFromHeaders, elasticsearchConnection, inSpan, workerHttpApp } from '@rag-immune/worker-runtime';
 import { storeNames, type MemoryConfig } from './config.ts';
 import { CaseStore } from './cases/case-store.ts';
@@ -63,7 +64,7 @@ export class MemoryWorker {
       collection: names.collection,
       dimension: deps.embedder.dimension,
     });
-    this.audit = new RetrievalAudit(this.store.es, names.audit, logger);
+    this.audit = new RetrievalAudit(elasticsearchStores(this.store.es), names.audit, logger);
     const embedder = new CachedEmbedder(deps.embedder);
     this.recorder = new CaseRecorder(this.store, embedder, config.MEMORY_ENVIRONMENT, logger);
     this.recommender = new Recommender(this.store, embedder, this.rules, this.audit, this.metrics, deps.tracer, logger, {

@@ -1,5 +1,5 @@
-import type { Client } from '@elastic/elasticsearch';
-import { date, ensureIndex, isConflict, isNotFound, kw } from '../state/es.ts';
+import { date, keyword, type DocumentStore, type DocumentStores, type Versioned } from '@rag-immune/es-store';
+import { EFFECTOR_INDEX_SETTINGS } from '../config.ts';
 
 export type GrantStatus = 'pending' | 'approved' | 'denied' | 'expired';
 
@@ -26,24 +26,34 @@ export function effectiveStatus(grant: GrantDoc, now: Date = new Date()): GrantS
 
 /** Human grants for actions that need one (approve mode, irreversible actions), with expiry. */
 export class GrantStore {
-  constructor(
-    private readonly es: Client,
-    readonly index: string,
-    private readonly ttlMs: number,
-  ) {}
+  private readonly docs: DocumentStore<GrantDoc>;
 
-  init(): Promise<void> {
-    return ensureIndex(this.es, this.index, { key: kw, action_id: kw, incident_id: kw, status: kw, requested_at: date, expires_at: date });
+  constructor(
+    stores: DocumentStores,
+    index: string,
+    private readonly ttlMs: number,
+  ) {
+    this.docs = stores.open<GrantDoc>({
+      name: index,
+      refresh: true,
+      settings: EFFECTOR_INDEX_SETTINGS,
+      mappings: {
+        dynamic: false,
+        properties: { key: keyword, action_id: keyword, incident_id: keyword, status: keyword, requested_at: date, expires_at: date },
+      },
+    });
   }
 
-  async get(key: string): Promise<{ doc: GrantDoc; seqNo: number; primaryTerm: number } | null> {
-    try {
-      const r = await this.es.get<GrantDoc>({ index: this.index, id: key });
-      return r.found && r._source ? { doc: r._source, seqNo: r._seq_no as number, primaryTerm: r._primary_term as number } : null;
-    } catch (error) {
-      if (isNotFound(error)) return null;
-      throw error;
-    }
+  get index(): string {
+    return this.docs.index;
+  }
+
+  init(): Promise<void> {
+    return this.docs.ensureIndex();
+  }
+
+  get(key: string): Promise<Versioned<GrantDoc> | null> {
+    return this.docs.get(key);
   }
 
   /** Opens a pending request (or renews an expired one); returns the request in force. */
@@ -59,19 +69,9 @@ export class GrantStore {
       decided_at: null,
       note: null,
     };
-    try {
-      await this.es.index({
-        index: this.index,
-        id: fields.key,
-        document: doc,
-        refresh: true,
-        ...(current ? { if_seq_no: current.seqNo, if_primary_term: current.primaryTerm } : { op_type: 'create' as const }),
-      });
-      return doc;
-    } catch (error) {
-      if (isConflict(error)) return (await this.get(fields.key))?.doc ?? doc;
-      throw error;
-    }
+    if (await this.docs.replace(fields.key, doc, current)) return doc;
+    // Another replica opened (or renewed) it first: theirs is in force.
+    return (await this.get(fields.key))?.doc ?? doc;
   }
 
   /** Approves or denies a pending request; an approval holds for ttl from now. Throws when not pending. */
@@ -89,33 +89,19 @@ export class GrantStore {
       note,
       expires_at: decision === 'approved' ? new Date(now.getTime() + ttlMs).toISOString() : current.doc.expires_at,
     };
-    try {
-      await this.es.index({
-        index: this.index,
-        id: key,
-        document: doc,
-        if_seq_no: current.seqNo,
-        if_primary_term: current.primaryTerm,
-        refresh: true,
-      });
-    } catch (error) {
-      if (isConflict(error)) throw new GrantError(409, `grant ${key} was decided concurrently`);
-      throw error;
-    }
+    if ((await this.docs.replace(key, doc, current)) === null) throw new GrantError(409, `grant ${key} was decided concurrently`);
     return doc;
   }
 
   async list(filter: { status?: GrantStatus; incident?: string } = {}): Promise<(GrantDoc & { effective_status: GrantStatus })[]> {
-    const r = await this.es.search<GrantDoc>({
-      index: this.index,
-      query: filter.incident ? { term: { incident_id: filter.incident } } : { match_all: {} },
+    const hits = await this.docs.find({
+      where: filter.incident ? { incident_id: filter.incident } : {},
       size: 500,
       sort: [{ requested_at: 'desc' }],
-      ignore_unavailable: true,
     });
     const now = new Date();
-    return r.hits.hits
-      .map((h) => h._source as GrantDoc)
+    return hits
+      .map((h) => h.doc)
       .map((g) => ({ ...g, effective_status: effectiveStatus(g, now) }))
       .filter((g) => filter.status === undefined || g.effective_status === filter.status);
   }

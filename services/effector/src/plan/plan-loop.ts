@@ -50,7 +50,7 @@ export class PlanLoop {
       failedTools: toolsNotToRetry(failedHere, report),
     };
     const recommendation = await consultMemory(deps, report, failedHere);
-    const decision = decide(deps.policy, report, history, recommendation, deps.memoryMinConfidence);
+    const decision = decide(deps.policy, report, history, recommendation, deps.memoryMinConfidence, this.tools);
     if (!decision.ok) {
       await this.escalation.noBranch(report, decision.reason, decision.policyVersion);
       return 'no_policy_branch';

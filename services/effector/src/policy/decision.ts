@@ -1,6 +1,7 @@
 import type { RootCauseReport } from '@rag-immune/contracts';
 import type { Recommendation } from '@rag-immune/memory-client';
-import { INTENT_TOOLS, toolNamed } from '../actions/catalogue.ts';
+import { CATALOGUE, INTENT_TOOLS } from '../actions/catalogue.ts';
+import type { ToolBox } from '../actions/repair-tool.ts';
 import type { PolicyBranch, RepairPolicy } from './policy.ts';
 
 /** What the incident went through so far (across report revisions). */
@@ -81,6 +82,7 @@ export function decide(
   history: RepairHistory,
   recommendation: Recommendation | null,
   memoryMinConfidence: number,
+  tools: ToolBox = CATALOGUE,
 ): Decision {
   const branch = policy.branches.find((candidate) => branchMatches(candidate, report, history));
   if (branch === undefined)
@@ -105,7 +107,7 @@ export function decide(
       const caseIds = recommendation.citations.map((c) => c.case_id);
       const fromMemory: PlannedStep[] = [];
       for (const item of recommendation.strategy) {
-        const name = item.tool !== null && toolNamed(item.tool) ? item.tool : INTENT_TOOLS[item.intent][0];
+        const name = item.tool !== null && tools.named(item.tool) ? item.tool : INTENT_TOOLS[item.intent][0];
         if (name === undefined || fromMemory.some((s) => s.tool === name)) continue;
         const inPolicy = policySteps.find((s) => s.tool === name);
         fromMemory.push({
@@ -120,6 +122,6 @@ export function decide(
     }
   } else memoryNote = 'memory unavailable: policy only';
   // The terminal step (escalation) is never left out: a plan always ends with a human.
-  steps = steps.filter((s) => !history.failedTools.has(s.tool) || toolNamed(s.tool)?.terminal === true);
+  steps = steps.filter((s) => !history.failedTools.has(s.tool) || tools.named(s.tool)?.terminal === true);
   return { ok: true, policyVersion: policy.policy_version, branch: branch.id, steps, memoryNote };
 }

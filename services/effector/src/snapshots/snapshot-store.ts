@@ -1,11 +1,7 @@
-import type { Client } from '@elastic/elasticsearch';
-import { posix } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pathToFileURL } from 'node:url';
-import type { QdrantClient } from '@qdrant/js-client-rest';
-import type { QdrantConnection } from '@rag-immune/worker-runtime';
-import { recoverByUpload } from './snapshot-upload.ts';
-import { date, ensureIndex, int, isNotFound, kw } from '../state/es.ts';
+import { date, integer, keyword, type DocumentStore, type DocumentStores } from '@rag-immune/es-store';
+import { EFFECTOR_INDEX_SETTINGS } from '../config.ts';
+import type { SnapshotArchive } from './qdrant-archive.ts';
 import { deletedSnapshot, type SnapshotRecord } from './snapshot-record.ts';
 import { snapshotsToPrune, type SnapshotRetentionPolicy } from './snapshot-retention.ts';
 
@@ -36,52 +32,56 @@ function describe(error: unknown): string {
 }
 
 /**
- * Collection snapshots through Qdrant's snapshot API (@qdrant/js-client-rest), each recorded in
- * Elasticsearch with the collection, its point count, the checksum and the incident and action it
- * protects; restore recovers the collection from one, checking the checksum.
+ * Collection snapshots: the archives in Qdrant (SnapshotArchive, qdrant-archive.ts), each recorded
+ * in Elasticsearch with the collection, its point count, the checksum and the incident and action it
+ * protects; restore recovers the collection from one, checking the checksum and the point count.
  */
-export interface SnapshotRecovery {
-  /** Where the collection's Qdrant is and the key it wants (an upload recovery calls it directly). */
-  connection: QdrantConnection;
-  /**
-   * The server's snapshots directory as the server sees it: recover by a `file://` URL inside it
-   * (Qdrant accepts no other local path). Without it the snapshot is downloaded and uploaded back.
-   */
-  serverSnapshotsPath?: string;
-}
-
 export class SnapshotStore {
+  private readonly docs: DocumentStore<SnapshotRecord>;
+
   constructor(
-    private readonly qdrant: QdrantClient,
-    private readonly es: Client,
-    readonly index: string,
-    private readonly recovery: SnapshotRecovery,
-  ) {}
+    private readonly archive: SnapshotArchive,
+    stores: DocumentStores,
+    index: string,
+  ) {
+    this.docs = stores.open<SnapshotRecord>({
+      name: index,
+      refresh: true,
+      settings: EFFECTOR_INDEX_SETTINGS,
+      mappings: {
+        dynamic: false,
+        properties: {
+          snapshot_id: keyword,
+          collection: keyword,
+          incident_id: keyword,
+          action_id: keyword,
+          status: keyword,
+          created_at: date,
+          points_count: integer,
+        },
+      },
+    });
+  }
+
+  get index(): string {
+    return this.docs.index;
+  }
 
   /** How restores reach the server: `file` (a location inside its snapshots directory) or `upload`. */
   get recoveryMode(): 'file' | 'upload' {
-    return this.recovery.serverSnapshotsPath ? 'file' : 'upload';
+    return this.archive.recoveryMode;
   }
 
   init(): Promise<void> {
-    return ensureIndex(this.es, this.index, {
-      snapshot_id: kw,
-      collection: kw,
-      incident_id: kw,
-      action_id: kw,
-      status: kw,
-      created_at: date,
-      points_count: int,
-    });
+    return this.docs.ensureIndex();
   }
 
   /**
    * The physical collection behind a name: Qdrant snapshots an alias's target and files the archive
    * under the target's name, so records (and file:// recovery) must name the target.
    */
-  async physical(collection: string): Promise<string> {
-    const { aliases } = await this.qdrant.getAliases();
-    return aliases.find((a) => a.alias_name === collection)?.collection_name ?? collection;
+  physical(collection: string): Promise<string> {
+    return this.archive.physical(collection);
   }
 
   async create(name: string, incidentId: string | null, actionId: string | null): Promise<SnapshotRecord> {
@@ -94,11 +94,11 @@ export class SnapshotStore {
       // Qdrant names an archive by its collection and the second it was taken: a second snapshot in
       // the same second silently replaces the first under the same name (seen on 1.18.3), and the
       // first repair's way back would be the second one's. Never two in one second from here.
-      const newest = (await this.qdrant.listSnapshots(collection)).map((d) => Date.parse(`${d.creation_time ?? ''}Z`));
+      const newest = await this.archive.takenAt(collection);
       const wait = Math.max(0, ...newest.filter(Number.isFinite).map((t) => t + 1000 - Date.now()));
       if (wait > 0) await sleep(Math.min(wait, 2000));
-      points = (await this.qdrant.count(collection, { exact: true })).count;
-      description = await this.qdrant.createSnapshot(collection, { wait: true });
+      points = await this.archive.pointCount(collection);
+      description = await this.archive.take(collection);
     } catch (error) {
       throw new SnapshotError('create', `snapshot of ${collection} failed: ${describe(error)}`, error);
     }
@@ -123,7 +123,7 @@ export class SnapshotStore {
       status: 'created',
       restored_at: null,
     };
-    await this.es.index({ index: this.index, id: `${collection}/${record.snapshot_id}`, document: record, refresh: true });
+    await this.docs.put(recordId(record), record);
     return record;
   }
 
@@ -138,13 +138,8 @@ export class SnapshotStore {
     const started = performance.now();
     let points: number;
     try {
-      if (this.recovery.serverSnapshotsPath) {
-        const location = pathToFileURL(posix.join(this.recovery.serverSnapshotsPath, record.collection, record.snapshot_id)).href;
-        await this.qdrant.recoverSnapshot(record.collection, { location, checksum: record.checksum, priority: 'snapshot' });
-      } else {
-        await recoverByUpload(this.recovery.connection, record.collection, record.snapshot_id, record.checksum);
-      }
-      points = (await this.qdrant.count(record.collection, { exact: true })).count;
+      await this.archive.recover(record.collection, record.snapshot_id, record.checksum);
+      points = await this.archive.pointCount(record.collection);
     } catch (error) {
       throw new SnapshotError('restore', `restore of ${record.collection} from ${record.snapshot_id} failed: ${describe(error)}`, error);
     }
@@ -153,55 +148,32 @@ export class SnapshotStore {
         'restore',
         `restored ${record.collection} holds ${points} points, the snapshot recorded ${record.points_count}`,
       );
-    await this.es.update({
-      index: this.index,
-      id: `${record.collection}/${record.snapshot_id}`,
-      doc: { status: 'restored', restored_at: new Date().toISOString() },
-      refresh: true,
-    });
+    await this.docs.patch(recordId(record), { status: 'restored', restored_at: new Date().toISOString() });
     return { duration_ms: Math.round(performance.now() - started), points_count: points };
   }
 
   async get(snapshotId: string): Promise<SnapshotRecord | null> {
-    const r = await this.es.search<SnapshotRecord>({
-      index: this.index,
-      query: { term: { snapshot_id: snapshotId } },
-      size: 1,
-      ignore_unavailable: true,
-    });
-    return r.hits.hits[0]?._source ?? null;
+    return (await this.docs.find({ where: { snapshot_id: snapshotId }, size: 1 }))[0]?.doc ?? null;
   }
 
   /** Newest first, at most 500; `live` leaves out the deleted ones. */
   async list(filter: { collection?: string; incident?: string; live?: boolean } = {}): Promise<SnapshotRecord[]> {
-    const must: object[] = [];
-    // Qdrant down: the records still list, by the name given.
-    if (filter.collection) must.push({ term: { collection: await this.physical(filter.collection).catch(() => filter.collection) } });
-    if (filter.incident) must.push({ term: { incident_id: filter.incident } });
-    const mustNot = filter.live ? [{ term: { status: 'deleted' } }] : [];
-    const r = await this.es.search<SnapshotRecord>({
-      index: this.index,
-      query: must.length || mustNot.length ? { bool: { must, must_not: mustNot } } : { match_all: {} },
+    const hits = await this.docs.find({
+      where: {
+        ...(filter.collection ? { collection: filter.collection } : {}),
+        ...(filter.incident ? { incident_id: filter.incident } : {}),
+      },
+      whereNot: filter.live ? { status: 'deleted' } : {},
       size: 500,
       sort: [{ created_at: 'desc' }],
-      ignore_unavailable: true,
     });
-    return r.hits.hits.map((h) => h._source as SnapshotRecord);
+    return hits.map((h) => h.doc);
   }
 
   /** Deletes the archive in Qdrant and marks the record (tests and retention). */
   async delete(record: SnapshotRecord): Promise<void> {
-    try {
-      await this.qdrant.deleteSnapshot(record.collection, record.snapshot_id);
-    } catch (error) {
-      if (!isNotFound(error) && (error as { status?: number }).status !== 404) throw error;
-    }
-    await this.es.update({
-      index: this.index,
-      id: `${record.collection}/${record.snapshot_id}`,
-      doc: { status: 'deleted', deleted_at: new Date().toISOString() },
-      refresh: true,
-    });
+    await this.archive.remove(record.collection, record.snapshot_id);
+    await this.docs.patch(recordId(record), { status: 'deleted', deleted_at: new Date().toISOString() });
   }
 
   /**
@@ -219,3 +191,5 @@ export class SnapshotStore {
     return doomed;
   }
 }
+
+const recordId = (record: Pick<SnapshotRecord, 'collection' | 'snapshot_id'>) => `${record.collection}/${record.snapshot_id}`;

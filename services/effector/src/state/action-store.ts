@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { Client } from '@elastic/elasticsearch';
 import type { RepairAction, RootCauseReport } from '@rag-immune/contracts';
 import { assertActionTransition, assertInitialStatus, type ActionStatus } from './action-state.ts';
-import { date, ensureIndex, int, isConflict, isNotFound, kw } from './es.ts';
+import { date, integer, keyword, type DocumentStore, type DocumentStores, type Versioned } from '@rag-immune/es-store';
+import { EFFECTOR_INDEX_SETTINGS } from '../config.ts';
 
 export { IN_FLIGHT, TERMINAL, type ActionStatus } from './action-state.ts';
+export type { Versioned } from '@rag-immune/es-store';
 
 /** One repair action's durable state: the single source of truth shared by every replica. */
 export interface ActionDoc {
@@ -43,12 +44,6 @@ export interface ActionDoc {
 
 /** A change to an action that leaves its status alone; status changes go through `move`. */
 export type ActionPatch = Partial<Omit<ActionDoc, 'status' | 'key' | 'action_id' | 'incident_id'>>;
-
-export interface Versioned<T> {
-  doc: T;
-  seqNo: number;
-  primaryTerm: number;
-}
 
 /** Stable across replicas and redeliveries: incident, report revision and tool name the action. */
 export function actionKey(incidentId: string, revision: number, tool: string): string {
@@ -103,61 +98,62 @@ export function newActionDoc(
 }
 
 /**
- * Action state in Elasticsearch with optimistic concurrency: a claim is `op_type: create` (one
- * creator wins), every transition is a compare-and-set on `_seq_no`/`_primary_term`, so two replicas
- * or a redelivered report can never both move an action forward.
+ * Action state in Elasticsearch with optimistic concurrency: a claim is create-only (one creator
+ * wins), every transition is a compare-and-set on `_seq_no`/`_primary_term`, so two replicas or a
+ * redelivered report can never both move an action forward.
  */
 export class ActionStore {
-  constructor(
-    private readonly es: Client,
-    readonly index: string,
-  ) {}
+  private readonly docs: DocumentStore<ActionDoc>;
 
-  async init(): Promise<void> {
-    await ensureIndex(this.es, this.index, {
-      key: kw,
-      action_id: kw,
-      incident_id: kw,
-      report_revision: int,
-      tool: kw,
-      intent: kw,
-      component: kw,
-      status: kw,
-      owner: kw,
-      snapshot_id: kw,
-      executions: int,
-      created_at: date,
-      started_at: date,
-      updated_at: date,
+  constructor(stores: DocumentStores, index: string) {
+    this.docs = stores.open<ActionDoc>({
+      name: index,
+      refresh: true,
+      settings: EFFECTOR_INDEX_SETTINGS,
+      // Only the fields the effector filters or sorts on are indexed; the rest is kept in _source.
+      mappings: {
+        dynamic: false,
+        properties: {
+          key: keyword,
+          action_id: keyword,
+          incident_id: keyword,
+          report_revision: integer,
+          tool: keyword,
+          intent: keyword,
+          component: keyword,
+          status: keyword,
+          owner: keyword,
+          snapshot_id: keyword,
+          executions: integer,
+          created_at: date,
+          started_at: date,
+          updated_at: date,
+        },
+      },
     });
   }
 
-  /** Creates the action if no replica did; null when it already exists. */
-  async create(doc: ActionDoc): Promise<Versioned<ActionDoc> | null> {
-    assertInitialStatus(doc.status);
-    try {
-      const r = await this.es.index({ index: this.index, id: doc.key, document: doc, op_type: 'create', refresh: true });
-      return { doc, seqNo: r._seq_no as number, primaryTerm: r._primary_term as number };
-    } catch (error) {
-      if (isConflict(error)) return null;
-      throw error;
-    }
+  get index(): string {
+    return this.docs.index;
   }
 
-  async get(key: string): Promise<Versioned<ActionDoc> | null> {
-    try {
-      const r = await this.es.get<ActionDoc>({ index: this.index, id: key });
-      if (!r.found || r._source === undefined) return null;
-      return { doc: r._source, seqNo: r._seq_no as number, primaryTerm: r._primary_term as number };
-    } catch (error) {
-      if (isNotFound(error)) return null;
-      throw error;
-    }
+  init(): Promise<void> {
+    return this.docs.ensureIndex();
+  }
+
+  /** Creates the action if no replica did; null when it already exists. */
+  create(doc: ActionDoc): Promise<Versioned<ActionDoc> | null> {
+    assertInitialStatus(doc.status);
+    return this.docs.create(doc.key, doc);
+  }
+
+  get(key: string): Promise<Versioned<ActionDoc> | null> {
+    return this.docs.get(key);
   }
 
   async getById(actionId: string): Promise<Versioned<ActionDoc> | null> {
-    const found = await this.search({ term: { action_id: actionId } }, 1);
-    return found[0] === undefined ? null : this.get(found[0].key);
+    const [found] = await this.docs.find({ where: { action_id: actionId }, size: 1 });
+    return found === undefined ? null : this.get(found.doc.key);
   }
 
   /** Moves the action to `to` (checked by the state machine, action-state.ts) with a compare-and-set; null when another writer moved it first. */
@@ -171,66 +167,28 @@ export class ActionStore {
     return this.write(current, patch);
   }
 
-  private async write(current: Versioned<ActionDoc>, patch: Partial<ActionDoc>): Promise<Versioned<ActionDoc> | null> {
+  private write(current: Versioned<ActionDoc>, patch: Partial<ActionDoc>): Promise<Versioned<ActionDoc> | null> {
     const doc = { ...current.doc, ...patch, updated_at: new Date().toISOString() };
-    try {
-      const r = await this.es.index({
-        index: this.index,
-        id: doc.key,
-        document: doc,
-        if_seq_no: current.seqNo,
-        if_primary_term: current.primaryTerm,
-        refresh: true,
-      });
-      return { doc, seqNo: r._seq_no as number, primaryTerm: r._primary_term as number };
-    } catch (error) {
-      if (isConflict(error)) return null;
-      throw error;
-    }
+    return this.docs.replace(doc.key, doc, current);
   }
 
   async list(filter: { incident?: string; statuses?: ActionStatus[] } = {}, size = 500): Promise<ActionDoc[]> {
-    const must: object[] = [];
-    if (filter.incident) must.push({ term: { incident_id: filter.incident } });
-    if (filter.statuses) must.push({ terms: { status: filter.statuses } });
-    return this.search(must.length === 0 ? { match_all: {} } : { bool: { must } }, size);
+    const hits = await this.docs.find({
+      where: { ...(filter.incident ? { incident_id: filter.incident } : {}), ...(filter.statuses ? { status: filter.statuses } : {}) },
+      sort: [{ created_at: 'asc' }, { key: 'asc' }],
+      size,
+    });
+    return hits.map((hit) => hit.doc);
   }
 
   /** Failed repairs of an incident (what the circuit breaker counts). */
-  async failedCount(incidentId: string): Promise<number> {
-    const r = await this.es.count({
-      index: this.index,
-      // Only repairs that ran count: an inapplicable tool (refused before any change) is no failed repair.
-      query: {
-        bool: {
-          must: [
-            { term: { incident_id: incidentId } },
-            { terms: { status: ['failed', 'rolled_back'] } },
-            { range: { executions: { gte: 1 } } },
-          ],
-        },
-      },
-    });
-    return r.count;
+  failedCount(incidentId: string): Promise<number> {
+    // Only repairs that ran count: an inapplicable tool (refused before any change) is no failed repair.
+    return this.docs.count({ where: { incident_id: incidentId, status: ['failed', 'rolled_back'], executions: { gte: 1 } } });
   }
 
   /** Repairs started on a component since a time (the per-component rate limit). */
-  async startedSince(component: string, since: Date): Promise<number> {
-    const r = await this.es.count({
-      index: this.index,
-      query: { bool: { must: [{ term: { component } }, { range: { started_at: { gte: since.toISOString() } } }] } },
-    });
-    return r.count;
-  }
-
-  private async search(query: object, size: number): Promise<ActionDoc[]> {
-    const r = await this.es.search<ActionDoc>({
-      index: this.index,
-      query,
-      size,
-      sort: [{ created_at: 'asc' }, { key: 'asc' }],
-      ignore_unavailable: true,
-    });
-    return r.hits.hits.map((hit) => hit._source as ActionDoc);
+  startedSince(component: string, since: Date): Promise<number> {
+    return this.docs.count({ where: { component, started_at: { gte: since.toISOString() } } });
   }
 }

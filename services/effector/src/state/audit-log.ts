@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Client } from '@elastic/elasticsearch';
-import { date, ensureIndex, kw } from './es.ts';
+import { date, keyword, type DocumentStore, type DocumentStores } from '@rag-immune/es-store';
+import { EFFECTOR_INDEX_SETTINGS } from '../config.ts';
 
 export interface AuditEntry {
   actor: string;
@@ -10,28 +10,34 @@ export interface AuditEntry {
   detail?: Record<string, unknown>;
 }
 
+type AuditDoc = Omit<AuditEntry, 'detail'> & { at: string; detail: string };
+
 /** Every manual command and grant decision, append-only in Elasticsearch (never a token). */
 export class AuditLog {
-  constructor(
-    private readonly es: Client,
-    readonly index: string,
-  ) {}
+  private readonly docs: DocumentStore<AuditDoc>;
 
-  init(): Promise<void> {
-    return ensureIndex(this.es, this.index, { at: date, actor: kw, command: kw, target: kw, outcome: kw });
-  }
-
-  async record(entry: AuditEntry): Promise<void> {
-    await this.es.index({
-      index: this.index,
-      id: randomUUID(),
-      document: { at: new Date().toISOString(), ...entry, detail: JSON.stringify(entry.detail ?? {}) },
+  constructor(stores: DocumentStores, index: string) {
+    this.docs = stores.open<AuditDoc>({
+      name: index,
       refresh: true,
+      settings: EFFECTOR_INDEX_SETTINGS,
+      mappings: { dynamic: false, properties: { at: date, actor: keyword, command: keyword, target: keyword, outcome: keyword } },
     });
   }
 
+  get index(): string {
+    return this.docs.index;
+  }
+
+  init(): Promise<void> {
+    return this.docs.ensureIndex();
+  }
+
+  async record(entry: AuditEntry): Promise<void> {
+    await this.docs.put(randomUUID(), { at: new Date().toISOString(), ...entry, detail: JSON.stringify(entry.detail ?? {}) });
+  }
+
   async list(size = 200): Promise<unknown[]> {
-    const r = await this.es.search({ index: this.index, size, sort: [{ at: 'desc' }], ignore_unavailable: true });
-    return r.hits.hits.map((h) => h._source);
+    return (await this.docs.find({ sort: [{ at: 'desc' }], size })).map((hit) => hit.doc);
   }
 }

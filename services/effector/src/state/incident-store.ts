@@ -1,6 +1,15 @@
-import type { Client } from '@elastic/elasticsearch';
 import type { RootCauseReport } from '@rag-immune/contracts';
-import { date, ensureIndex, int, isConflict, isNotFound, kw } from './es.ts';
+import {
+  ContendedError,
+  date,
+  integer,
+  keyword,
+  modify,
+  type DocumentStore,
+  type DocumentStores,
+  type Versioned,
+} from '@rag-immune/es-store';
+import { EFFECTOR_INDEX_SETTINGS } from '../config.ts';
 
 export interface IncidentDoc {
   incident_id: string;
@@ -14,57 +23,58 @@ export interface IncidentDoc {
 
 /** The latest report of each incident the effector has seen. */
 export class IncidentStore {
-  constructor(
-    private readonly es: Client,
-    readonly index: string,
-  ) {}
+  private readonly docs: DocumentStore<IncidentDoc>;
 
-  init(): Promise<void> {
-    return ensureIndex(this.es, this.index, { incident_id: kw, latest_revision: int, status: kw, component: kw, updated_at: date });
+  constructor(stores: DocumentStores, index: string) {
+    this.docs = stores.open<IncidentDoc>({
+      name: index,
+      refresh: true,
+      settings: EFFECTOR_INDEX_SETTINGS,
+      mappings: {
+        dynamic: false,
+        properties: { incident_id: keyword, latest_revision: integer, status: keyword, component: keyword, updated_at: date },
+      },
+    });
   }
 
-  async get(incidentId: string): Promise<{ doc: IncidentDoc; seqNo: number; primaryTerm: number } | null> {
-    try {
-      const r = await this.es.get<IncidentDoc>({ index: this.index, id: incidentId });
-      return r.found && r._source ? { doc: r._source, seqNo: r._seq_no as number, primaryTerm: r._primary_term as number } : null;
-    } catch (error) {
-      if (isNotFound(error)) return null;
-      throw error;
-    }
+  get index(): string {
+    return this.docs.index;
+  }
+
+  init(): Promise<void> {
+    return this.docs.ensureIndex();
+  }
+
+  get(incidentId: string): Promise<Versioned<IncidentDoc> | null> {
+    return this.docs.get(incidentId);
   }
 
   /** Records the report unless a later revision is already recorded; false when the report is superseded. */
   async record(report: RootCauseReport): Promise<boolean> {
-    for (let attempt = 0; attempt < 5; attempt += 1) {
-      const current = await this.get(report.incident_id);
-      if (current && current.doc.latest_revision > report.report_revision) return false;
-      if (current && current.doc.latest_revision === report.report_revision) return true;
-      const doc: IncidentDoc = {
-        incident_id: report.incident_id,
-        latest_revision: report.report_revision,
-        report_json: JSON.stringify(report),
-        component: report.affected_component,
-        status: 'open',
-        updated_at: new Date().toISOString(),
-      };
-      try {
-        await this.es.index({
-          index: this.index,
-          id: report.incident_id,
-          document: doc,
-          refresh: true,
-          ...(current ? { if_seq_no: current.seqNo, if_primary_term: current.primaryTerm } : { op_type: 'create' as const }),
-        });
-        return true;
-      } catch (error) {
-        if (!isConflict(error)) throw error;
-      }
+    let superseded = false;
+    try {
+      await modify(this.docs, report.incident_id, (current): IncidentDoc | undefined => {
+        superseded = current !== null && current.latest_revision > report.report_revision;
+        if (current && current.latest_revision >= report.report_revision) return undefined;
+        return {
+          incident_id: report.incident_id,
+          latest_revision: report.report_revision,
+          report_json: JSON.stringify(report),
+          component: report.affected_component,
+          status: 'open',
+          updated_at: new Date().toISOString(),
+        };
+      });
+    } catch (error) {
+      if (error instanceof ContendedError)
+        throw new Error(`incident ${report.incident_id}: could not record revision ${report.report_revision} (contended)`);
+      throw error;
     }
-    throw new Error(`incident ${report.incident_id}: could not record revision ${report.report_revision} (contended)`);
+    return !superseded;
   }
 
   async setStatus(incidentId: string, status: IncidentDoc['status']): Promise<void> {
-    await this.es.update({ index: this.index, id: incidentId, doc: { status, updated_at: new Date().toISOString() }, refresh: true });
+    await this.docs.patch(incidentId, { status, updated_at: new Date().toISOString() });
   }
 
   report(doc: IncidentDoc): RootCauseReport {
@@ -72,12 +82,6 @@ export class IncidentStore {
   }
 
   async list(statuses?: IncidentDoc['status'][]): Promise<IncidentDoc[]> {
-    const r = await this.es.search<IncidentDoc>({
-      index: this.index,
-      query: statuses ? { terms: { status: statuses } } : { match_all: {} },
-      size: 500,
-      ignore_unavailable: true,
-    });
-    return r.hits.hits.map((h) => h._source as IncidentDoc);
+    return (await this.docs.find({ where: statuses ? { status: statuses } : {}, size: 500 })).map((hit) => hit.doc);
   }
 }

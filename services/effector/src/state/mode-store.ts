@@ -1,37 +1,45 @@
-import type { Client } from '@elastic/elasticsearch';
-import { date, ensureIndex, isNotFound, kw } from './es.ts';
+import { date, keyword, type DocumentStore, type DocumentStores } from '@rag-immune/es-store';
+import { EFFECTOR_INDEX_SETTINGS } from '../config.ts';
 
 export type EffectorMode = 'observe' | 'approve' | 'auto';
 export const MODES: readonly EffectorMode[] = ['observe', 'approve', 'auto'];
 
+interface ModeDoc {
+  mode: EffectorMode;
+  updated_at: string;
+  updated_by: string;
+}
+
 /** The run-time mode, persisted in Elasticsearch so every replica and a restart agree. */
 export class ModeStore {
+  private readonly docs: DocumentStore<ModeDoc>;
+
   constructor(
-    private readonly es: Client,
-    readonly index: string,
+    stores: DocumentStores,
+    index: string,
     private readonly initial: EffectorMode,
-  ) {}
+  ) {
+    this.docs = stores.open<ModeDoc>({
+      name: index,
+      refresh: true,
+      settings: EFFECTOR_INDEX_SETTINGS,
+      mappings: { dynamic: false, properties: { updated_at: date, updated_by: keyword, mode: keyword } },
+    });
+  }
+
+  get index(): string {
+    return this.docs.index;
+  }
 
   init(): Promise<void> {
-    return ensureIndex(this.es, this.index, { updated_at: date, updated_by: kw, mode: kw });
+    return this.docs.ensureIndex();
   }
 
   async get(): Promise<{ mode: EffectorMode; updated_at: string | null; updated_by: string | null }> {
-    try {
-      const r = await this.es.get<{ mode: EffectorMode; updated_at: string; updated_by: string }>({ index: this.index, id: 'mode' });
-      if (r.found && r._source) return r._source;
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
-    return { mode: this.initial, updated_at: null, updated_by: null };
+    return (await this.docs.get('mode'))?.doc ?? { mode: this.initial, updated_at: null, updated_by: null };
   }
 
   async set(mode: EffectorMode, by: string): Promise<void> {
-    await this.es.index({
-      index: this.index,
-      id: 'mode',
-      document: { mode, updated_at: new Date().toISOString(), updated_by: by },
-      refresh: true,
-    });
+    await this.docs.put('mode', { mode, updated_at: new Date().toISOString(), updated_by: by });
   }
 }

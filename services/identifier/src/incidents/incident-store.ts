@@ -4,16 +4,12 @@
  * read fails with a conflict and the handler re-reads and re-applies. One pointer document names
  * the active incident, so concurrent anomalies join one incident instead of racing to open two.
  */
-import { errors, type Client } from '@elastic/elasticsearch';
+import { epochMillis, integer, keyword, type DocumentStore, type DocumentStores, type Versioned } from '@rag-immune/es-store';
 import type { Incident } from './incident.ts';
 
-export const ACTIVE_POINTER_ID = '_active';
+export type { Versioned } from '@rag-immune/es-store';
 
-export interface Versioned<T> {
-  doc: T;
-  seq_no: number;
-  primary_term: number;
-}
+export const ACTIVE_POINTER_ID = '_active';
 
 export interface ActivePointer {
   doc_type: 'pointer';
@@ -28,75 +24,53 @@ export class ConcurrentUpdateError extends Error {
   }
 }
 
-const MAPPINGS = {
-  dynamic: false as const,
-  properties: {
-    doc_type: { type: 'keyword' as const },
-    incident_id: { type: 'keyword' as const },
-    state: { type: 'keyword' as const },
-    opened_at: { type: 'date' as const, format: 'epoch_millis' },
-    updated_at: { type: 'date' as const, format: 'epoch_millis' },
-    closed_at: { type: 'date' as const, format: 'epoch_millis' },
-    report_revision: { type: 'integer' as const },
-    probe_event_ids: { type: 'keyword' as const },
-    verdict: { properties: { root_cause: { type: 'keyword' as const }, component: { type: 'keyword' as const } } },
-  },
-};
-
-const isConflict = (error: unknown) => error instanceof errors.ResponseError && error.statusCode === 409;
-const isNotFound = (error: unknown) => error instanceof errors.ResponseError && error.statusCode === 404;
+type IncidentIndexDoc = Incident | ActivePointer;
 
 export class IncidentStore {
-  readonly index: string;
+  private readonly docs: DocumentStore<IncidentIndexDoc>;
 
-  constructor(
-    private readonly es: Client,
-    prefix: string,
-  ) {
-    this.index = `${prefix}-incidents`;
+  constructor(stores: DocumentStores, prefix: string) {
+    this.docs = stores.open<IncidentIndexDoc>({
+      name: `${prefix}-incidents`,
+      // Real-time GETs serve every read the state machine makes; list() refreshes first.
+      refresh: false,
+      settings: { number_of_replicas: 0 },
+      mappings: {
+        dynamic: false,
+        properties: {
+          doc_type: keyword,
+          incident_id: keyword,
+          state: keyword,
+          opened_at: epochMillis,
+          updated_at: epochMillis,
+          closed_at: epochMillis,
+          report_revision: integer,
+          probe_event_ids: keyword,
+          verdict: { properties: { root_cause: keyword, component: keyword } },
+        },
+      },
+    });
   }
 
-  async ensureIndex(): Promise<void> {
-    if (await this.es.indices.exists({ index: this.index })) return;
-    try {
-      await this.es.indices.create({ index: this.index, mappings: MAPPINGS, settings: { number_of_replicas: 0 } });
-    } catch (error) {
-      if (!String((error as Error).message).includes('resource_already_exists_exception')) throw error;
-    }
+  get index(): string {
+    return this.docs.index;
   }
 
-  private async getVersioned<T>(id: string): Promise<Versioned<T> | null> {
-    try {
-      const response = await this.es.get<T>({ index: this.index, id });
-      return { doc: response._source as T, seq_no: response._seq_no as number, primary_term: response._primary_term as number };
-    } catch (error) {
-      if (isNotFound(error)) return null;
-      throw error;
-    }
+  ensureIndex(): Promise<void> {
+    return this.docs.ensureIndex();
   }
 
   get(incidentId: string): Promise<Versioned<Incident> | null> {
-    return this.getVersioned<Incident>(incidentId);
+    return this.docs.get(incidentId) as Promise<Versioned<Incident> | null>;
   }
 
   activePointer(): Promise<Versioned<ActivePointer> | null> {
-    return this.getVersioned<ActivePointer>(ACTIVE_POINTER_ID);
+    return this.docs.get(ACTIVE_POINTER_ID) as Promise<Versioned<ActivePointer> | null>;
   }
 
   /** Writes `doc` if nobody wrote since `basis` was read (null: the document must not exist yet). */
-  private async put(id: string, doc: object, basis: { seq_no: number; primary_term: number } | null): Promise<void> {
-    try {
-      await this.es.index({
-        index: this.index,
-        id,
-        document: doc,
-        refresh: false,
-        ...(basis === null ? { op_type: 'create' as const } : { if_seq_no: basis.seq_no, if_primary_term: basis.primary_term }),
-      });
-    } catch (error) {
-      if (isConflict(error)) throw new ConcurrentUpdateError(id);
-      throw error;
-    }
+  private async put(id: string, doc: IncidentIndexDoc, basis: Versioned<unknown> | null): Promise<void> {
+    if ((await this.docs.replace(id, doc, basis)) === null) throw new ConcurrentUpdateError(id);
   }
 
   save(incident: Incident, basis: Versioned<Incident> | null): Promise<void> {
@@ -108,15 +82,12 @@ export class IncidentStore {
   }
 
   async list(options: { state?: string; size?: number } = {}): Promise<Incident[]> {
-    await this.es.indices.refresh({ index: this.index });
-    const response = await this.es.search<Incident>({
-      index: this.index,
-      size: options.size ?? 100,
-      query: {
-        bool: { filter: [{ term: { doc_type: 'incident' } }, ...(options.state ? [{ term: { state: options.state } }] : [])] },
-      },
+    await this.docs.refresh();
+    const hits = await this.docs.find({
+      where: { doc_type: 'incident', ...(options.state ? { state: options.state } : {}) },
       sort: [{ opened_at: 'desc' }],
+      size: options.size ?? 100,
     });
-    return response.hits.hits.map((hit) => hit._source as Incident);
+    return hits.map((hit) => hit.doc as Incident);
   }
 }

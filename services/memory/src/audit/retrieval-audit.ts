@@ -1,4 +1,4 @@
-import type { Client } from '@elastic/elasticsearch';
+import { boolean, date, float, keyword, text, type DocumentStore, type DocumentStores, type IndexSpec } from '@rag-immune/es-store';
 import type { Logger } from 'pino';
 import type { ParsedRecommendRequest, Recommendation } from '@rag-immune/memory-client';
 
@@ -20,23 +20,23 @@ export interface RetrievalAuditRecord {
   latency_ms: number;
 }
 
-const AUDIT_MAPPINGS = {
-  dynamic: false as const,
+const AUDIT_MAPPINGS: IndexSpec['mappings'] = {
+  dynamic: false,
   properties: {
-    audit_id: { type: 'keyword' as const },
-    at: { type: 'date' as const },
-    incident_id: { type: 'keyword' as const },
-    query_text: { type: 'text' as const },
-    threshold: { type: 'float' as const },
-    latency_ms: { type: 'float' as const },
-    error: { type: 'text' as const },
+    audit_id: keyword,
+    at: date,
+    incident_id: keyword,
+    query_text: text,
+    threshold: float,
+    latency_ms: float,
+    error: text,
     returned: {
       properties: {
-        source: { type: 'keyword' as const },
-        degraded: { type: 'boolean' as const },
-        reason: { type: 'keyword' as const },
-        confidence: { type: 'float' as const },
-        top_similarity: { type: 'float' as const },
+        source: keyword,
+        degraded: boolean,
+        reason: keyword,
+        confidence: float,
+        top_similarity: float,
       },
     },
   },
@@ -51,24 +51,23 @@ const AUDIT_MAPPINGS = {
 export class RetrievalAudit {
   private readonly pending = new Set<Promise<void>>();
 
+  private readonly docs: DocumentStore<RetrievalAuditRecord>;
+
   constructor(
-    private readonly es: Client,
+    stores: DocumentStores,
     readonly index: string,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.docs = stores.open<RetrievalAuditRecord>({ name: index, mappings: AUDIT_MAPPINGS });
+  }
 
-  async ensure(): Promise<void> {
-    if (await this.es.indices.exists({ index: this.index })) return;
-    try {
-      await this.es.indices.create({ index: this.index, mappings: AUDIT_MAPPINGS });
-    } catch (error) {
-      if (!JSON.stringify((error as { body?: unknown }).body ?? '').includes('resource_already_exists_exception')) throw error;
-    }
+  ensure(): Promise<void> {
+    return this.docs.ensureIndex();
   }
 
   record(entry: RetrievalAuditRecord): void {
-    const write = this.es
-      .index({ index: this.index, id: entry.audit_id, document: entry }, { requestTimeout: 5000, maxRetries: 1 })
+    const write = this.docs
+      .put(entry.audit_id, entry, { timeoutMs: 5000 })
       .then(() => undefined)
       .catch((error: unknown) => {
         this.logger.warn(
@@ -87,8 +86,7 @@ export class RetrievalAudit {
 
   async get(auditId: string): Promise<RetrievalAuditRecord | null> {
     try {
-      const doc = await this.es.get<RetrievalAuditRecord>({ index: this.index, id: auditId });
-      return doc._source ?? null;
+      return (await this.docs.get(auditId))?.doc ?? null;
     } catch {
       return null;
     }

@@ -1,6 +1,17 @@
 import type { Client } from '@elastic/elasticsearch';
-import { errors } from '@elastic/elasticsearch';
 import type { QdrantClient } from '@qdrant/js-client-rest';
+import {
+  date,
+  elasticsearchStores,
+  epochMillis,
+  float,
+  integer,
+  keyword,
+  long,
+  text,
+  type DocumentStore,
+  type IndexSpec,
+} from '@rag-immune/es-store';
 import { createElasticsearchClient, createQdrantClient, type ElasticsearchConnection } from '@rag-immune/worker-runtime';
 import type { CaseStatus, HealingCase } from './healing-case.ts';
 
@@ -49,37 +60,37 @@ export interface CallBudget {
   timeoutMs: number;
 }
 
-const CASE_MAPPINGS = {
-  dynamic: false as const,
+const CASE_MAPPINGS: IndexSpec['mappings'] = {
+  dynamic: false,
   properties: {
-    case_id: { type: 'keyword' as const },
-    incident_id: { type: 'keyword' as const },
-    environment: { type: 'keyword' as const },
-    signature_text: { type: 'text' as const },
-    signature_key: { type: 'keyword' as const },
-    outcome: { type: 'keyword' as const },
-    intents: { type: 'keyword' as const },
-    recovered_by: { type: 'keyword' as const },
-    incident_at: { type: 'date' as const, format: 'epoch_millis' },
-    time_to_recovery_ms: { type: 'long' as const },
+    case_id: keyword,
+    incident_id: keyword,
+    environment: keyword,
+    signature_text: text,
+    signature_key: keyword,
+    outcome: keyword,
+    intents: keyword,
+    recovered_by: keyword,
+    incident_at: epochMillis,
+    time_to_recovery_ms: long,
     signature: {
       properties: {
-        root_cause: { type: 'keyword' as const },
-        affected_component: { type: 'keyword' as const },
-        confidence: { type: 'float' as const },
-        affected_knowledge_ids: { type: 'keyword' as const },
+        root_cause: keyword,
+        affected_component: keyword,
+        confidence: float,
+        affected_knowledge_ids: keyword,
       },
     },
     card: {
       properties: {
-        status: { type: 'keyword' as const },
-        importance: { type: 'float' as const },
-        access_count: { type: 'integer' as const },
-        duplicate_count: { type: 'integer' as const },
-        created_at: { type: 'date' as const },
-        updated_at: { type: 'date' as const },
-        last_used_at: { type: 'date' as const },
-        superseded_by: { type: 'keyword' as const },
+        status: keyword,
+        importance: float,
+        access_count: integer,
+        duplicate_count: integer,
+        created_at: date,
+        updated_at: date,
+        last_used_at: date,
+        superseded_by: keyword,
       },
     },
   },
@@ -93,6 +104,7 @@ const CASE_MAPPINGS = {
 export class CaseStore {
   readonly es: Client;
   readonly qdrant: QdrantClient;
+  private readonly docs: DocumentStore<HealingCase>;
 
   constructor(readonly options: CaseStoreOptions) {
     this.es = createElasticsearchClient({
@@ -102,18 +114,12 @@ export class CaseStore {
       maxRetries: 1,
     });
     this.qdrant = createQdrantClient({ url: options.qdrantUrl, apiKey: options.qdrantApiKey, timeoutMs: 10_000 });
+    this.docs = elasticsearchStores(this.es).open<HealingCase>({ name: options.casesIndex, mappings: CASE_MAPPINGS });
   }
 
   /** Creates the index and the collection (with payload indexes) when missing. */
   async ensure(): Promise<void> {
-    const exists = await this.es.indices.exists({ index: this.options.casesIndex });
-    if (!exists) {
-      try {
-        await this.es.indices.create({ index: this.options.casesIndex, mappings: CASE_MAPPINGS });
-      } catch (error) {
-        if (!isAlreadyExists(error)) throw error;
-      }
-    }
+    await this.docs.ensureIndex();
     const { exists: collectionExists } = await this.qdrant.collectionExists(this.options.collection);
     if (!collectionExists) {
       try {
@@ -128,14 +134,8 @@ export class CaseStore {
   }
 
   async get(caseId: string): Promise<StoredCase | null> {
-    try {
-      const doc = await this.es.get<HealingCase>({ index: this.options.casesIndex, id: caseId });
-      if (!doc.found || doc._source === undefined) return null;
-      return { healingCase: doc._source, seqNo: doc._seq_no ?? 0, primaryTerm: doc._primary_term ?? 1 };
-    } catch (error) {
-      if (error instanceof errors.ResponseError && error.statusCode === 404) return null;
-      throw error;
-    }
+    const found = await this.docs.get(caseId);
+    return found && { healingCase: found.doc, seqNo: found.seqNo, primaryTerm: found.primaryTerm };
   }
 
   /**
@@ -143,19 +143,9 @@ export class CaseStore {
    * returns the version written.
    */
   async write(healingCase: HealingCase, expected: StoredCase | null, refresh: boolean | 'wait_for' = false): Promise<StoredCase> {
-    try {
-      const written = await this.es.index({
-        index: this.options.casesIndex,
-        id: healingCase.case_id,
-        document: healingCase,
-        refresh,
-        ...(expected === null ? { op_type: 'create' as const } : { if_seq_no: expected.seqNo, if_primary_term: expected.primaryTerm }),
-      });
-      return { healingCase, seqNo: written._seq_no ?? 0, primaryTerm: written._primary_term ?? 1 };
-    } catch (error) {
-      if (error instanceof errors.ResponseError && error.statusCode === 409) throw new CaseVersionConflictError(healingCase.case_id);
-      throw error;
-    }
+    const written = await this.docs.replace(healingCase.case_id, healingCase, expected, { refresh });
+    if (written === null) throw new CaseVersionConflictError(healingCase.case_id);
+    return { healingCase, seqNo: written.seqNo, primaryTerm: written.primaryTerm };
   }
 
   /** Upserts the case's point (vector + the payload the hard filters use). */
@@ -176,11 +166,7 @@ export class CaseStore {
   }
 
   async many(ids: string[], budget?: CallBudget): Promise<HealingCase[]> {
-    if (ids.length === 0) return [];
-    const response = await this.es.mget<HealingCase>({ index: this.options.casesIndex, ids }, requestOptions(budget));
-    const found: HealingCase[] = [];
-    for (const doc of response.docs) if ('found' in doc && doc.found && doc._source) found.push(doc._source);
-    return found;
+    return (await this.docs.getMany(ids, budget ?? {})).map((v) => v.doc);
   }
 
   async bm25(text: string, filter: CaseFilter, limit: number, budget?: CallBudget): Promise<ScoredId[]> {
@@ -219,59 +205,33 @@ export class CaseStore {
     query: { status?: CaseStatus; root_cause?: string; outcome?: string; limit: number; offset: number },
     budget?: CallBudget,
   ): Promise<{ total: number; cases: HealingCase[] }> {
-    const filter: object[] = [];
-    if (query.status) filter.push({ term: { 'card.status': query.status } });
-    if (query.root_cause) filter.push({ term: { 'signature.root_cause': query.root_cause } });
-    if (query.outcome) filter.push({ term: { outcome: query.outcome } });
-    const response = await this.es.search<HealingCase>(
-      {
-        index: this.options.casesIndex,
-        size: query.limit,
-        from: query.offset,
-        track_total_hits: true,
-        sort: [{ 'card.updated_at': 'desc' }, { case_id: 'asc' }],
-        query: { bool: { filter } },
-      },
-      requestOptions(budget),
-    );
-    const total = typeof response.hits.total === 'number' ? response.hits.total : (response.hits.total?.value ?? 0);
-    return { total, cases: response.hits.hits.flatMap((hit) => (hit._source ? [hit._source] : [])) };
+    const where: Record<string, string> = {};
+    if (query.status) where['card.status'] = query.status;
+    if (query.root_cause) where['signature.root_cause'] = query.root_cause;
+    if (query.outcome) where.outcome = query.outcome;
+    const page = await this.docs.page({
+      where,
+      size: query.limit,
+      from: query.offset,
+      sort: [{ 'card.updated_at': 'desc' }, { case_id: 'asc' }],
+      ...(budget ? { timeoutMs: budget.timeoutMs } : {}),
+    });
+    return { total: page.total, cases: page.hits.map((hit) => hit.doc) };
   }
 
   /** Cases per card status (an Elasticsearch aggregation), for the cases-by-status gauge. */
-  async countByStatus(): Promise<Record<string, number>> {
-    const response = await this.es.search({
-      index: this.options.casesIndex,
-      size: 0,
-      aggs: { status: { terms: { field: 'card.status', size: 10 } } },
-    });
-    const buckets = (response.aggregations?.status as { buckets?: { key: string; doc_count: number }[] } | undefined)?.buckets ?? [];
-    return Object.fromEntries(buckets.map((b) => [b.key, b.doc_count]));
+  countByStatus(): Promise<Record<string, number>> {
+    return this.docs.countBy('card.status', {}, 10);
   }
 
   /** Every case in the given statuses with its version, paged by search_after (forgetting sweeps). */
   async *scan(statuses: CaseStatus[], pageSize = 500): AsyncGenerator<StoredCase> {
-    let after: (string | number)[] | undefined;
-    for (;;) {
-      const response = await this.es.search<HealingCase>({
-        index: this.options.casesIndex,
-        size: pageSize,
-        seq_no_primary_term: true,
-        sort: [{ case_id: 'asc' }],
-        query: { bool: { filter: [{ terms: { 'card.status': statuses } }] } },
-        ...(after ? { search_after: after } : {}),
-      });
-      const hits = response.hits.hits;
-      for (const hit of hits) {
-        if (hit._source) yield { healingCase: hit._source, seqNo: hit._seq_no ?? 0, primaryTerm: hit._primary_term ?? 1 };
-      }
-      if (hits.length < pageSize) return;
-      after = hits.at(-1)?.sort as (string | number)[];
-    }
+    for await (const hit of this.docs.scan({ where: { 'card.status': statuses }, sort: [{ case_id: 'asc' }], pageSize }))
+      yield { healingCase: hit.doc, seqNo: hit.seqNo, primaryTerm: hit.primaryTerm };
   }
 
-  async refresh(): Promise<void> {
-    await this.es.indices.refresh({ index: this.options.casesIndex });
+  refresh(): Promise<void> {
+    return this.docs.refresh();
   }
 
   /** Test and bench clean-up only: removes this store's index and collection. */
@@ -324,8 +284,4 @@ function qdrantFilter(filter: CaseFilter) {
 
 function requestOptions(budget?: CallBudget) {
   return budget ? { requestTimeout: budget.timeoutMs, maxRetries: 0 } : {};
-}
-
-function isAlreadyExists(error: unknown): boolean {
-  return error instanceof errors.ResponseError && JSON.stringify(error.body ?? '').includes('resource_already_exists_exception');
 }

@@ -1,0 +1,242 @@
+/**
+ * The effector's loop on in-memory parts, the way Argo Rollouts tests its analysis controller with
+ * a mock provider: the real Effector, policy decision, state machine, runner, undo, escalation and
+ * operator commands over the Elasticsearch twin (@rag-immune/es-store), with fake tools that change a
+ * fake RAG, a fake snapshot archive and a verifier that reads the fake RAG.
+ */
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import { trace } from '@opentelemetry/api';
+import { z } from 'zod';
+import { exampleRootCauseReport, type RepairAction, type RepairIntent, type RootCauseReport } from '@rag-immune/contracts';
+import { memoryStores } from '@rag-immune/es-store';
+import { RagClient } from '@rag-immune/rag-contract';
+import { createQdrantClient } from '@rag-immune/worker-runtime';
+import type { Recommendation } from '@rag-immune/memory-client';
+import {
+  ActionStore,
+  AuditLog,
+  CollectionAliases,
+  Effector,
+  GrantStore,
+  IncidentStore,
+  ModeStore,
+  SnapshotStore,
+  defineTool,
+  effectorIndices,
+  toolBox,
+  type EffectorDeps,
+  type EffectorMode,
+  type ProbeMeasurement,
+  type RepairPolicy,
+  type RepairTool,
+  type SnapshotArchive,
+} from '../../../src/index.ts';
+import { EffectorMetrics } from '../../../src/metrics.ts';
+import { PreconditionError } from '../../../src/actions/repair-tool.ts';
+
+/** The RAG the fake tools repair: healthy or not, and what was done to it. */
+export class FakeRag {
+  healthy = false;
+  /** Points in the fake collection: a Qdrant-writing tool changes them, a restore puts them back. */
+  points = 100;
+  readonly log: string[] = [];
+}
+
+export interface FakeToolSpec {
+  name: string;
+  intent?: RepairIntent;
+  /** Whether executing it heals the RAG. */
+  heals: boolean;
+  touchesQdrant?: boolean;
+  reversible?: boolean;
+  /** plan() refuses: the tool does not apply. */
+  inapplicable?: boolean;
+  /** execute() throws. */
+  throws?: boolean;
+}
+
+export function fakeTool(rag: FakeRag, spec: FakeToolSpec): RepairTool {
+  return defineTool({
+    name: spec.name,
+    version: '1',
+    intent: spec.intent ?? 'rebuild_index_incremental',
+    description: `fake ${spec.name}`,
+    input: z.object({ target: z.string() }).strict(),
+    touchesQdrant: spec.touchesQdrant ?? false,
+    reversible: spec.reversible ?? true,
+    async plan() {
+      if (spec.inapplicable) throw new PreconditionError(`${spec.name} has nothing to act on`);
+      return { target: 'rag' };
+    },
+    preconditions: async () => {},
+    capture: async () => ({ healthy_before: rag.healthy }),
+    async execute() {
+      rag.log.push(`execute ${spec.name}`);
+      if (spec.throws) throw new Error(`${spec.name} broke`);
+      if (spec.touchesQdrant) rag.points += 1;
+      rag.healthy = spec.heals;
+      return { detail: {} };
+    },
+    verify: async () => null,
+    async undo(_ctx, _args, prior) {
+      rag.log.push(`undo ${spec.name}`);
+      rag.healthy = prior.healthy_before === true;
+    },
+    describeUndo: () => [`${spec.name} undone`],
+  }) as unknown as RepairTool;
+}
+
+export function escalationTool(rag: FakeRag): RepairTool {
+  return defineTool({
+    name: 'page_on_call',
+    version: '1',
+    intent: 'escalate_to_human',
+    description: 'fake escalation',
+    input: z.object({ reason: z.string() }),
+    touchesQdrant: false,
+    reversible: true,
+    terminal: true,
+    plan: async (_ctx, params) => ({ reason: params.reason ?? 'policy' }),
+    preconditions: async () => {},
+    capture: async () => ({}),
+    async execute() {
+      rag.log.push('execute page_on_call');
+      return { detail: {} };
+    },
+    verify: async () => null,
+    undo: async () => {},
+    describeUndo: () => [],
+  }) as unknown as RepairTool;
+}
+
+/** Snapshots of the fake collection: each remembers the point count it was taken at. */
+export class FakeArchive implements SnapshotArchive {
+  readonly recoveryMode = 'file' as const;
+  readonly taken = new Map<string, number>();
+  readonly recovered: string[] = [];
+  constructor(private readonly rag: FakeRag) {}
+  async physical(collection: string): Promise<string> {
+    return collection;
+  }
+  async takenAt(): Promise<number[]> {
+    return [];
+  }
+  async pointCount(): Promise<number> {
+    return this.rag.points;
+  }
+  async take(collection: string) {
+    const name = `${collection}-0-${this.taken.size + 1}.snapshot`;
+    this.taken.set(name, this.rag.points);
+    this.rag.log.push(`snapshot ${name}`);
+    return { name, checksum: `sum-${this.taken.size}`, size: 1 };
+  }
+  async recover(_collection: string, name: string): Promise<void> {
+    this.recovered.push(name);
+    this.rag.log.push(`restore ${name}`);
+    this.rag.points = this.taken.get(name)!;
+  }
+  async remove(_collection: string, name: string): Promise<void> {
+    this.taken.delete(name);
+  }
+}
+
+export interface LoopOptions {
+  tools: FakeToolSpec[];
+  mode?: EffectorMode;
+  maxFailedRepairs?: number;
+  recommendation?: Recommendation | null;
+  instanceId?: string;
+}
+
+export interface Loop {
+  effector: Effector;
+  rag: FakeRag;
+  archive: FakeArchive;
+  events: RepairAction[];
+  deps: EffectorDeps & { actions: ActionStore; incidents: IncidentStore; grants: GrantStore; snapshots: SnapshotStore; audit: AuditLog };
+  /** The lifecycle of an incident as `tool:status` steps. */
+  lifecycle(incident: string): string[];
+  /** A second effector replica on the same stores. */
+  replica(instanceId: string): Effector;
+}
+
+export function report(incidentId: string, patch: Partial<RootCauseReport> = {}): RootCauseReport {
+  return { ...exampleRootCauseReport(incidentId), root_cause: 'vector_index_corruption', affected_component: 'vector_index', ...patch };
+}
+
+export async function startLoop(options: LoopOptions): Promise<Loop> {
+  const rag = new FakeRag();
+  const archive = new FakeArchive(rag);
+  const tools = [...options.tools.map((spec) => fakeTool(rag, spec)), escalationTool(rag)];
+  const policy: RepairPolicy = {
+    policy_version: '9.9.9',
+    branches: [
+      {
+        id: 'fake-branch',
+        when: { cause: ['vector_index_corruption'], scope: 'any' },
+        actions: [
+          ...options.tools.map((t) => ({ tool: t.name, reason: `try ${t.name}`, params: {} })),
+          { tool: 'page_on_call', reason: 'nothing healed', params: {} },
+        ],
+      },
+    ],
+  };
+  const docs = memoryStores();
+  const indices = effectorIndices('unit');
+  const stores = {
+    actions: new ActionStore(docs, indices.actions),
+    incidents: new IncidentStore(docs, indices.incidents),
+    snapshots: new SnapshotStore(archive, docs, indices.snapshots),
+    grants: new GrantStore(docs, indices.grants, 60_000),
+    audit: new AuditLog(docs, indices.audit),
+    modes: new ModeStore(docs, indices.settings, options.mode ?? 'auto'),
+  };
+  for (const store of Object.values(stores)) await store.init();
+  const events: RepairAction[] = [];
+  const rags = new RagClient({ baseUrl: 'http://127.0.0.1:9' });
+  const measure = async (r: RootCauseReport): Promise<ProbeMeasurement> => ({
+    probe_ids: r.affected_probes.map((p) => p.probe_id),
+    fcs: rag.healthy ? 0.95 : 0.1,
+    ic: rag.healthy ? 1 : 0,
+    kf_age_days: 1,
+    recovered: rag.healthy,
+    anomalies: rag.healthy ? [] : ['fcs_drop'],
+    results: [],
+  });
+  const make = (instanceId: string): EffectorDeps => ({
+    policy,
+    online: rags,
+    baseline: rags,
+    collection: 'kb',
+    sourceByPrefix: {},
+    ...stores,
+    // The fake tools never switch an alias: a client of nothing, never called.
+    aliases: new CollectionAliases(createQdrantClient({ url: 'http://127.0.0.1:9' }), { keepLast: 1, keepWithinDays: 0 }),
+    verifier: { measure },
+    memory: options.recommendation === undefined ? null : { recommend: async () => options.recommendation! },
+    memoryMinConfidence: 0.5,
+    environment: 'unit',
+    publish: async (batch) => void events.push(...batch),
+    metrics: new EffectorMetrics(new Registry()),
+    logger: pino({ level: 'silent' }),
+    tracer: trace.getTracer('unit'),
+    instanceId,
+    limits: { maxFailedRepairs: options.maxFailedRepairs ?? 3, componentRateLimit: 100, componentRateWindowMs: 600_000 },
+    leaseMs: 60_000,
+    executeTimeoutMs: 5_000,
+    ragTimeoutMs: 1_000,
+    tools: toolBox(tools),
+    snapshotRetention: { keepLast: 1, keepWithinDays: 0 },
+  });
+  const deps = make(options.instanceId ?? 'replica-a') as Loop['deps'];
+  return {
+    effector: new Effector(deps),
+    rag,
+    archive,
+    events,
+    deps,
+    lifecycle: (incident) => events.filter((e) => e.incident_id === incident).map((e) => `${e.tool}:${e.status}`),
+    replica: (instanceId) => new Effector(make(instanceId)),
+  };
+}
