@@ -1,5 +1,7 @@
 export { Topics, topicIds, subjectOf, type TopicId, type TopicEvents } from './topics.ts';
-export { loadTopicSchema, avroDir, type AvroRecordSchema } from './schemas.ts';
+export { loadTopicSchema, sharedTypes, avroDir, type AvroRecordSchema } from './schemas.ts';
+export { assembleSchema, loadSharedTypes, type SharedType } from './avro-assembly.ts';
+export * from './generated/catalogue.ts';
 export { eventEnvelope, type EventEnvelope } from './envelope.ts';
 
 import type { IoRagimmuneCommon } from './generated/ProbeResult.ts';
@@ -7,6 +9,7 @@ import type { IoRagimmuneSentinel } from './generated/ProbeResult.ts';
 import type { IoRagimmuneIdentifier } from './generated/RootCauseReport.ts';
 import type { IoRagimmuneEffector } from './generated/RepairAction.ts';
 import type { IoRagimmuneCommon as RepairCommon } from './generated/RepairAction.ts';
+import type { INCIDENT_OUTCOMES } from './generated/catalogue.ts';
 
 export type { ProbeResult } from './generated/ProbeResult.ts';
 export type { RootCauseReport } from './generated/RootCauseReport.ts';
@@ -27,5 +30,6 @@ export type EvidenceClaim = IoRagimmuneIdentifier.EvidenceClaim;
 export type OpenQuestion = IoRagimmuneIdentifier.OpenQuestion;
 export type RepairIntent = RepairCommon.RepairIntent;
 export type RepairStatus = IoRagimmuneEffector.RepairStatus;
+export type IncidentOutcome = (typeof INCIDENT_OUTCOMES)[number];
 export type RecoveryVerification = IoRagimmuneEffector.RecoveryVerification;
 export { exampleProbeResult, exampleRootCauseReport, exampleRepairAction } from './examples.ts';

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { assembleSchema, loadSharedTypes, type SharedType } from './avro-assembly.ts';
 import { Topics, type TopicId } from './topics.ts';
 
 /** avro/ at the repository root is the single source of every contract. */
@@ -14,7 +15,16 @@ export interface AvroRecordSchema {
   [key: string]: unknown;
 }
 
+let shared: Map<string, SharedType> | undefined;
+
+/** The named types the topic schemas share (avro/common/), by full name. */
+export function sharedTypes(): ReadonlyMap<string, SharedType> {
+  shared ??= loadSharedTypes(join(avroDir, 'common'));
+  return shared;
+}
+
+/** The topic's schema as registered: self-contained, the shared types inlined where first used. */
 export function loadTopicSchema(topic: TopicId): AvroRecordSchema {
   const text = readFileSync(join(avroDir, Topics[topic].schemaFile), 'utf8');
-  return JSON.parse(text) as AvroRecordSchema;
+  return assembleSchema(JSON.parse(text) as AvroRecordSchema, sharedTypes());
 }

@@ -6,6 +6,7 @@ export {
   RootCauseName,
   RagComponentName,
   RepairIntentName,
+  IncidentOutcomeName,
   type ParsedRecommendRequest,
 } from './recommendation.ts';
 export { MemoryClient, MemoryUnavailableError, type MemoryClientOptions } from './memory-client.ts';

@@ -1,36 +1,9 @@
 import { z } from 'zod';
 
-/** The contract's enums, repeated here as zod so an HTTP body is checked like an Avro event. */
-export const RootCauseName = z.enum([
-  'vector_index_corruption',
-  'reranker_drift',
-  'knowledge_source_failure',
-  'parser_bug',
-  'generator_inconsistency',
-  'tokenizer_anomaly',
-  'unknown',
-]);
-export const RagComponentName = z.enum([
-  'vector_index',
-  'retriever',
-  'reranker',
-  'knowledge_source',
-  'parser',
-  'generator',
-  'tokenizer',
-  'unknown',
-]);
-export const RepairIntentName = z.enum([
-  'rebuild_index_incremental',
-  'rollback_reranker',
-  'refresh_knowledge_source',
-  'switch_backup_source',
-  'reparse_documents',
-  'enable_answer_validation_fallback',
-  'add_query_rewrite_rule',
-  'escalate_to_human',
-  'unknown',
-]);
+import { IncidentOutcomeName, RagComponentName, RepairIntentName, RootCauseName } from './generated/contract-enums.ts';
+
+// The contract's enums as zod, generated from avro/ (npm run codegen), so an HTTP body is checked like an Avro event.
+export { IncidentOutcomeName, RagComponentName, RepairIntentName, RootCauseName };
 
 /** One measured claim of the incident's report, without its ledger ids: the incident's signature. */
 export const SignatureClaim = z
@@ -65,7 +38,7 @@ export const CaseCitation = z
   .object({
     case_id: z.string().min(1),
     similarity: z.number().min(0).max(1),
-    outcome: z.enum(['recovered', 'failed', 'escalated', 'open']),
+    outcome: IncidentOutcomeName,
     /** The intents that case tried, in order. */
     intents: z.array(RepairIntentName),
   })

@@ -7,7 +7,7 @@ export { diffTraces, type TraceDiff } from './trace-diff/trace-diff.ts';
 export { fetchTracePair } from './trace-diff/trace-fetcher.ts';
 export * from './ledger/index.ts';
 export * from './incidents/incident-state.ts';
-export type { Incident, IncidentSummary, TimelineEntry } from './incidents/incident.ts';
+export { incidentOutcome, summarise, type Incident, type IncidentSummary, type TimelineEntry } from './incidents/incident.ts';
 export { IncidentStore, ConcurrentUpdateError } from './incidents/incident-store.ts';
 export * from './verdict/calibration.ts';
 export * from './verdict/verdict.ts';

@@ -1,7 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import avro from 'avsc';
 import {
+  assembleSchema,
+  avroDir,
+  sharedTypes,
   Topics,
   topicIds,
   loadTopicSchema,
@@ -78,4 +83,43 @@ test('a RootCauseReport may abstain with unknown, and must always name a root ca
   const rootCause = field?.type as avro.types.EnumType;
   assert.ok(rootCause.symbols.includes('unknown'));
   assert.equal(field?.defaultValue(), undefined);
+});
+
+/**
+ * The Parsing Canonical Form fingerprints of the schemas as registered before the shared types
+ * moved to avro/common/: assembling the topic schemas from their parts must give the same Avro, so
+ * no subject gets a new version (BACKWARD holds trivially). A deliberate contract change updates these.
+ */
+const REGISTERED_FINGERPRINTS: Record<string, string> = {
+  probes: '421cbd32e30eab4769dde63c43d72f14a045acb1db3fff00deef4886758b05a7',
+  reports: 'f2983647ad6f22e39d058a469637059be9fb5cfcf4eec4b0adaea8329d4b5432',
+  actions: '30be3edf4f50fe1870e01246473d3349dc68cbad8d7d6d8d1f5f30c23f0a7c77',
+};
+
+test('assembled from avro/common/, each topic schema is the Avro registered before (same fingerprint)', () => {
+  for (const topic of topicIds)
+    assert.equal(
+      avro.Type.forSchema(loadTopicSchema(topic) as avro.Schema)
+        .fingerprint('sha256')
+        .toString('hex'),
+      REGISTERED_FINGERPRINTS[topic],
+      topic,
+    );
+});
+
+test('a shared type is written once, in avro/common/: a topic file names it and never copies it', () => {
+  const files = readdirSync(avroDir).filter((f) => f.endsWith('.avsc'));
+  for (const file of files) {
+    const text = readFileSync(join(avroDir, file), 'utf8');
+    for (const fullName of sharedTypes().keys()) {
+      const name = fullName.split('.').at(-1)!;
+      assert.doesNotMatch(text, new RegExp(`"name":\\s*"${name}"`), `${file} defines ${fullName} inline`);
+    }
+  }
+  const copy = {
+    type: 'record',
+    name: 'X',
+    fields: [{ name: 'p', type: { type: 'record', name: 'EventProducer', namespace: 'io.ragimmune.common', fields: [] } }],
+  };
+  assert.throws(() => assembleSchema(copy, sharedTypes()), /defined inline/);
 });

@@ -1,4 +1,4 @@
-import type { RepairIntent } from '@rag-immune/contracts';
+import { REPAIR_INTENTS, type RepairIntent } from '@rag-immune/contracts';
 import { toolBox, type RepairTool, type ToolBox } from './repair-tool.ts';
 import { reindexKnowledge } from './reindex-knowledge.ts';
 import { reindexIntoNewCollection } from './reindex-into-new-collection.ts';
@@ -12,7 +12,9 @@ import { reparseDocuments } from './reparse-documents.ts';
 import { setQueryRewriteRules } from './set-query-rewrite-rules.ts';
 import { escalateToHuman } from './escalate-to-human.ts';
 
+/** Every tool, in order of preference among those carrying one intent (the first is memory's default for it). */
 export const TOOLS: readonly RepairTool[] = [
+  // Blue/green first where the RAG's collection is behind an alias; in place (snapshot first) otherwise.
   reindexIntoNewCollection,
   reindexKnowledge,
   restoreCollectionSnapshot,
@@ -20,8 +22,9 @@ export const TOOLS: readonly RepairTool[] = [
   refreshKnowledgeSource,
   switchToBackupSource,
   reparseDocuments,
-  enableAnswerValidation,
+  // The generator pin first: withholding answers alone never makes the probes recover.
   pinGeneratorVersion,
+  enableAnswerValidation,
   setQueryRewriteRules,
   escalateToHuman,
 ] as unknown as readonly RepairTool[];
@@ -33,16 +36,13 @@ export function toolNamed(name: string): RepairTool | undefined {
   return CATALOGUE.named(name);
 }
 
-/** Every RepairIntent of the contract → the tools that carry it out, preferred first ('unknown' escalates). */
-export const INTENT_TOOLS: Record<RepairIntent, string[]> = {
-  // Blue/green first where the RAG's collection is behind an alias; in place (snapshot first) otherwise.
-  rebuild_index_incremental: ['reindex_into_new_collection', 'reindex_knowledge', 'restore_collection_snapshot'],
-  rollback_reranker: ['pin_reranker_version'],
-  refresh_knowledge_source: ['refresh_knowledge_source'],
-  switch_backup_source: ['switch_to_backup_source'],
-  reparse_documents: ['reparse_documents'],
-  enable_answer_validation_fallback: ['pin_generator_version', 'enable_answer_validation'],
-  add_query_rewrite_rule: ['set_query_rewrite_rules'],
-  escalate_to_human: ['escalate_to_human'],
-  unknown: ['escalate_to_human'],
-};
+/**
+ * Every RepairIntent of the contract → the tools that carry it out, preferred first: each tool
+ * names its intent; 'unknown' (and escalate_to_human) go to the terminal tool.
+ */
+export const INTENT_TOOLS: Record<RepairIntent, string[]> = Object.fromEntries(
+  REPAIR_INTENTS.map((intent) => [
+    intent,
+    intent === 'unknown' ? [CATALOGUE.escalation.name] : TOOLS.filter((tool) => tool.intent === intent).map((tool) => tool.name),
+  ]),
+) as Record<RepairIntent, string[]>;

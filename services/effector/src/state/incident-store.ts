@@ -1,4 +1,4 @@
-import type { RootCauseReport } from '@rag-immune/contracts';
+import type { IncidentOutcome, RootCauseReport } from '@rag-immune/contracts';
 import {
   ContendedError,
   date,
@@ -17,7 +17,8 @@ export interface IncidentDoc {
   /** The latest report, so a restart or a grant can re-run its plan without Kafka. */
   report_json: string;
   component: string;
-  status: 'open' | 'recovered' | 'escalated' | 'failed' | 'observed';
+  /** The shared outcome vocabulary, plus `observed`: observe mode planned and ran nothing. */
+  status: IncidentOutcome | 'observed';
   updated_at: string;
 }
 

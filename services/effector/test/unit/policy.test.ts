@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { exampleRootCauseReport, type RootCauseReport } from '@rag-immune/contracts';
+import { REPAIR_INTENTS, exampleRootCauseReport, type RootCauseReport } from '@rag-immune/contracts';
 import type { Recommendation } from '@rag-immune/memory-client';
 import {
   DEFAULT_POLICY_FILE,
@@ -28,18 +28,7 @@ test('the shipped policy is valid and names only catalogued tools', () => {
 });
 
 test('every RepairIntent of the contract maps to a catalogued tool', () => {
-  const intents = [
-    'rebuild_index_incremental',
-    'rollback_reranker',
-    'refresh_knowledge_source',
-    'switch_backup_source',
-    'reparse_documents',
-    'enable_answer_validation_fallback',
-    'add_query_rewrite_rule',
-    'escalate_to_human',
-    'unknown',
-  ] as const;
-  for (const intent of intents) {
+  for (const intent of REPAIR_INTENTS) {
     const tools = INTENT_TOOLS[intent];
     assert.ok(tools.length > 0, intent);
     for (const name of tools) assert.ok(toolNamed(name), `${intent} → ${name}`);

@@ -1,4 +1,4 @@
-import { bool, type RootCauseDetector } from './root-cause-detector.ts';
+import { bool, catalogued, type RootCauseDetector } from './root-cause-detector.ts';
 
 /**
  * Generator inconsistency: the generator got exactly the baseline's context (same chunks, same
@@ -6,9 +6,7 @@ import { bool, type RootCauseDetector } from './root-cause-detector.ts';
  * context layer and at the answer against its own context and against the baseline's answer.
  */
 export const generatorInconsistencyDetector: RootCauseDetector = {
-  cause: 'generator_inconsistency',
-  component: 'generator',
-  intents: ['enable_answer_validation_fallback'],
+  ...catalogued('generator_inconsistency'),
   detect({ result, diff }) {
     const { context, answer } = diff;
     const unfaithful = answer.online_unsupported.length > 0 && answer.baseline_unsupported.length === 0;

@@ -1,7 +1,7 @@
 import type { KnowledgeFreshness } from '@rag-immune/rag-contract';
 import type { VersionChange } from '../trace-diff/trace-diff.ts';
 import { indexedAfterTrace, newerVersionIndexed } from './knowledge-freshness.ts';
-import type { Measurement, RootCauseDetector } from './root-cause-detector.ts';
+import { catalogued, type Measurement, type RootCauseDetector } from './root-cause-detector.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -11,9 +11,7 @@ const DAY_MS = 86_400_000;
  * versions and validity of the context chunks, and the probe's knowledge-freshness lag.
  */
 export const knowledgeSourceFailureDetector: RootCauseDetector = {
-  cause: 'knowledge_source_failure',
-  component: 'knowledge_source',
-  intents: ['switch_backup_source', 'refresh_knowledge_source'],
+  ...catalogued('knowledge_source_failure'),
   detect({ result, diff, freshness }) {
     // An id whose newer version the index holds is not stale: retrieval missed it (vector damage).
     const older = diff.versions.older_in_online.filter((change) => !newerVersionIndexed(change, freshness, diff.online_traced_at));

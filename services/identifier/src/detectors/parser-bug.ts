@@ -1,13 +1,11 @@
-import type { RootCauseDetector } from './root-cause-detector.ts';
+import { catalogued, type RootCauseDetector } from './root-cause-detector.ts';
 
 /**
  * Parser bug: the same chunk (id and knowledge version) carries different text online than in the
  * baseline: the document was parsed (chunked) differently. Looks at chunk text hashes of the context.
  */
 export const parserBugDetector: RootCauseDetector = {
-  cause: 'parser_bug',
-  component: 'parser',
-  intents: ['reparse_documents', 'rebuild_index_incremental'],
+  ...catalogued('parser_bug'),
   detect({ diff }) {
     const changed = diff.chunks.text_changed;
     const score = changed.length === 0 ? 0 : diff.query.rewritten_equal ? 0.95 : 0.6;

@@ -1,4 +1,4 @@
-import { bool, type RootCauseDetector } from './root-cause-detector.ts';
+import { bool, catalogued, type RootCauseDetector } from './root-cause-detector.ts';
 
 /**
  * Reranker drift: reranking got exactly the baseline's input (same candidates, same retrieval
@@ -6,9 +6,7 @@ import { bool, type RootCauseDetector } from './root-cause-detector.ts';
  * candidates before reranking, the reranked order, rerank scores and the reported reranker version.
  */
 export const rerankerDriftDetector: RootCauseDetector = {
-  cause: 'reranker_drift',
-  component: 'reranker',
-  intents: ['rollback_reranker'],
+  ...catalogued('reranker_drift'),
   detect({ result, diff }) {
     const { rerank, models } = diff;
     const versionChanged = models.changed.includes('reranker');

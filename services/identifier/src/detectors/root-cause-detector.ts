@@ -4,7 +4,7 @@
  * cause = one new file implementing this interface, registered in `index.ts` (like Argo Rollouts'
  * metric providers).
  */
-import type { EvidenceClaim, ProbeResult, RagComponent, RepairIntent, RootCause } from '@rag-immune/contracts';
+import { CAUSES, type EvidenceClaim, type ProbeResult, type RagComponent, type RepairIntent, type RootCause } from '@rag-immune/contracts';
 import type { KnowledgeFreshness } from '@rag-immune/rag-contract';
 
 export type ClaimKind = EvidenceClaim['kind'];
@@ -48,6 +48,14 @@ export interface RootCauseDetector {
   /** Repair intents for this cause, in order of preference. */
   readonly intents: RepairIntent[];
   detect(input: DetectorInput): DetectorVerdict;
+}
+
+/** A detector's cause with its component and repair intents as the contract's catalogue has them (avro/common/RootCause.avsc). */
+export function catalogued<C extends Exclude<RootCause, 'unknown'>>(
+  cause: C,
+): { cause: C; component: RagComponent; intents: RepairIntent[] } {
+  const entry = CAUSES[cause];
+  return { cause, component: entry.component, intents: [...entry.intents] };
 }
 
 export const clamp01 = (value: number): number => Math.min(1, Math.max(0, value));

@@ -1,4 +1,4 @@
-import type { RootCauseDetector } from './root-cause-detector.ts';
+import { catalogued, type RootCauseDetector } from './root-cause-detector.ts';
 
 /**
  * Tokenizer anomaly: the online RAG turned the same query into different text before embedding it
@@ -6,9 +6,7 @@ import type { RootCauseDetector } from './root-cause-detector.ts';
  * Looks only at the query layer: rewritten query online vs baseline, suspicious characters.
  */
 export const tokenizerAnomalyDetector: RootCauseDetector = {
-  cause: 'tokenizer_anomaly',
-  component: 'tokenizer',
-  intents: ['add_query_rewrite_rule'],
+  ...catalogued('tokenizer_anomaly'),
   detect({ result, diff }) {
     const { query } = diff;
     const suspicious = query.online_suspicious_chars > query.baseline_suspicious_chars;

@@ -1,6 +1,6 @@
 import { attributeFreshnessLag, type FreshnessLagAttribution } from './freshness-lag.ts';
 import { newerVersionIndexed } from './knowledge-freshness.ts';
-import { clamp01, type RootCauseDetector } from './root-cause-detector.ts';
+import { catalogued, clamp01, type RootCauseDetector } from './root-cause-detector.ts';
 
 /** Fewer shared candidates than this cannot show that "the rest of the index is unchanged". */
 const MIN_SHARED = 5;
@@ -23,9 +23,7 @@ const STABLE_FULL = 0.6;
  * chunks' lost relevance is what moved its freshness, cited or not.
  */
 export const vectorIndexCorruptionDetector: RootCauseDetector = {
-  cause: 'vector_index_corruption',
-  component: 'vector_index',
-  intents: ['rebuild_index_incremental'],
+  ...catalogued('vector_index_corruption'),
   detect({ result, diff, freshness }) {
     const explained = new Set([
       // Unless the index holds the newer version retrieval missed: then the loss is the vector's.

@@ -1,4 +1,4 @@
-import type { RagComponent, RootCause, RootCauseReport } from '@rag-immune/contracts';
+import type { IncidentOutcome, RagComponent, RootCause, RootCauseReport } from '@rag-immune/contracts';
 import type { LedgerHead } from '../ledger/evidence-record.ts';
 import type { ProbeAnalysis, Verdict } from '../verdict/verdict.ts';
 import { assertTransition, type IncidentState } from './incident-state.ts';
@@ -65,7 +65,27 @@ export function note(incident: Incident, at: number, event: string, detail: Reco
 export type IncidentSummary = Pick<
   Incident,
   'incident_id' | 'state' | 'opened_at' | 'updated_at' | 'closed_at' | 'report_revision' | 'window_start' | 'window_end'
-> & { root_cause: RootCause | null; component: RagComponent | null; confidence: number | null; probes: number };
+> & { root_cause: RootCause | null; component: RagComponent | null; confidence: number | null; probes: number; outcome: IncidentOutcome };
+
+/**
+ * The incident in the vocabulary every worker shares (avro/common/IncidentOutcome.avsc): still open
+ * while diagnosed or repaired; recovered once a repair verified, or closed after clean rounds;
+ * escalated while a human has it; failed when repairs failed, or when a later fault superseded it unhealed.
+ */
+export function incidentOutcome(incident: Pick<Incident, 'state' | 'resolution'>): IncidentOutcome {
+  switch (incident.state) {
+    case 'verified':
+      return 'recovered';
+    case 'failed':
+      return 'failed';
+    case 'escalated':
+      return 'escalated';
+    case 'closed':
+      return incident.resolution === 'escalated' ? 'escalated' : incident.resolution === null ? 'failed' : 'recovered';
+    default:
+      return 'open';
+  }
+}
 
 export function summarise(incident: Incident): IncidentSummary {
   return {
@@ -81,5 +101,6 @@ export function summarise(incident: Incident): IncidentSummary {
     component: incident.verdict?.component ?? null,
     confidence: incident.verdict?.confidence ?? null,
     probes: incident.probes.length,
+    outcome: incidentOutcome(incident),
   };
 }

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { RepairAction, RootCauseReport } from '@rag-immune/contracts';
+import type { IncidentOutcome, RepairAction, RootCauseReport } from '@rag-immune/contracts';
 
 export type CaseStatus = 'active' | 'superseded' | 'archived';
-export type CaseOutcome = 'recovered' | 'failed' | 'escalated' | 'open';
+/** A case's outcome is its incident's, in the vocabulary every worker shares (avro/common/IncidentOutcome.avsc). */
+export type CaseOutcome = IncidentOutcome;
 export type StepStatus = RepairAction['status'];
 
 /** One claim of the report as memory keeps it: the measured move, without ledger ids. */

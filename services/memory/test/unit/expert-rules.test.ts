@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ROOT_CAUSES } from '@rag-immune/contracts';
 import { RecommendRequest } from '@rag-immune/memory-client';
 import { DEFAULT_RULES_FILE } from '../../src/config.ts';
 import { ExpertRules, RulesFileError } from '../../src/recommend/expert-rules.ts';
@@ -19,14 +20,7 @@ const request = (fields: Partial<RecommendRequest>) =>
 test('the shipped rules file is valid and covers every known cause', () => {
   const rules = ExpertRules.load(DEFAULT_RULES_FILE);
   assert.equal(rules.version, 'rules.v1');
-  for (const cause of [
-    'vector_index_corruption',
-    'reranker_drift',
-    'knowledge_source_failure',
-    'parser_bug',
-    'generator_inconsistency',
-    'tokenizer_anomaly',
-  ] as const) {
+  for (const cause of ROOT_CAUSES.filter((c) => c !== 'unknown')) {
     const decision = rules.decide(request({ root_cause: cause }));
     assert.notEqual(decision.rule_id, 'fallback', cause);
     assert.notEqual(decision.strategy[0]?.intent, 'escalate_to_human', cause);
