@@ -1,6 +1,11 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const both = (name) => [name, `${name}/*`];
+const SERVICES = ['sentinel', 'identifier', 'effector', 'memory', 'reference-rag'].flatMap((s) => both(`@rag-immune/${s}`));
+const APPS = both('@rag-immune/cli');
+const TOOLS = both('@rag-immune/stack');
+
 export default tseslint.config(
   {
     ignores: ['**/node_modules/**', '.stack/**', '**/generated/**', 'models/**/.venv/**', 'tools/qdrant-local/**', '**/dist/**'],
@@ -25,6 +30,47 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  // The dependency direction, by package name (scripts/check-boundaries.ts checks every import,
+  // relative paths included, in npm run lint).
+  {
+    files: ['packages/*/src/**/*.ts', 'packages/*/scripts/**/*.ts'],
+    ignores: ['packages/testkit/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: [...SERVICES, ...APPS, ...TOOLS], message: 'a package never imports a service, an app or the dev stack' }] },
+      ],
+    },
+  },
+  {
+    files: ['services/*/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: [...SERVICES, ...APPS, ...TOOLS], message: 'a service never imports another service, an app or the dev stack' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['apps/*/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [...SERVICES, ...TOOLS],
+              message: 'an app reaches workers over HTTP or through packages, never a service or the dev stack',
+            },
+          ],
+        },
+      ],
     },
   },
 );

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tier=${1:?usage: run-tests.sh unit|integration}
-mapfile -t files < <(find packages services tools test -path '*/node_modules' -prune -o -path "*test/${tier}/*" -name '*.test.ts' -print 2>/dev/null | sort)
+mapfile -t files < <(find apps packages services tools test -path '*/node_modules' -prune -o -path "*test/${tier}/*" -name '*.test.ts' -print 2>/dev/null | sort)
 if [ ${#files[@]} -eq 0 ]; then
   echo "no ${tier} tests found" >&2
   exit 1

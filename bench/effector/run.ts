@@ -24,8 +24,8 @@ import { createQdrantClient } from '@rag-immune/worker-runtime';
 import { pino } from 'pino';
 import { EventBus, busDefaults, parseBusConfig } from '@rag-immune/bus';
 import { exampleRootCauseReport, type RepairAction, type RootCauseReport } from '@rag-immune/contracts';
-import { callFaultAdmin, isExactAnswer, loadQuestions, startReferenceRagPair } from '@rag-immune/reference-rag';
-import { RagClient } from '@rag-immune/rag-contract';
+import { isExactAnswer, loadQuestions, startReferenceRagPair } from '@rag-immune/reference-rag/testing';
+import { RagClient, callFaultAdmin } from '@rag-immune/rag-contract';
 import { loadStackConfig, stackEndpoints, qdrantEnv } from '@rag-immune/stack';
 import {
   ActionStore,
@@ -35,7 +35,7 @@ import {
   SnapshotStore,
   effectorIndices,
   type ActionDoc,
-} from '../../services/effector/src/index.ts';
+} from '@rag-immune/effector';
 import { elasticsearchStores } from '@rag-immune/es-store';
 
 const { values: args } = parseArgs({
@@ -417,7 +417,7 @@ async function killFigures(layout: 'plain' | 'alias'): Promise<void> {
     [
       '--import',
       'tsx',
-      'packages/cli/src/main.ts',
+      'apps/cli/src/main.ts',
       'rollback',
       done?.action_id ?? 'none',
       '--yes',

@@ -13,16 +13,10 @@
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import type { ConsistencyModel, EncodedPair, FcsInput } from '../../packages/fcs/src/index.ts';
-import {
-  DEFAULT_MODEL_PATH,
-  DEFAULT_TOKENIZER_PATH,
-  FactConsistencyScorer,
-  FcsModel,
-  PairTokenizer,
-} from '../../packages/fcs/src/index.ts';
-import { sampleRows, DEFAULT_FACTCHECK_DIR } from '../../packages/fcs/scripts/real-eval.ts';
-import { SentenceEmbedder } from '../../packages/embeddings/src/index.ts';
+import type { ConsistencyModel, EncodedPair, FcsInput } from '@rag-immune/fcs';
+import { DEFAULT_MODEL_PATH, DEFAULT_TOKENIZER_PATH, FactConsistencyScorer, FcsModel, PairTokenizer } from '@rag-immune/fcs';
+import { sampleRows, DEFAULT_FACTCHECK_DIR } from '@rag-immune/fcs/real-eval';
+import { SentenceEmbedder } from '@rag-immune/embeddings';
 
 const { values } = parseArgs({
   options: {

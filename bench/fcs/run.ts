@@ -15,8 +15,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Registry } from 'prom-client';
-import type { EncodedPair } from '../../packages/fcs/src/index.ts';
-import { SentenceEmbedder } from '../../packages/embeddings/src/index.ts';
+import type { EncodedPair } from '@rag-immune/fcs';
+import { SentenceEmbedder } from '@rag-immune/embeddings';
 import {
   DEFAULT_FP32_MODEL_PATH,
   DEFAULT_MODEL_PATH,
@@ -25,7 +25,7 @@ import {
   FcsModel,
   PairTokenizer,
   ScoreCache,
-} from '../../packages/fcs/src/index.ts';
+} from '@rag-immune/fcs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { values } = parseArgs({

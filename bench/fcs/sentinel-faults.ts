@@ -8,15 +8,16 @@
  *
  *   FCS_BENCH_PACKAGES=30 npx tsx bench/fcs/sentinel-faults.ts [--out bench/fcs/sentinel-faults.json]
  */
+import { ragClientWithHeaders, callFaultAdmin } from '@rag-immune/rag-contract';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { trace } from '@opentelemetry/api';
 import { pino } from 'pino';
-import { FactConsistencyScorer } from '../../packages/fcs/src/index.ts';
-import type { ScorerVersion } from '../../packages/fcs/src/index.ts';
+import { FactConsistencyScorer } from '@rag-immune/fcs';
+import type { ScorerVersion } from '@rag-immune/fcs';
 import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
-import { callFaultAdmin, loadQuestions, startReferenceRagPair, touchedByTokenizerAnomaly } from '@rag-immune/reference-rag';
-import { ProbeRunner, defaultThresholds, probesFromQuestions, ragClientWithHeaders, type GoldenProbe } from '@rag-immune/sentinel';
+import { loadQuestions, startReferenceRagPair, touchedByTokenizerAnomaly } from '@rag-immune/reference-rag/testing';
+import { ProbeRunner, defaultThresholds, probesFromQuestions, type GoldenProbe } from '@rag-immune/probing';
 
 const { values } = parseArgs({ options: { out: { type: 'string', default: 'bench/fcs/sentinel-faults.json' } } });
 const PACKAGES = Number(process.env.FCS_BENCH_PACKAGES ?? 30);

@@ -8,14 +8,15 @@
  *
  *   npm run bench:identifier -- [--seeds bench-a,bench-b,bench-c] [--packages 20,30,40] [--probes 10] [--clean-rounds 3]
  */
+import { callFaultAdmin } from '@rag-immune/rag-contract';
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import type { ProbeResult, RootCauseReport } from '@rag-immune/contracts';
-import { callFaultAdmin, loadQuestions, startReferenceRagPair } from '@rag-immune/reference-rag';
-import { startIdentifierWorker } from '../../services/identifier/src/index.ts';
-import { reliability } from '../../services/identifier/src/verdict/calibration.ts';
+import { loadQuestions, startReferenceRagPair } from '@rag-immune/reference-rag/testing';
+import { startIdentifierWorker } from '@rag-immune/identifier';
+import { reliability } from '@rag-immune/identifier';
 import { FAULT_SCENARIOS, selectProbes, type FaultScenario } from '../../services/identifier/test/support/scenarios.ts';
 import { ProbeDriver } from '../../services/identifier/test/support/probe-driver.ts';
 import { cleanup, collectReports, endpoints, identifierEnv, namespace, sleep } from '../../services/identifier/test/support/stack.ts';

@@ -41,7 +41,7 @@ import {
   storeNames,
   type CaseEvent,
   type HealingCase,
-} from '../../services/memory/src/index.ts';
+} from '@rag-immune/memory';
 import { syntheticHistory, type HistoryLine } from './synthetic-history.ts';
 
 const { values } = parseArgs({

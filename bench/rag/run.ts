@@ -7,20 +7,16 @@
  * Usage: npm run stack -- up && npx tsx bench/rag/run.ts [--packages N] [--questions 300] [--faults]
  * Results are written to bench/rag/results/<timestamp>.json; RESULTS.md keeps the reported figures.
  */
+import { loadSentenceEmbedder, ragConfigFromEnv, loadDebianKnowledge, createReferenceRag } from '@rag-immune/reference-rag';
+import { accuracy, grade, loadQuestions, percentile, touchedByTokenizerAnomaly } from '@rag-immune/reference-rag/testing';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadSentenceEmbedder } from '../../services/reference-rag/src/embedding/sentence-embedder.ts';
 import { RagClient } from '@rag-immune/rag-contract';
 import { loadStackConfig, stackEndpoints, qdrantEnv } from '@rag-immune/stack';
 import pino from 'pino';
-import { ragConfigFromEnv } from '../../services/reference-rag/src/config.ts';
-import { loadDebianKnowledge } from '../../services/reference-rag/src/knowledge/debian-knowledge.ts';
-import { accuracy, grade, loadQuestions, percentile } from '../../services/reference-rag/src/questions/evaluate.ts';
-import { createReferenceRag } from '../../services/reference-rag/src/reference-rag.ts';
-import { touchedByTokenizerAnomaly } from '../../services/reference-rag/src/text/query-normalizer.ts';
 
 const { values } = parseArgs({
   options: { packages: { type: 'string' }, questions: { type: 'string', default: '300' }, faults: { type: 'boolean', default: false } },

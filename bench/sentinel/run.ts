@@ -5,6 +5,7 @@
  * comparison, and the ProbeResult published through the real Kafka and registry.
  * Usage: npm run stack -- up && npm run bench:sentinel [-- --packages 60 --probes 40 --seconds 60 --concurrency 4]
  */
+import { ragClientWithHeaders } from '@rag-immune/rag-contract';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -15,15 +16,8 @@ import { trace } from '@opentelemetry/api';
 import { EventBus, busDefaults, parseBusConfig } from '@rag-immune/bus';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
 import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
-import { loadQuestions, startReferenceRagPair } from '@rag-immune/reference-rag';
-import {
-  ProbeRunner,
-  defaultThresholds,
-  probesFromQuestions,
-  ragClientWithHeaders,
-  type FactConsistencyPort,
-  type GoldenProbe,
-} from '@rag-immune/sentinel';
+import { loadQuestions, startReferenceRagPair } from '@rag-immune/reference-rag/testing';
+import { ProbeRunner, defaultThresholds, probesFromQuestions, type FactConsistencyPort, type GoldenProbe } from '@rag-immune/probing';
 
 const { values } = parseArgs({
   options: {

@@ -8,9 +8,9 @@
  * follows has no report and no action. Kinds whose repairs would mask a later kind run last; the
  * unseen kind (no repair can heal it) runs at the very end and must get no wrongly verified repair.
  */
+import { callFaultAdmin } from '@rag-immune/rag-contract';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { callFaultAdmin } from '@rag-immune/reference-rag';
 import { LoopRun } from '../loop/loop-run.ts';
 import { expectationOf } from '../loop/faults.ts';
 import { runTrial, type TrialResult } from '../loop/trial.ts';

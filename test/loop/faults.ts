@@ -4,9 +4,9 @@
  * a correct RootCauseReport names, and the repair intents that really heal it (the reference RAG's
  * README: which repair hook heals which fault).
  */
+import { EVALUATION_FAULT_KINDS, FAULT_KINDS } from '@rag-immune/rag-contract';
 import { createHash } from 'node:crypto';
 import type { RagComponent, RepairIntent, RootCause } from '@rag-immune/contracts';
-import { EVALUATION_FAULT_KINDS, FAULT_KINDS } from '@rag-immune/reference-rag/fault-kinds';
 import { STALE_AS_OF, type LoopProbes } from './probes.ts';
 
 export const SEEN_FAULT_KINDS: readonly string[] = FAULT_KINDS;

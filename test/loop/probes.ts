@@ -5,8 +5,8 @@
  * the sentinel's probe file.
  */
 import { writeFileSync } from 'node:fs';
-import { loadQuestions, touchedByTokenizerAnomaly } from '@rag-immune/reference-rag';
-import { formatProbeFile, probesFromQuestions, type GoldenProbe } from '@rag-immune/sentinel';
+import { loadQuestions, touchedByTokenizerAnomaly } from '@rag-immune/reference-rag/testing';
+import { formatProbeFile, probesFromQuestions, type GoldenProbe } from '@rag-immune/probing';
 
 /** The date a stale knowledge source falls back to; questions.jsonl holds each answer as of it. */
 export const STALE_AS_OF = '2024-06-01T00:00:00.000Z';

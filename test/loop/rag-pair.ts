@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { createQdrantClient } from '@rag-immune/worker-runtime';
-import { loadDebianKnowledge } from '@rag-immune/reference-rag';
+import { loadDebianKnowledge } from '@rag-immune/reference-rag/testing';
 import { ManagedProcess, freePort, logMessage, type LogRecord } from './processes.ts';
 
 export interface RagPairOptions {

@@ -3,7 +3,7 @@
  * only the workers may heal it), then watch what the workers publish until the repair is verified,
  * the effector escalates, or time runs out; and the figures of the benchmark table from it.
  */
-import { callFaultAdmin } from '@rag-immune/reference-rag';
+import { callFaultAdmin } from '@rag-immune/rag-contract';
 import type { ProbeResult, RepairAction, RootCauseReport } from '@rag-immune/contracts';
 import { expectationOf, injectionBody, touchedProbes, type FaultPlan } from './faults.ts';
 import type { LoopProbes } from './probes.ts';

@@ -22,4 +22,25 @@ export {
 } from './signals/answer-agreement.ts';
 export { CallHealthWindow, percentile, type CallHealthComparison, type CallOutcome } from './signals/call-health.ts';
 export { detectability, BROKEN_FCS_FLOOR, type Detectability, type CleanStateSignals } from './signals/detectability.ts';
-export { ragClientWithHeaders } from './rag-connection.ts';
+
+// Probe curation: the golden probe file, building a probe set from a query log, rotation, history.
+export { ProbeCatalog, parseProbeFile, formatProbeFile, InvalidProbeFileError, type ProbeFileIssue } from './catalog/probe-catalog.ts';
+export {
+  ProbeSetBuilder,
+  attribution,
+  defaultProbeSetOptions,
+  queryVariants,
+  type ProbeSetOptions,
+  type ProbeSetReport,
+  type CandidateVerdict,
+} from './catalog/probe-set-builder.ts';
+export {
+  planRotation,
+  applyRotation,
+  defaultRotationOptions,
+  type RotationDecision,
+  type RotationOptions,
+} from './catalog/probe-rotation.ts';
+export { parseQueryLog, type QueryLogEntry } from './catalog/query-log.ts';
+export { readOnlineFcsHistory } from './catalog/probe-history.ts';
+export { probesFromQuestions, type LabelledQuestionLike } from './catalog/labelled-question-probes.ts';

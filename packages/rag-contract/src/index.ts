@@ -4,3 +4,6 @@ export type { RagClientOptions, CallOptions } from './client.ts';
 export { RagHttpError, RagUnreachableError, ContractViolationError } from './errors.ts';
 export { CONTRACT_DOCUMENT_PATH, CONTRACT_VERSION } from './document.ts';
 export { aliasGeneration, generationCreatedAt } from './alias-generations.ts';
+export { ragClientWithHeaders } from './client-with-headers.ts';
+export { FAULT_KINDS, EVALUATION_FAULT_KINDS } from './fault-kinds.ts';
+export { callFaultAdmin, type FaultAdminResponse } from './fault-admin-client.ts';

@@ -1,3 +1,4 @@
+import { ragClientWithHeaders } from '@rag-immune/rag-contract';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
@@ -8,7 +9,7 @@ import { Registry } from 'prom-client';
 import { EventBus, BusMetrics, type BusConfig } from '@rag-immune/bus';
 import type { RepairAction, RootCauseReport } from '@rag-immune/contracts';
 import { MemoryClient } from '@rag-immune/memory-client';
-import { ProbeRunner, defaultThresholds, ragClientWithHeaders, type FactConsistencyPort } from '@rag-immune/probing';
+import { ProbeRunner, defaultThresholds, type FactConsistencyPort } from '@rag-immune/probing';
 import {
   contextFromHeaders,
   createElasticsearchClient,

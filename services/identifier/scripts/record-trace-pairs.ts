@@ -10,10 +10,10 @@ import { gzipSync } from 'node:zlib';
 import { pino } from 'pino';
 import { trace } from '@opentelemetry/api';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
-import { ProbeRunner, defaultThresholds, ragClientWithHeaders } from '@rag-immune/probing';
-import { RagClient } from '@rag-immune/rag-contract';
+import { ProbeRunner, defaultThresholds } from '@rag-immune/probing';
+import { RagClient, ragClientWithHeaders, callFaultAdmin } from '@rag-immune/rag-contract';
 import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
-import { callFaultAdmin, loadQuestions, startReferenceRagPair } from '@rag-immune/reference-rag';
+import { loadQuestions, startReferenceRagPair } from '@rag-immune/reference-rag/testing';
 import { FAULT_SCENARIOS, selectProbes } from '../test/support/scenarios.ts';
 
 const out = process.argv[2] ?? 'services/identifier/test/fixtures/trace-pairs.jsonl.gz';

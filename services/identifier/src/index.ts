@@ -13,4 +13,3 @@ export * from './verdict/calibration.ts';
 export * from './verdict/verdict.ts';
 export * from './verdict/claim-gate.ts';
 export { analyseTraces, evidenceDrafts, toProbeAnalysis, firstDivergingLayer, type PreparedAnalysis } from './analysis.ts';
-export { ragClientWithHeaders } from './rag-clients.ts';

@@ -4,6 +4,7 @@
  * the RAG trace clients, HTTP (/healthz, /metrics, /incidents…). Used by main.ts and by tests that
  * run the worker in-process.
  */
+import { ragClientWithHeaders } from '@rag-immune/rag-contract';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { elasticsearchStores } from '@rag-immune/es-store';
@@ -26,7 +27,6 @@ import { IdentifierMetrics } from './identifier-metrics.ts';
 import { incidentRoutes } from './http/routes.ts';
 import { IncidentStore } from './incidents/incident-store.ts';
 import { EvidenceLedger } from './ledger/evidence-ledger.ts';
-import { ragClientWithHeaders } from './rag-clients.ts';
 import { loadCalibration } from './verdict/calibration.ts';
 
 export interface IdentifierWorker {

@@ -1,14 +1,10 @@
+/** The reference RAG itself. What tests and benchmarks use to drive it is `@rag-immune/reference-rag/testing`. */
 export { createReferenceRag, DEFAULT_RERANKER_DIR } from './reference-rag.ts';
 export type { ReferenceRag, ReferenceRagDeps } from './reference-rag.ts';
 export { ragConfigFromEnv, InvalidConfigError } from './config.ts';
 export type { RagConfig } from './config.ts';
 export type { Embedder } from './embedding/embedder.ts';
 export { loadDebianKnowledge } from './knowledge/debian-knowledge.ts';
-export { buildQuestions, isExactAnswer, LabelledQuestion } from './questions/question-set.ts';
 export { FAULT_KINDS, FaultKind } from './faults/fault-injector.ts';
 export { loadSentenceEmbedder } from './embedding/sentence-embedder.ts';
 export { CachingEmbedder } from './embedding/embedder.ts';
-export { loadQuestions, grade, accuracy, percentile, QUESTIONS_PATH, type Graded } from './questions/evaluate.ts';
-export { touchedByTokenizerAnomaly } from './text/query-normalizer.ts';
-export { startReferenceRagPair, type ReferenceRagPair, type ReferenceRagPairOptions } from './reference-rag-pair.ts';
-export { callFaultAdmin, type FaultAdminResponse } from './faults/fault-admin-client.ts';

@@ -3,13 +3,13 @@
  * the process naming the variable), the probe file (a bad line stops it naming the line), the
  * bus, the FCS scorer, both RAG clients, the schedule, /healthz and /metrics, graceful shutdown.
  */
+import { ragClientWithHeaders } from '@rag-immune/rag-contract';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { EventBus, BusMetrics, busConfigFromEnv, onTerminationSignal, InvalidConfigError } from '@rag-immune/bus';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
 import { DEFAULT_USER_AGENT, SENTINEL_VERSION, SentinelConfigError, sentinelConfigFromEnv } from './config.ts';
-import { ProbeCatalog, InvalidProbeFileError } from './probes/probe-catalog.ts';
-import { ProbeRunner, DebugCapture, ragClientWithHeaders } from '@rag-immune/probing';
+import { ProbeRunner, DebugCapture, ProbeCatalog, InvalidProbeFileError } from '@rag-immune/probing';
 import { Sentinel } from './sentinel.ts';
 import { SentinelMetrics } from './sentinel-metrics.ts';
 import { sentinelHttpApp } from './http-server.ts';

@@ -13,9 +13,9 @@ import { createQdrantClient } from '@rag-immune/worker-runtime';
 import { EventBus, busDefaults, parseBusConfig, type BusConfig, type EventPublisher } from '@rag-immune/bus';
 import { exampleRootCauseReport, type RepairAction, type RootCauseReport } from '@rag-immune/contracts';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
-import { RagClient } from '@rag-immune/rag-contract';
+import { RagClient, callFaultAdmin } from '@rag-immune/rag-contract';
 import { loadStackConfig, stackEndpoints, qdrantEnv } from '@rag-immune/stack';
-import { callFaultAdmin, isExactAnswer, loadQuestions, startReferenceRagPair, type ReferenceRagPair } from '@rag-immune/reference-rag';
+import { isExactAnswer, loadQuestions, startReferenceRagPair, type ReferenceRagPair } from '@rag-immune/reference-rag/testing';
 import { effectorConfigFromEnv, startEffectorWorker, type EffectorWorker, type IncidentOutcome } from '../../src/index.ts';
 
 export const endpoints = stackEndpoints(loadStackConfig());

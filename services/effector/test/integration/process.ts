@@ -74,7 +74,7 @@ export async function spawnEffector(env: NodeJS.ProcessEnv, timeoutMs = 120_000)
 /** Runs the `immune` CLI; resolves with its exit code and output. */
 export function immune(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn('npx', ['tsx', 'packages/cli/src/main.ts', ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npx', ['tsx', 'apps/cli/src/main.ts', ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => void (stdout += c.toString()));

@@ -6,7 +6,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { touchedByTokenizerAnomaly } from '@rag-immune/reference-rag';
+import { touchedByTokenizerAnomaly } from '@rag-immune/reference-rag/testing';
 import type { EffectorWorker } from '../../src/index.ts';
 import {
   API_TOKEN,

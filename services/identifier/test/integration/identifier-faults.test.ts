@@ -6,13 +6,14 @@
  * right cause and component; the evaluation-only seventh fault is never given a wrong cause with
  * high confidence; clean rounds after an undo close the incident.
  */
+import { callFaultAdmin } from '@rag-immune/rag-contract';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { exampleRepairAction, type RootCauseReport } from '@rag-immune/contracts';
 import type { EventBus } from '@rag-immune/bus';
-import { callFaultAdmin, loadQuestions, startReferenceRagPair, type ReferenceRagPair } from '@rag-immune/reference-rag';
+import { loadQuestions, startReferenceRagPair, type ReferenceRagPair } from '@rag-immune/reference-rag/testing';
 import { FAULT_SCENARIOS, STALE_AS_OF, selectProbes } from '../support/scenarios.ts';
 import { ProbeDriver } from '../support/probe-driver.ts';
 import { cleanup, collectReports, identifierEnv, namespace, spawnIdentifier, waitFor, endpoints } from '../support/stack.ts';

@@ -27,7 +27,7 @@ const logger = pino({ level: 'warn' });
 /** The `immune` CLI as a process. */
 function immune(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'packages/cli/src/main.ts', ...args], { timeout: 60_000 }, (error, stdout, stderr) =>
+    execFile(process.execPath, ['--import', 'tsx', 'apps/cli/src/main.ts', ...args], { timeout: 60_000 }, (error, stdout, stderr) =>
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });

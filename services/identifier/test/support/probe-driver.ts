@@ -2,11 +2,12 @@
  * Drives golden probes in-process the way the sentinel does (ProbeRunner with the real FCS model)
  * and publishes every ProbeResult to the namespace's probes topic with its trace context.
  */
+import { ragClientWithHeaders } from '@rag-immune/rag-contract';
 import { trace } from '@opentelemetry/api';
 import type { EventPublisher } from '@rag-immune/bus';
 import type { ProbeResult } from '@rag-immune/contracts';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
-import { ProbeRunner, defaultThresholds, ragClientWithHeaders, type GoldenProbe } from '@rag-immune/probing';
+import { ProbeRunner, defaultThresholds, type GoldenProbe } from '@rag-immune/probing';
 import { traceHeaders } from '@rag-immune/worker-runtime';
 
 export class ProbeDriver {

@@ -262,7 +262,7 @@ test('bad requests are 400 with a message, missing token 401, unknown case 404',
 
 test('the CLI shows cases and what memory would recommend for an incident, with citations', async () => {
   const cli = (...args: string[]) =>
-    promisify(execFile)(process.execPath, ['--import', 'tsx', 'packages/cli/src/main.ts', 'cases', ...args, '--url', baseUrl], {
+    promisify(execFile)(process.execPath, ['--import', 'tsx', 'apps/cli/src/main.ts', 'cases', ...args, '--url', baseUrl], {
       cwd: repoRoot(),
       env: { ...process.env, IMMUNE_API_TOKEN: TOKEN },
     });
@@ -282,14 +282,10 @@ test('the CLI shows cases and what memory would recommend for an incident, with 
   assert.match(listed.stdout, new RegExp(incidents.c));
   assert.doesNotMatch(listed.stdout, new RegExp(incidents.a));
   await assert.rejects(
-    promisify(execFile)(
-      process.execPath,
-      ['--import', 'tsx', 'packages/cli/src/main.ts', 'cases', 'show', 'no-such-case', '--url', baseUrl],
-      {
-        cwd: repoRoot(),
-        env: { ...process.env, IMMUNE_API_TOKEN: TOKEN },
-      },
-    ),
+    promisify(execFile)(process.execPath, ['--import', 'tsx', 'apps/cli/src/main.ts', 'cases', 'show', 'no-such-case', '--url', baseUrl], {
+      cwd: repoRoot(),
+      env: { ...process.env, IMMUNE_API_TOKEN: TOKEN },
+    }),
     (error: { code?: number; stderr?: string }) => error.code === 66 && /404/.test(error.stderr ?? ''),
   );
 });

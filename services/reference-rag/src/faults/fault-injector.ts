@@ -9,7 +9,7 @@ import type { QueryNormalizer } from '../text/query-normalizer.ts';
 import type { FaultJournal, JournalEntry } from './fault-journal.ts';
 import { RequestRefusedError } from '../errors.ts';
 
-import { EVALUATION_FAULT_KINDS, FAULT_KINDS } from './fault-kinds.ts';
+import { EVALUATION_FAULT_KINDS, FAULT_KINDS } from '@rag-immune/rag-contract';
 
 export { FAULT_KINDS, EVALUATION_FAULT_KINDS };
 export const FaultKind = z.enum([...FAULT_KINDS, ...EVALUATION_FAULT_KINDS]);

@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { loadSentenceEmbedder } from '../../src/embedding/sentence-embedder.ts';
-import { RagClient, RagHttpError } from '@rag-immune/rag-contract';
+import { RagClient, RagHttpError, callFaultAdmin } from '@rag-immune/rag-contract';
 import { loadStackConfig, stackEndpoints, qdrantEnv } from '@rag-immune/stack';
 import pino from 'pino';
 import { ragConfigFromEnv } from '../../src/config.ts';
@@ -11,7 +11,6 @@ import { loadDebianKnowledge } from '../../src/knowledge/debian-knowledge.ts';
 import { accuracy, grade, loadQuestions, percentile, type Graded } from '../../src/questions/evaluate.ts';
 import type { LabelledQuestion } from '../../src/questions/question-set.ts';
 import { createReferenceRag, type ReferenceRag } from '../../src/reference-rag.ts';
-import { callFaultAdmin } from '../../src/faults/fault-admin-client.ts';
 import { touchedByTokenizerAnomaly } from '../../src/text/query-normalizer.ts';
 
 // A knowledge subset keeps the suite within its time budget on two shared cores.

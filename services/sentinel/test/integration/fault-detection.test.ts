@@ -4,6 +4,7 @@
  * clean rounds raise no anomaly; each fault the reference RAG can inject raises an anomaly on the
  * probes it touches within one interval, with the signal that fault should move; undo clears it.
  */
+import { ragClientWithHeaders, callFaultAdmin } from '@rag-immune/rag-contract';
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -14,22 +15,14 @@ import { FactConsistencyScorer } from '@rag-immune/fcs';
 import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
 import type { ProbeResult } from '@rag-immune/contracts';
 import {
-  callFaultAdmin,
   loadDebianKnowledge,
   loadQuestions,
   startReferenceRagPair,
   touchedByTokenizerAnomaly,
   type ReferenceRagPair,
-} from '@rag-immune/reference-rag';
-import {
-  ProbeRunner,
-  Sentinel,
-  SentinelMetrics,
-  defaultThresholds,
-  probesFromQuestions,
-  ragClientWithHeaders,
-  type GoldenProbe,
-} from '../../src/index.ts';
+} from '@rag-immune/reference-rag/testing';
+import { Sentinel, SentinelMetrics } from '../../src/index.ts';
+import { ProbeRunner, defaultThresholds, probesFromQuestions, type GoldenProbe } from '@rag-immune/probing';
 
 const PACKAGES = 30;
 /** stale_as_of of the knowledge-source failure: the online source falls back to this date. */

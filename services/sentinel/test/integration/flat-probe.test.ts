@@ -19,7 +19,7 @@ import { pino } from 'pino';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
 import { RagClient } from '@rag-immune/rag-contract';
 import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
-import { loadQuestions, startReferenceRagPair, type ReferenceRagPair } from '@rag-immune/reference-rag';
+import { loadQuestions, startReferenceRagPair, type ReferenceRagPair } from '@rag-immune/reference-rag/testing';
 import {
   ProbeSetBuilder,
   defaultProbeSetOptions,
@@ -29,9 +29,9 @@ import {
   intentCoverage,
   planRotation,
   type GoldenProbe,
-} from '../../src/index.ts';
+} from '@rag-immune/probing';
 
-const cli = fileURLToPath(new URL('../../../../packages/cli/src/main.ts', import.meta.url));
+const cli = fileURLToPath(new URL('../../../../apps/cli/src/main.ts', import.meta.url));
 const endpoints = stackEndpoints(loadStackConfig());
 /**
  * Off-domain queries someone might add as probes: nothing in the Debian knowledge answers them, the

@@ -15,19 +15,12 @@ import { pino } from 'pino';
 import { trace } from '@opentelemetry/api';
 import { EventBus, busDefaults, parseBusConfig } from '@rag-immune/bus';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
-import { RagClient } from '@rag-immune/rag-contract';
+import { RagClient, ragClientWithHeaders } from '@rag-immune/rag-contract';
 import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
 import type { ProbeResult } from '@rag-immune/contracts';
-import { loadQuestions, startReferenceRagPair, type ReferenceRagPair } from '@rag-immune/reference-rag';
-import {
-  ProbeRunner,
-  Sentinel,
-  SentinelMetrics,
-  defaultThresholds,
-  probesFromQuestions,
-  ragClientWithHeaders,
-  type GoldenProbe,
-} from '../../src/index.ts';
+import { loadQuestions, startReferenceRagPair, type ReferenceRagPair } from '@rag-immune/reference-rag/testing';
+import { Sentinel, SentinelMetrics } from '../../src/index.ts';
+import { ProbeRunner, defaultThresholds, probesFromQuestions, type GoldenProbe } from '@rag-immune/probing';
 
 const endpoints = stackEndpoints(loadStackConfig());
 const logger = pino({ level: 'warn' });

@@ -6,6 +6,7 @@
  * repeated timeouts so the rest of the round fails fast, every probe reports within one interval
  * plus one deadline (online_error with timeout_rate), and the round is clean again after SIGCONT.
  */
+import { ragClientWithHeaders } from '@rag-immune/rag-contract';
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -18,8 +19,9 @@ import { EventBus, busDefaults, parseBusConfig } from '@rag-immune/bus';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
 import { loadStackConfig, stackEndpoints, qdrantEnv } from '@rag-immune/stack';
 import type { ProbeResult } from '@rag-immune/contracts';
-import { loadQuestions } from '@rag-immune/reference-rag';
-import { ProbeRunner, Sentinel, SentinelMetrics, defaultThresholds, probesFromQuestions, ragClientWithHeaders } from '../../src/index.ts';
+import { loadQuestions } from '@rag-immune/reference-rag/testing';
+import { Sentinel, SentinelMetrics } from '../../src/index.ts';
+import { ProbeRunner, defaultThresholds, probesFromQuestions } from '@rag-immune/probing';
 
 const PACKAGES = 12;
 const INTERVAL_MS = 4000;

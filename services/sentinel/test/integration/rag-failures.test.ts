@@ -1,3 +1,4 @@
+import { ragClientWithHeaders } from '@rag-immune/rag-contract';
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
@@ -9,7 +10,8 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { EventBus, busDefaults, parseBusConfig } from '@rag-immune/bus';
 import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
 import type { ProbeResult } from '@rag-immune/contracts';
-import { ProbeRunner, Sentinel, SentinelMetrics, defaultThresholds, ragClientWithHeaders, type GoldenProbe } from '../../src/index.ts';
+import { Sentinel, SentinelMetrics } from '../../src/index.ts';
+import { ProbeRunner, defaultThresholds, type GoldenProbe } from '@rag-immune/probing';
 
 /**
  * A RAG that misbehaves on purpose: /query hangs past the sentinel's timeout on one port and

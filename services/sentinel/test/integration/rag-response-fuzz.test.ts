@@ -6,6 +6,7 @@
  * with a typed FCS status, valid against the Avro contract and published through the real Kafka and
  * registry. A scorer that fails is a typed `scorer_error`, never a lost run.
  */
+import { ragClientWithHeaders } from '@rag-immune/rag-contract';
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -15,7 +16,7 @@ import { EventBus, busDefaults, parseBusConfig } from '@rag-immune/bus';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
 import { loadTopicSchema, type ProbeResult } from '@rag-immune/contracts';
 import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
-import { ProbeRunner, defaultThresholds, ragClientWithHeaders, type FactConsistencyPort, type GoldenProbe } from '../../src/index.ts';
+import { ProbeRunner, defaultThresholds, type FactConsistencyPort, type GoldenProbe } from '@rag-immune/probing';
 import { malformedButValidResponse, seededRandom, startContractRag } from '../fixtures/contract-rag-server.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 1234);

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { kMeans, seededRandom } from '../../src/probes/kmeans.ts';
-import { parseQueryLog } from '../../src/probes/query-log.ts';
-import { applyRotation, planRotation } from '../../src/probes/probe-rotation.ts';
-import { attribution, queryVariants } from '../../src/probes/probe-set-builder.ts';
+import { kMeans, seededRandom } from '../../src/catalog/kmeans.ts';
+import { parseQueryLog } from '../../src/catalog/query-log.ts';
+import { applyRotation, planRotation } from '../../src/catalog/probe-rotation.ts';
+import { attribution, queryVariants } from '../../src/catalog/probe-set-builder.ts';
 import type { GoldenProbe } from '@rag-immune/probing';
 
 const unit = (...values: number[]) => {

@@ -166,7 +166,7 @@ test('a missing input file or model is exit 66; a bad threshold is a usage error
 const bin = fileURLToPath(new URL('../../bin/immune.js', import.meta.url));
 const wired = readFileSync(fileURLToPath(new URL('../../src/main.ts', import.meta.url)), 'utf8').includes('fcsCommand');
 const e2eSkip = !wired
-  ? 'fcs is not wired into packages/cli/src/main.ts yet'
+  ? 'fcs is not wired into apps/cli/src/main.ts yet'
   : !existsSync(DEFAULT_MODEL_PATH)
     ? `no model at ${DEFAULT_MODEL_PATH}`
     : false;

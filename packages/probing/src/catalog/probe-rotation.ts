@@ -1,4 +1,6 @@
-import { BROKEN_FCS_FLOOR, defaultThresholds, type GoldenProbe } from '@rag-immune/probing';
+import type { GoldenProbe } from '../golden-probe.ts';
+import { defaultThresholds } from '../signals/baseline-comparison.ts';
+import { BROKEN_FCS_FLOOR } from '../signals/detectability.ts';
 
 export interface RotationOptions {
   /** A probe whose online FCS stayed above this has lost its warning value. */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InvalidProbeFileError, ProbeCatalog, parseProbeFile } from '../../src/probes/probe-catalog.ts';
+import { InvalidProbeFileError, ProbeCatalog, parseProbeFile } from '../../src/catalog/probe-catalog.ts';
 
 const good = {
   id: 'openssl-version',

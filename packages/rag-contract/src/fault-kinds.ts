@@ -1,6 +1,6 @@
 /**
- * The production faults the reference RAG can inject. Its own module, exported as
- * `@rag-immune/reference-rag/fault-kinds`, so the CLI can name them without loading the RAG.
+ * The production faults a RAG with a fault admin API (the reference RAG) can have injected: named
+ * here, beside the client of that API, so the CLI, the test kit and the RAG share one list.
  */
 export const FAULT_KINDS = [
   'vector-index-corruption',

@@ -1,6 +1,9 @@
-import { RagClient } from '@rag-immune/rag-contract';
+import { RagClient } from './client.ts';
 
-/** A RagClient whose every request carries the configured headers (e.g. the RAG's bearer token for /traces). */
+/**
+ * A RagClient whose every request carries the configured headers (a User-Agent the RAG's WAF
+ * accepts, an API key...). The contract client sets only content-type itself.
+ */
 export function ragClientWithHeaders(baseUrl: string, headers: Readonly<Record<string, string>>, timeoutMs: number): RagClient {
   const withHeaders: typeof fetch = (input, init) =>
     fetch(input, { ...init, headers: { ...headers, ...(init?.headers as Record<string, string> | undefined) } });

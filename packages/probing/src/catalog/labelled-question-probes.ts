@@ -1,4 +1,4 @@
-import type { GoldenProbe } from '@rag-immune/probing';
+import type { GoldenProbe } from '../golden-probe.ts';
 
 /** The part of a labelled question (e.g. the reference RAG's question set) a probe is made from. */
 export interface LabelledQuestionLike {

@@ -1,5 +1,5 @@
 import { readFile, writeFile, rename } from 'node:fs/promises';
-import { GoldenProbeSchema, isActive, type GoldenProbe } from '@rag-immune/probing';
+import { GoldenProbeSchema, isActive, type GoldenProbe } from '../golden-probe.ts';
 
 /** One problem in a probe file, with the line it is on, so an operator can fix it in place. */
 export interface ProbeFileIssue {

@@ -1,14 +1,9 @@
 import type { QueryResponse } from '@rag-immune/rag-contract';
-import {
-  defaultThresholds,
-  detectability,
-  intentCoverage,
-  type AnomalyThresholds,
-  type Detectability,
-  type FactConsistencyPort,
-  type RagPort,
-  type GoldenProbe,
-} from '@rag-immune/probing';
+import type { GoldenProbe } from '../golden-probe.ts';
+import type { FactConsistencyPort, RagPort } from '../ports.ts';
+import { defaultThresholds, type AnomalyThresholds } from '../signals/baseline-comparison.ts';
+import { detectability, type Detectability } from '../signals/detectability.ts';
+import { intentCoverage } from '../signals/intent-coverage.ts';
 import { distanceToCentroid, kMeans } from './kmeans.ts';
 import type { QueryLogEntry } from './query-log.ts';
 

@@ -4,7 +4,7 @@ export interface FaultAdminResponse {
 }
 
 /**
- * Injects (POST) or undoes (DELETE) a fault through a reference RAG's admin API; anything but a 200
+ * Injects (POST) or undoes (DELETE) a fault through a RAG's fault admin API (the reference RAG's); anything but a 200
  * is an error carrying the server's message. For tests, drills and the demo.
  */
 export async function callFaultAdmin(

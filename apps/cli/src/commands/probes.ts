@@ -1,6 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import {
   GoldenProbeSchema,
@@ -17,17 +16,19 @@ import {
   planRotation,
   readOnlineFcsHistory,
   type GoldenProbe,
-} from '@rag-immune/sentinel';
+} from '@rag-immune/probing';
 import { EventBus } from '@rag-immune/bus';
 import { RagClient } from '@rag-immune/rag-contract';
 import { cliBusConfig } from '../connection.ts';
-import { repoRoot } from '@rag-immune/stack';
+import { fileURLToPath } from 'node:url';
 import { emit } from '../output.ts';
 import { CliError, ExitCode } from '../exit-codes.ts';
 
 /** The probe file used when neither --file nor SENTINEL_PROBES_FILE says otherwise. */
 export function defaultProbeFile(): string {
-  return process.env.SENTINEL_PROBES_FILE ?? join(repoRoot(), 'services', 'sentinel', 'probes', 'golden-probes.jsonl');
+  return (
+    process.env.SENTINEL_PROBES_FILE ?? fileURLToPath(new URL('../../../../services/sentinel/probes/golden-probes.jsonl', import.meta.url))
+  );
 }
 
 async function loadCatalog(path: string): Promise<ProbeCatalog> {

@@ -1,8 +1,7 @@
+import { FAULT_KINDS as RAG_FAULT_KINDS } from '@rag-immune/rag-contract';
 import { Command, InvalidArgumentError } from 'commander';
 import { emit } from '../output.ts';
 import { CliError, ExitCode } from '../exit-codes.ts';
-
-import { FAULT_KINDS as RAG_FAULT_KINDS } from '@rag-immune/reference-rag/fault-kinds';
 
 export { RAG_FAULT_KINDS };
 
