@@ -24,6 +24,8 @@ export interface SpanRecord {
   end_ms: number;
   status: 'unset' | 'ok' | 'error';
   attributes: Attributes;
+  /** Attributes the SDK dropped (its attribute count limit, 128 by default): the span's lists are then incomplete. */
+  dropped_attributes_count: number;
   events: SpanEvent[];
   resource: Attributes;
   scope: { name: string; version: string };

@@ -34,6 +34,12 @@ export function assembleTrace(traceId: string, convention: Convention, parts: Tr
     if (!gaps.some((g) => g.piece === piece && g.detail === detail)) gaps.push({ piece, detail });
   };
 
+  for (const span of [parts.root, parts.candidatesSpan, parts.rerankSpan, parts.generateSpan])
+    if (span !== undefined && span.dropped_attributes_count > 0)
+      gap(
+        'span_attributes',
+        `span "${span.name}" dropped ${span.dropped_attributes_count} attributes (raise the SDK's OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT): its documents may be incomplete`,
+      );
   const query = text(extension(spans, EXTENSION.query)) ?? parts.query;
   if (query === undefined) gap('query', 'no span carries the user query');
   const answer = parts.answer;

@@ -21,7 +21,9 @@ export type TracePiece =
   | 'as_of'
   | 'models.embedder'
   | 'models.reranker'
-  | 'models.generator';
+  | 'models.generator'
+  /** A span the mapper reads dropped attributes: its document lists cannot be trusted to be whole. */
+  | 'span_attributes';
 
 /** Without these the layer-by-layer diff has nothing to compare: no Trace is built. */
 export const BLOCKING_PIECES: ReadonlySet<TracePiece> = new Set([
@@ -31,6 +33,7 @@ export const BLOCKING_PIECES: ReadonlySet<TracePiece> = new Set([
   'document_metadata',
   'context',
   'answer',
+  'span_attributes',
 ]);
 
 export interface TraceGap {

@@ -44,6 +44,7 @@ interface PbSpan {
   startTimeUnixNano?: string;
   endTimeUnixNano?: string;
   attributes?: PbKeyValue[];
+  droppedAttributesCount?: number;
   events?: { timeUnixNano?: string; name?: string; attributes?: PbKeyValue[] }[];
   status?: { code?: number };
 }
@@ -149,6 +150,7 @@ function toSpans(request: PbRequest): DecodedExport {
           end_ms: nanosToMs(span.endTimeUnixNano),
           status: span.status?.code === 1 ? 'ok' : span.status?.code === 2 ? 'error' : 'unset',
           attributes: attributes(span.attributes),
+          dropped_attributes_count: span.droppedAttributesCount ?? 0,
           events: (span.events ?? []).map((event) => ({
             name: event.name ?? '',
             time_ms: nanosToMs(event.timeUnixNano),

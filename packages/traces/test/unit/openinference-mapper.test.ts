@@ -19,6 +19,7 @@ function span(kind: string, attributes: Attributes, parent: SpanRecord | null, s
     end_ms: 1_717_200_000_000 + end,
     status: 'ok',
     attributes: { 'openinference.span.kind': kind, ...attributes },
+    dropped_attributes_count: 0,
     events: [],
     resource: {},
     scope: { name: 'test', version: '' },
@@ -205,4 +206,13 @@ test('spans of no convention are not claimed; unknown OpenInference kinds are co
   const root = span('CHAIN', { 'input.value': 'q', 'output.value': 'a' }, null);
   const mapped = mapSpans(TRACE, [root, span('TOOL', {}, root), span('TELEPATHY', {}, root)])!;
   assert.deepEqual(mapped.ignored, { 'unread_kind:TOOL': 1, 'unknown_kind:TELEPATHY': 1 });
+});
+
+test('a span that dropped attributes (the SDK limit) makes no Trace: its document list may be cut', () => {
+  const root = span('CHAIN', { 'input.value': 'q', 'output.value': 'a', 'rag_immune.citations': '[]' }, null);
+  const retriever = span('RETRIEVER', { 'input.value': 'q', ...docs('retrieval.documents', [{ id: 'a', score: 0.9 }]) }, root);
+  retriever.dropped_attributes_count = 116;
+  const mapped = mapSpans(TRACE, [root, retriever])!;
+  assert.equal(mapped.trace, null);
+  assert.match(mapped.gaps.find((g) => g.piece === 'span_attributes')!.detail, /dropped 116 attributes/);
 });

@@ -71,6 +71,7 @@ function retrieverSpan(traceId: string, parent: string): SpanRecord {
       'retrieval.documents.0.document.id': 'c1',
       'retrieval.documents.0.document.content': 'text',
     },
+    dropped_attributes_count: 0,
     events: [],
     resource: {},
     scope: { name: '', version: '' },

@@ -100,6 +100,7 @@ test('the retention purge deletes spans received before the window and keeps the
     end_ms: Date.now(),
     status: 'unset',
     attributes: { 'openinference.span.kind': 'CHAIN' },
+    dropped_attributes_count: 0,
     events: [],
     resource: {},
     scope: { name: '', version: '' },

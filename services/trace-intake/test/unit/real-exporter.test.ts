@@ -216,3 +216,36 @@ test('a hand-built OTel GenAI span set maps to the contract Trace; spans of unkn
   assert.equal((await spanCount(intakes[1]!, { outcome: 'ignored', reason: 'unread_kind' })) - before.unread, 1);
   assert.equal((await spanCount(intakes[1]!, { outcome: 'ignored', reason: 'no_convention' })) - before.none, 1);
 });
+
+test("a span over the SDK's attribute limit arrives with its dropped count, and the mapper refuses to take its documents as whole", async () => {
+  const probe = newProbeTraceContext();
+  const tracer = provider.getTracer('overflowing-rag');
+  const documents: Record<string, string | number> = {};
+  for (let i = 0; i < 50; i += 1) {
+    documents[`retrieval.documents.${i}.document.id`] = `c${i}`;
+    documents[`retrieval.documents.${i}.document.score`] = 1 - i / 100;
+    documents[`retrieval.documents.${i}.document.content`] = `chunk ${i}`;
+  }
+  const parent = propagation.extract(context.active(), { traceparent: probe.traceparent });
+  context.with(parent, () =>
+    tracer.startActiveSpan(
+      'chain',
+      { attributes: { 'openinference.span.kind': 'CHAIN', 'input.value': 'q', 'output.value': 'a' } },
+      (root) => {
+        tracer.startActiveSpan(
+          'retrieve',
+          { attributes: { 'openinference.span.kind': 'RETRIEVER', 'input.value': 'q', ...documents } },
+          (s) => s.end(),
+        );
+        root.end();
+      },
+    ),
+  );
+  await provider.forceFlush();
+  const spans = await stores.protobuf.spansOf(probe.trace_id);
+  const retriever = spans.find((s) => s.name === 'retrieve')!;
+  assert.ok(retriever.dropped_attributes_count > 0, 'the default limit of 128 attributes cut the span');
+  const read = await new ProbeTraceReader(stores.protobuf, { waitMs: 5000 }).read(probe.traceparent);
+  assert.equal(read.ok, false);
+  assert.ok(read.mapped?.gaps.some((g) => g.piece === 'span_attributes'));
+});
