@@ -79,8 +79,10 @@ export class CapabilityTraceSource implements TraceSource {
     try {
       const capabilities = await this.rag.capabilities({ timeoutMs });
       this.known = { kind: capabilities.traces ?? 'endpoint', at: Date.now() };
-    } catch {
-      // An unanswered lookup is not remembered: the next probe asks again.
+    } catch (error) {
+      // A RAG that answers without capabilities (404…) serves its traces the contract's way; an
+      // unanswered lookup is not remembered: the next probe asks again.
+      if (error instanceof RagHttpError) this.known = { kind: 'endpoint', at: Date.now() };
       return this.known?.kind ?? 'endpoint';
     }
     return this.known.kind;

@@ -13,13 +13,13 @@ import { CapabilityTraceSource, IntakeTraceSource, type TraceSource } from '../.
 import { decideVerdict, DEFAULT_POLICY, UNFITTED_CALIBRATION } from '../../src/testing.ts';
 
 /** A RagClient over a fetch that answers capabilities with the given `traces` and counts the calls. */
-function ragDeclaring(traces: 'endpoint' | 'otlp' | undefined | 'down') {
+function ragDeclaring(traces: 'endpoint' | 'otlp' | undefined | 'down' | 'not served') {
   const calls: string[] = [];
   const fetchImpl: typeof fetch = async (input) => {
     const path = new URL(String(input)).pathname;
     calls.push(path);
     if (traces === 'down') throw new TypeError('fetch failed');
-    if (path === '/capabilities')
+    if (path === '/capabilities' && traces !== 'not served')
       return new Response(JSON.stringify({ contract_version: '1.3.0', repair_hooks: [], ...(traces ? { traces } : {}) }), { status: 200 });
     return new Response(JSON.stringify({ error: 'not served' }), { status: 404 });
   };
@@ -39,6 +39,7 @@ test('capabilities decide the path: otlp reads the intake, endpoint or silence t
     ['otlp', 'intake'],
     ['endpoint', 'endpoint'],
     [undefined, 'endpoint'],
+    ['not served', 'endpoint'],
     ['down', 'endpoint'],
   ] as const) {
     const { client, calls } = ragDeclaring(declared);
@@ -49,7 +50,7 @@ test('capabilities decide the path: otlp reads the intake, endpoint or silence t
     assert.equal(((await source.read(observation, 1000)) as { reason: string }).reason, expected, String(declared));
     await source.read(observation, 1000);
     assert.equal(endpoint.reads + otlp.reads, 2);
-    // Cached after a successful lookup; asked again after a failed one.
+    // Cached after an answer (a 404 too); asked again when the RAG could not be reached.
     assert.equal(calls.filter((c) => c === '/capabilities').length, declared === 'down' ? 2 : 1, String(declared));
   }
 });
