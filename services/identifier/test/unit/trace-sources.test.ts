@@ -20,7 +20,7 @@ function ragDeclaring(traces: 'endpoint' | 'otlp' | undefined | 'down' | 'not se
     calls.push(path);
     if (traces === 'down') throw new TypeError('fetch failed');
     if (path === '/capabilities' && traces !== 'not served')
-      return new Response(JSON.stringify({ contract_version: '1.3.0', repair_hooks: [], ...(traces ? { traces } : {}) }), { status: 200 });
+      return new Response(JSON.stringify({ contract_version: '1.4.0', repair_hooks: [], ...(traces ? { traces } : {}) }), { status: 200 });
     return new Response(JSON.stringify({ error: 'not served' }), { status: 404 });
   };
   return { client: new RagClient({ baseUrl: 'http://rag.test', fetch: fetchImpl }), calls };
