@@ -13,6 +13,7 @@ import { healingLog, inSpan, testPause } from '@rag-immune/worker-runtime';
 import { evidenceDrafts, prepareAnalysis, toProbeAnalysis, type PreparedAnalysis } from './analysis.ts';
 import { DETECTORS } from './detectors/index.ts';
 import type { IdentifierMetrics } from './identifier-metrics.ts';
+import type { TraceSource } from './trace-diff/trace-sources.ts';
 import { moveTo, note, type Incident } from './incidents/incident.ts';
 import { ConcurrentUpdateError, type IncidentStore, type Versioned } from './incidents/incident-store.ts';
 import type { EvidenceLedger } from './ledger/evidence-ledger.ts';
@@ -29,6 +30,8 @@ export interface IdentifierOptions {
   store: IncidentStore;
   ledger: EvidenceLedger;
   rag: { online: RagClient; baseline: RagClient };
+  /** Where each side's traces are read; default the RAGs' GET /traces. */
+  traces?: { online: TraceSource; baseline: TraceSource };
   publishReport: (report: RootCauseReport) => Promise<void>;
   calibration: Calibration;
   policy: VerdictPolicy;
@@ -79,7 +82,9 @@ export class Identifier {
       { probe_id: result.probe_id, probe_event_id: result.event_id, anomaly: result.anomaly },
       parent,
       async (span) => {
-        const prepared = result.anomaly ? await prepareAnalysis(result, this.options.rag, this.options.traceTimeoutMs) : null;
+        const prepared = result.anomaly
+          ? await prepareAnalysis(result, this.options.rag, this.options.traceTimeoutMs, this.options.traces)
+          : null;
         if (prepared) this.options.metrics.traceFetches.inc({ outcome: prepared.status });
         const incidentId = await this.serial(() => this.withRetries(() => this.apply(result, prepared)));
         if (incidentId) span.setAttribute('incident_id', incidentId);
