@@ -27,7 +27,7 @@ let sum = 0;
 let flips = 0;
 for (const t of triples) {
   const input = { question: t.question ?? '', evidence: t.evidence, answer: t.answer };
-  const [x, y] = [(await a.score(input)).score, (await b.score(input)).score];
+  const [x, y] = [(await a.score(input)).score ?? 0, (await b.score(input)).score ?? 0];
   max = Math.max(max, Math.abs(x - y));
   sum += Math.abs(x - y);
   if (x >= 0.5 !== y >= 0.5) flips += 1;
