@@ -801,6 +801,14 @@ export class Effector {
     return grant;
   }
 
+  /** 409 when the action's tool says its undo cannot run now (its way back deleted, or a later change owns the state). */
+  private async refuseBlockedUndo(target: string, action: ActionDoc): Promise<void> {
+    const tool = toolNamed(action.tool);
+    const ctx = this.toolContext({ incident_id: action.incident_id } as RootCauseReport);
+    const why = await tool?.undoBlocker?.(ctx, JSON.parse(action.args_json) as never, JSON.parse(action.prior_json ?? '{}') as PriorState);
+    if (why) throw new RollbackRefused(409, `cannot roll back ${target}: ${action.tool} ${action.action_id}: ${why}`);
+  }
+
   /** What `immune rollback <target>` will change (dry run) or changed. */
   async rollback(target: string, options: { dryRun: boolean; actor: string }): Promise<RollbackPlan> {
     const { deps } = this;
@@ -849,15 +857,9 @@ export class Effector {
           409,
           `nothing to roll back for ${target}: no succeeded repair (${actions.map((a) => `${a.tool} ${a.status}`).join(', ') || 'none'})`,
         );
-      // A way back that is gone, or a later change that owns the state: refused before anything is undone.
-      const ctx = this.toolContext({ incident_id: target } as RootCauseReport);
-      const blocked: string[] = [];
-      for (const a of undoable) {
-        const tool = toolNamed(a.tool);
-        const why = await tool?.undoBlocker?.(ctx, JSON.parse(a.args_json) as never, JSON.parse(a.prior_json ?? '{}') as PriorState);
-        if (why) blocked.push(`${a.tool} ${a.action_id}: ${why}`);
-      }
-      if (blocked.length > 0) throw new RollbackRefused(409, `cannot roll back ${target}: ${blocked.join('; ')}`);
+      // A way back that is gone, or a later change that owns the state: refused before anything is
+      // undone. Steps run newest first, so each later step is asked again once the ones before it ran.
+      await this.refuseBlockedUndo(target, undoable[0]!);
       for (const a of undoable) {
         const tool = toolNamed(a.tool);
         const changes = tool ? tool.describeUndo(JSON.parse(a.args_json) as never, JSON.parse(a.prior_json ?? '{}') as PriorState) : [];
@@ -887,6 +889,7 @@ export class Effector {
             throw new RollbackRefused(409, `action ${step.action_id} changed meanwhile`);
           const incident = await deps.incidents.get(v.doc.incident_id);
           const report = incident ? deps.incidents.report(incident.doc) : ({ incident_id: v.doc.incident_id } as RootCauseReport);
+          await this.refuseBlockedUndo(target, v.doc);
           const rolled = await this.undo(v, tool, this.toolContext(report), `manual rollback by ${options.actor}`, 'manual');
           if (rolled === null) throw new RollbackRefused(409, `action ${step.action_id} changed meanwhile`);
           // A human rolled the repair back: the effector must not redo it on its own.
