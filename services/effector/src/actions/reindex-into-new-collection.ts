@@ -48,6 +48,7 @@ export const reindexIntoNewCollection = defineTool({
     .strict(),
   touchesQdrant: false,
   reversible: true,
+  coversAllKnowledge: true,
   async plan(ctx) {
     const knowledgeIds = scopedKnowledgeIds(ctx);
     const store = (await ctx.online.capabilities({ timeoutMs: ctx.timeoutMs })).vector_store;
