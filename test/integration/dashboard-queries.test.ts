@@ -122,7 +122,9 @@ before(async () => {
   }
 
   // An operator undoes the verified repair through the effector's API (a manual rollback).
-  const repaired = trials[0]?.actions.find((a) => a.statuses.includes('succeeded'));
+  // The newest verified repair: an older one's way back is owned by the later repair (the blue/green
+  // reindex refuses to switch the alias back past it).
+  const repaired = trials[0]?.actions.filter((a) => a.statuses.includes('succeeded')).at(-1);
   if (repaired) {
     const response = await fetch(`${effector?.url}/rollback`, {
       method: 'POST',

@@ -41,7 +41,7 @@ expect_failure() {
 }
 
 step "helm: lint, template, kubeconform -strict (Kubernetes $KUBE_VERSION schemas)"
-for chart in sentinel identifier effector memory; do
+for chart in sentinel identifier effector memory trace-intake; do
   helm dependency build "helm/$chart" >/dev/null
   helm lint --strict --kube-version "$KUBE_VERSION" -f "helm/$chart/ci/values.yaml" "helm/$chart"
   helm template "rag-immune-$chart" "helm/$chart" -n rag-immune --kube-version "$KUBE_VERSION" -f "helm/$chart/ci/values.yaml" >"$work/$chart.yaml"
@@ -67,6 +67,9 @@ expect_failure "existingSecret is required" \
   helm template x helm/memory --set bus.brokers=k:9092,bus.schemaRegistryUrl=http://r --kube-version "$KUBE_VERSION"
 expect_failure "readOnlyRootFilesystem" \
   helm template x helm/sentinel -f helm/sentinel/ci/values.yaml --set securityContext.readOnlyRootFilesystem=false --kube-version "$KUBE_VERSION"
+expect_failure "stores.elasticsearchUrl is required" helm template x helm/trace-intake --set existingSecret=s --kube-version "$KUBE_VERSION"
+expect_failure "schema" \
+  helm template x helm/trace-intake -f helm/trace-intake/ci/values.yaml --set bus.brokers=k:9092 --kube-version "$KUBE_VERSION"
 
 step "opentofu: fmt, init from the provider mirror, validate; tflint"
 tofu version

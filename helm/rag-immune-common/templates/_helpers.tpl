@@ -58,6 +58,7 @@ secrets are only ever referenced from an existing Secret (secretEnv), never rend
 */}}
 {{- define "rag-immune-common.sharedEnv" -}}
 {{- $v := .ctx.Values }}
+{{- if not .worker.noBus }}
 KAFKA_BROKERS: {{ required "bus.brokers is required (host:port[,host:port...])" $v.bus.brokers | quote }}
 SCHEMA_REGISTRY_URL: {{ required "bus.schemaRegistryUrl is required" $v.bus.schemaRegistryUrl | quote }}
 BUS_PROFILE: {{ $v.bus.profile | quote }}
@@ -85,6 +86,7 @@ KAFKA_SASL_USERNAME: {{ $v.bus.sasl.username | quote }}
 {{- if $v.bus.schemaRegistryUsername }}
 SCHEMA_REGISTRY_USERNAME: {{ $v.bus.schemaRegistryUsername | quote }}
 {{- end }}
+{{- end }}
 {{- if $v.stores.elasticsearchUrl }}
 ELASTICSEARCH_URL: {{ $v.stores.elasticsearchUrl | quote }}
 {{- end }}
@@ -92,11 +94,13 @@ ELASTICSEARCH_URL: {{ $v.stores.elasticsearchUrl | quote }}
 QDRANT_URL: {{ $v.stores.qdrantUrl | quote }}
 {{- end }}
 ES_INDEX_PREFIX: {{ $v.stores.indexPrefix | quote }}
-{{- if $v.telemetry.otlpEndpoint }}
-OTEL_EXPORTER_OTLP_ENDPOINT: {{ $v.telemetry.otlpEndpoint | quote }}
+{{- with $v.telemetry }}
+{{- if .otlpEndpoint }}
+OTEL_EXPORTER_OTLP_ENDPOINT: {{ .otlpEndpoint | quote }}
 {{- end }}
-{{- if $v.telemetry.resourceAttributes }}
-OTEL_RESOURCE_ATTRIBUTES: {{ $v.telemetry.resourceAttributes | quote }}
+{{- if .resourceAttributes }}
+OTEL_RESOURCE_ATTRIBUTES: {{ .resourceAttributes | quote }}
+{{- end }}
 {{- end }}
 {{ printf "%s_HOST" .worker.prefix }}: "0.0.0.0"
 {{ printf "%s_PORT" .worker.prefix }}: {{ .worker.port | quote }}
@@ -191,6 +195,9 @@ probe file); /tmp is always a writable emptyDir because the root filesystem is r
 */}}
 {{- define "rag-immune-common.deployment" -}}
 {{- $v := .ctx.Values }}
+{{- /* A worker without the bus (the trace intake) has no bus values: its Kafka TLS is an empty dict. */ -}}
+{{- $kafkaTls := dict }}
+{{- if not .worker.noBus }}{{ $kafkaTls = $v.bus.tls }}{{ end }}
 apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -288,7 +295,7 @@ spec:
           volumeMounts:
             - name: tmp
               mountPath: /tmp
-            {{- if and $v.bus.tls.enabled $v.bus.tls.existingSecret }}
+            {{- if and $kafkaTls.enabled $kafkaTls.existingSecret }}
             - name: kafka-tls
               mountPath: /etc/rag-immune/kafka-tls
               readOnly: true
@@ -303,10 +310,10 @@ spec:
         - name: tmp
           emptyDir:
             sizeLimit: {{ $v.tmpSizeLimit }}
-        {{- if and $v.bus.tls.enabled $v.bus.tls.existingSecret }}
+        {{- if and $kafkaTls.enabled $kafkaTls.existingSecret }}
         - name: kafka-tls
           secret:
-            secretName: {{ $v.bus.tls.existingSecret | quote }}
+            secretName: {{ $kafkaTls.existingSecret | quote }}
             defaultMode: 0440
         {{- end }}
         {{- with .worker.volumes }}

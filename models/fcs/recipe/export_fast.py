@@ -9,6 +9,7 @@ reproduce the same integer weights, so the two INT8 graphs differ only in how at
   OMP_NUM_THREADS=1 .venv/bin/python recipe/export_fast.py \
       [--int8 ckpt/v22.int8.onnx] [--out ckpt/fast/model.int8.onnx] [--pairs 400] [--lat-n 200] [--report reports/export-fast.json]
   cp ckpt/fast/model.int8.onnx model.int8.onnx                                                          # what ships since v2.3
+  python ../recipe/u8_weights.py model.int8.onnx model.int8.onnx    # since 2026-12-02: the same integers as uint8 (AVX2 without VNNI)
 
 Checks (in the report): the patched PyTorch model against the unpatched one (padded batches included);
 INT8 fast against INT8 shipped on real (claim, evidence) pairs from /work/shared/data/factcheck test

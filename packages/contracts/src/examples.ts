@@ -15,6 +15,7 @@ export function exampleProbeResult(probeId = 'probe-debian-openssl-version', at 
     http_status: 200,
     error_message: null,
     trace_id: traceId,
+    traceparent: null,
     latency_ms: 41.7,
     signals: {
       fcs,

@@ -5,7 +5,11 @@ import type { QueryRequest, QueryResponse } from '@rag-immune/rag-contract';
  * RagClient and FactConsistencyScorer; tests plug in the same real ones against real servers.
  */
 export interface RagPort {
-  query(request: QueryRequest, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<QueryResponse>;
+  /** `headers` carries the probe's W3C traceparent, so the RAG's spans of the call are findable by trace id. */
+  query(
+    request: QueryRequest,
+    options?: { signal?: AbortSignal; timeoutMs?: number; headers?: Readonly<Record<string, string>> },
+  ): Promise<QueryResponse>;
 }
 
 export interface EvidenceSnippet {

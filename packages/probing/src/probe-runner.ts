@@ -12,6 +12,7 @@ import {
   type IPolicy,
 } from 'cockatiel';
 import { ContractViolationError, RagHttpError, RagUnreachableError, type QueryResponse } from '@rag-immune/rag-contract';
+import { newProbeTraceContext } from '@rag-immune/traces';
 import { eventEnvelope, type FcsStatus, type ProbeObservation, type ProbeResult, type RagCallStatus } from '@rag-immune/contracts';
 import type { GoldenProbe } from './golden-probe.ts';
 import type { FactConsistencyPort, FcsVerdict, RagPort } from './ports.ts';
@@ -100,6 +101,7 @@ function failedObservation(error: unknown, latencyMs: number, deadlinePassed = f
     http_status: httpStatus,
     error_message: message,
     trace_id: null,
+    traceparent: null,
     latency_ms: latencyMs,
     signals: null,
     retrieved_documents: [],
@@ -185,18 +187,20 @@ export class ProbeRunner {
     const started = performance.now();
     const deadline = AbortSignal.timeout(Math.ceil(this.deadlineMs));
     let response: QueryResponse;
+    // A fresh trace context per attempt: a retried call's spans do not mix with the failed attempt's.
+    let traced = newProbeTraceContext();
     try {
-      response = await this.policies[side].execute(
-        ({ signal }) =>
-          rag.query(
-            { query: probe.query },
-            {
-              signal,
-              timeoutMs: Math.max(1, Math.ceil(Math.min(this.options.callTimeoutMs, this.deadlineMs - (performance.now() - started)))),
-            },
-          ),
-        deadline,
-      );
+      response = await this.policies[side].execute(({ signal }) => {
+        traced = newProbeTraceContext();
+        return rag.query(
+          { query: probe.query },
+          {
+            signal,
+            timeoutMs: Math.max(1, Math.ceil(Math.min(this.options.callTimeoutMs, this.deadlineMs - (performance.now() - started)))),
+            headers: { traceparent: traced.traceparent },
+          },
+        );
+      }, deadline);
     } catch (error) {
       const observation = failedObservation(error, performance.now() - started, deadline.aborted);
       await this.options.debug?.record({
@@ -232,6 +236,7 @@ export class ProbeRunner {
       http_status: 200,
       error_message: null,
       trace_id: response.trace_id,
+      traceparent: traced.traceparent,
       latency_ms: latencyMs,
       signals: {
         fcs: fcs.score,

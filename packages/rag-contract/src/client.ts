@@ -30,6 +30,8 @@ export interface RagClientOptions {
 export interface CallOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
+  /** Headers of this call only, e.g. a probe's W3C `traceparent`. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -133,7 +135,8 @@ export class RagClient {
       response = await this.fetchImpl(url, {
         method,
         signal,
-        ...(body === undefined ? {} : { body, headers: { 'content-type': 'application/json' } }),
+        ...(body === undefined ? {} : { body }),
+        headers: { ...options.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       });
       text = await response.text();
     } catch (error) {

@@ -4,4 +4,4 @@ import { fileURLToPath } from 'node:url';
 export const CONTRACT_DOCUMENT_PATH = fileURLToPath(new URL('../openapi/rag-health-contract.yaml', import.meta.url));
 
 /** `info.version` of the document; servers report it in GET /capabilities. */
-export const CONTRACT_VERSION = '1.3.0';
+export const CONTRACT_VERSION = '1.4.0';

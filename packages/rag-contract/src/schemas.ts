@@ -123,6 +123,8 @@ export const CollectionName = z
   .string()
   .regex(/^[A-Za-z0-9_.-]{1,255}$/, 'letters, digits, _ . - only')
   .refine((name) => name !== '.' && name !== '..', 'not a path segment');
+export const TraceSourceKind = z.enum(['endpoint', 'otlp']);
+export type TraceSourceKind = z.infer<typeof TraceSourceKind>;
 
 export const Capabilities = z
   .object({
@@ -158,6 +160,8 @@ export const Capabilities = z
       })
       .strict()
       .optional(),
+    /** Where the identifier reads this RAG's traces (1.4.0): GET /traces/{id}, or its OTLP spans in the trace intake. */
+    traces: TraceSourceKind.optional(),
   })
   .strict();
 export type Capabilities = z.infer<typeof Capabilities>;

@@ -107,6 +107,18 @@ export interface WorkerHttpOptions {
   apiToken?: string;
   /** Guards the worker's routes instead of `apiToken`, e.g. `bearerAuth(...)` (open on loopback without a token). */
   auth?: RequestHandler;
+  /** Largest JSON body accepted after decompression (default 1mb); larger ones get a 413. */
+  jsonLimit?: number | string;
+}
+
+/** body-parser's own refusals (too large, bad encoding, aborted) carry a 4xx `status` and a `type`. */
+function bodyParserRefusal(error: unknown): { status: number; message: string } | null {
+  if (typeof error !== 'object' || error === null) return null;
+  const { status, type, limit } = error as { status?: unknown; type?: unknown; limit?: unknown };
+  if (typeof status !== 'number' || status < 400 || status >= 500 || typeof type !== 'string') return null;
+  if (type === 'entity.too.large') return { status: 413, message: `request body too large: the limit is ${String(limit)} bytes` };
+  if (type === 'encoding.unsupported') return { status: 415, message: 'unsupported content-encoding: send identity, gzip, deflate or br' };
+  return { status, message: `invalid request body: ${(error as Error).message}` };
 }
 
 /**
@@ -117,7 +129,7 @@ export interface WorkerHttpOptions {
 export function workerHttpApp(options: WorkerHttpOptions): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.use(express.json({ limit: '1mb' }));
+  app.use(express.json({ limit: options.jsonLimit ?? '1mb' }));
   app.get('/healthz', (_req, res) => {
     const health = options.health();
     res.status(health.ready ? 200 : 503).json({ status: health.ready ? 'ok' : 'starting', ...health.detail });
@@ -144,6 +156,11 @@ export function workerHttpApp(options: WorkerHttpOptions): Express {
     }
     if (typeof error === 'object' && error !== null && (error as { type?: string }).type === 'entity.parse.failed') {
       res.status(400).json({ error: 'invalid request: body is not valid JSON' });
+      return;
+    }
+    const refusal = bodyParserRefusal(error);
+    if (refusal !== null) {
+      res.status(refusal.status).json({ error: refusal.message });
       return;
     }
     sendInternalError(options.logger, options.worker, error, req, res);

@@ -9,6 +9,7 @@ import { DETECTORS, type ClaimKind, type DetectorVerdict } from './detectors/ind
 import type { EvidenceDraft, EvidenceRecord } from './ledger/evidence-record.ts';
 import { diffTraces, type TraceDiff } from './trace-diff/trace-diff.ts';
 import { fetchTracePair } from './trace-diff/trace-fetcher.ts';
+import { EndpointTraceSource, type TraceSource } from './trace-diff/trace-sources.ts';
 import type { Cause, Layer, ProbeAnalysis } from './verdict/verdict.ts';
 
 export interface PreparedAnalysis {
@@ -18,6 +19,8 @@ export interface PreparedAnalysis {
   diff: TraceDiff | null;
   verdicts: DetectorVerdict[];
   layer: Layer;
+  /** Where each side's trace came from, and what its spans did not say (intake traces), for the ledger. */
+  provenance?: { source: { online: string; baseline: string }; gaps: { online: string[]; baseline: string[] } };
 }
 
 const LAYER_CLAIM: Record<Layer, ClaimKind> = {
@@ -58,14 +61,28 @@ export async function prepareAnalysis(
   result: ProbeResult,
   clients: { online: RagClient; baseline: RagClient },
   traceTimeoutMs: number,
+  sources: { online: TraceSource; baseline: TraceSource } = {
+    online: new EndpointTraceSource(clients.online),
+    baseline: new EndpointTraceSource(clients.baseline),
+  },
 ): Promise<PreparedAnalysis> {
-  const fetched = await fetchTracePair(clients, { online: result.online.trace_id, baseline: result.baseline.trace_id }, traceTimeoutMs);
+  const fetched = await fetchTracePair(sources, result, traceTimeoutMs);
   if (!fetched.ok) {
-    const status = fetched.side === 'baseline' && result.baseline.call_status !== 'ok' ? 'baseline_unavailable' : 'trace_unavailable';
+    const status =
+      fetched.side === 'baseline' && result.baseline.call_status !== 'ok'
+        ? 'baseline_unavailable'
+        : fetched.incomplete
+          ? 'trace_incomplete'
+          : 'trace_unavailable';
     return { result, status, problem: `${fetched.side}: ${fetched.reason}`, diff: null, verdicts: [], layer: 'none' };
   }
   const diff = diffTraces(fetched.online, fetched.baseline);
-  return analyseTraces(result, diff, await lookUpFreshness(clients.online, diff, traceTimeoutMs));
+  const analysis = analyseTraces(result, diff, await lookUpFreshness(clients.online, diff, traceTimeoutMs));
+  const gapsOf = (gaps: readonly { piece: string }[]) => gaps.map((g) => g.piece);
+  return {
+    ...analysis,
+    provenance: { source: fetched.source, gaps: { online: gapsOf(fetched.gaps.online), baseline: gapsOf(fetched.gaps.baseline) } },
+  };
 }
 
 /** At most this many ids are looked up per probe: the claims need a few, not the whole context. */
@@ -97,6 +114,7 @@ export function evidenceDrafts(prepared: PreparedAnalysis): EvidenceDraft[] {
     return [
       {
         ...base,
+        // An incomplete intake trace is recorded the same way; the analysis status tells them apart.
         kind: 'trace_unavailable',
         detector: null,
         claim_kind: null,
@@ -108,6 +126,8 @@ export function evidenceDrafts(prepared: PreparedAnalysis): EvidenceDraft[] {
           problem: prepared.problem,
           online_trace_id: result.online.trace_id,
           baseline_trace_id: result.baseline.trace_id,
+          online_traceparent: result.online.traceparent,
+          baseline_traceparent: result.baseline.traceparent,
         },
       },
     ];
@@ -134,6 +154,7 @@ export function evidenceDrafts(prepared: PreparedAnalysis): EvidenceDraft[] {
         answer_equal_to_baseline: diff.answer.equal_to_baseline,
         online_unsupported_facts: diff.answer.online_unsupported,
         models_changed: diff.models.changed,
+        ...(prepared.provenance ? { trace_source: prepared.provenance.source, trace_gaps: prepared.provenance.gaps } : {}),
       },
     },
   ];

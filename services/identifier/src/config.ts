@@ -44,6 +44,18 @@ export const IdentifierEnv = z.object({
   IDENTIFIER_MAX_WAIT_SECONDS: seconds(900),
   IDENTIFIER_MIN_RESULTS: z.coerce.number().int().min(1).default(2),
   IDENTIFIER_ACCEPT_CONFIDENCE: z.coerce.number().min(0).max(1).default(0.7),
+  /**
+   * Where traces are read: auto (each RAG's GET /capabilities `traces` says; endpoint when it says
+   * nothing), endpoint (GET /traces/{id}) or intake (the RAG's OTLP spans in the trace intake).
+   */
+  IDENTIFIER_TRACE_SOURCE: z.enum(['auto', 'endpoint', 'intake']).default('auto'),
+  /** ES_INDEX_PREFIX of the trace intake whose spans are read (default: this worker's ES_INDEX_PREFIX). */
+  IDENTIFIER_INTAKE_INDEX_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be lowercase letters, digits, - or _')
+    .optional(),
+  /** How long to wait for a probe call's spans to reach the intake (exporters batch, default every 5 s). */
+  IDENTIFIER_INTAKE_WAIT_MS: z.coerce.number().int().positive().default(15_000),
   /** A fitted calibration file (scripts/fit-calibration.ts); default: the one shipped in src/verdict. */
   IDENTIFIER_CALIBRATION_FILE: z.string().optional(),
 });

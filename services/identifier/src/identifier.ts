@@ -20,6 +20,7 @@ import { ConcurrentUpdateError, type IncidentStore } from './incidents/incident-
 import { RepairFeedback } from './incidents/repair-feedback.ts';
 import type { EvidenceLedger } from './ledger/evidence-ledger.ts';
 import { ReportOutbox } from './report/report-outbox.ts';
+import type { TraceSource } from './trace-diff/trace-sources.ts';
 import { ReportStaging } from './report/report-staging.ts';
 import type { Calibration } from './verdict/calibration.ts';
 import type { VerdictPolicy } from './verdict/verdict.ts';
@@ -39,6 +40,8 @@ export interface IdentifierOptions {
   /** Consecutive clean results every probe of the incident needs before it closes. */
   cleanRoundsToClose: number;
   traceTimeoutMs: number;
+  /** Where each side's traces are read; default the RAGs' GET /traces. */
+  traces?: { online: TraceSource; baseline: TraceSource };
   metrics: IdentifierMetrics;
   logger: Logger;
   tracer: Tracer;
@@ -84,7 +87,9 @@ export class Identifier {
       { probe_id: result.probe_id, probe_event_id: result.event_id, anomaly: result.anomaly },
       parent,
       async (span) => {
-        const prepared = result.anomaly ? await prepareAnalysis(result, this.options.rag, this.options.traceTimeoutMs) : null;
+        const prepared = result.anomaly
+          ? await prepareAnalysis(result, this.options.rag, this.options.traceTimeoutMs, this.options.traces)
+          : null;
         if (prepared) this.options.metrics.traceFetches.inc({ outcome: prepared.status });
         const incidentId = await this.serial(() => this.withRetries(() => this.grouping.apply(result, prepared)));
         if (incidentId) span.setAttribute('incident_id', incidentId);

@@ -11,6 +11,7 @@ import { elasticsearchStores } from '@rag-immune/es-store';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { BusMetrics, EventBus, busConfigFromEnv } from '@rag-immune/bus';
+import { ElasticsearchSpanStore } from '@rag-immune/traces';
 import {
   assertSafeBinding,
   contextFromHeaders,
@@ -27,6 +28,7 @@ import { IdentifierMetrics } from './identifier-metrics.ts';
 import { incidentRoutes } from './http/routes.ts';
 import { IncidentStore } from './incidents/incident-store.ts';
 import { EvidenceLedger } from './ledger/evidence-ledger.ts';
+import { traceSources } from './trace-diff/trace-source-config.ts';
 import { loadCalibration } from './verdict/calibration.ts';
 
 export interface IdentifierWorker {
@@ -61,13 +63,15 @@ export async function startIdentifierWorker(
   await bus.start(['probes', 'reports', 'actions']);
   const publisher = await bus.publisher();
   const ragTimeout = config.IDENTIFIER_TRACE_TIMEOUT_MS;
+  const rag = {
+    online: ragClientWithHeaders(config.IDENTIFIER_ONLINE_RAG_URL, config.IDENTIFIER_RAG_HEADERS, ragTimeout),
+    baseline: ragClientWithHeaders(config.IDENTIFIER_BASELINE_RAG_URL, config.IDENTIFIER_RAG_HEADERS, ragTimeout),
+  };
   const identifier = new Identifier({
     store,
     ledger,
-    rag: {
-      online: ragClientWithHeaders(config.IDENTIFIER_ONLINE_RAG_URL, config.IDENTIFIER_RAG_HEADERS, ragTimeout),
-      baseline: ragClientWithHeaders(config.IDENTIFIER_BASELINE_RAG_URL, config.IDENTIFIER_RAG_HEADERS, ragTimeout),
-    },
+    rag,
+    traces: traceSources(config, rag, new ElasticsearchSpanStore(es, config.IDENTIFIER_INTAKE_INDEX_PREFIX ?? config.ES_INDEX_PREFIX)),
     publishReport: (report) => publisher.publishMany('reports', [report], undefined, () => traceHeaders()),
     calibration,
     policy: {

@@ -62,6 +62,14 @@ const ConfigSchema = z
     RAG_API_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
     /** The fault admin API (POST /admin/faults/*) works only when explicitly enabled: drills, tests, the demo. */
     RAG_FAULT_INJECTION: z.enum(['enabled', 'disabled']).default('disabled'),
+    /** GET /traces/{id}: disabled leaves the RAG's OTLP spans (below) as its only traces. */
+    RAG_TRACES_ENDPOINT: z.enum(['enabled', 'disabled']).default('enabled'),
+    /** Where to export each query's OpenInference spans (OTLP/HTTP protobuf), e.g. the trace intake's /v1/traces. */
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+    /** `Authorization=Bearer …` for the intake, in OTLP's `key=value,…` syntax. */
+    OTEL_EXPORTER_OTLP_HEADERS: z.string().optional(),
+    /** The span batch's export delay (the SDK's default 5 s; tests shorten it). */
+    OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(1).default(5000),
   })
   .superRefine((config, ctx) => {
     if (config.INSTANCE === 'baseline' && config.PINNED_AS_OF === undefined) {
@@ -72,6 +80,13 @@ const ConfigSchema = z
         code: z.ZodIssueCode.custom,
         path: ['RAG_API_TOKEN'],
         message: `is required to bind HOST=${config.HOST} (beyond loopback)`,
+      });
+    }
+    if (config.RAG_TRACES_ENDPOINT === 'disabled' && config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT === undefined) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'],
+        message: 'is required when RAG_TRACES_ENDPOINT=disabled (otherwise the RAG has no traces at all)',
       });
     }
     if (config.INSTANCE === 'online' && config.PINNED_AS_OF !== undefined) {

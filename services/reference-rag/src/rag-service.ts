@@ -7,6 +7,7 @@ import type { ChunkPayload, ScoredChunk, VectorIndex } from './index/vector-inde
 import type { QueryLog } from './query-log.ts';
 import type { Reranker } from './rerank/reranker.ts';
 import type { QueryNormalizer } from './text/query-normalizer.ts';
+import type { QuerySpans } from './traces/openinference-spans.ts';
 import type { TraceStore } from './traces/trace-store.ts';
 
 export interface RagServiceOptions {
@@ -16,6 +17,10 @@ export interface RagServiceOptions {
   /** How many candidates retrieval hands to the reranker. */
   candidates: number;
   defaultTopK: number;
+  /** When set, every query is also exported as OpenInference spans (OTLP) under the caller's traceparent. */
+  spans?: QuerySpans;
+  /** RAG_TRACES_ENDPOINT=disabled: GET /traces/{id} is not served (traces go to the OTLP intake only). */
+  tracesEndpoint: boolean;
 }
 
 /** The query path: normalise → embed → retrieve valid-at-T chunks → rerank → generate → trace. */
@@ -48,7 +53,9 @@ export class RagService {
     return request.as_of === undefined ? new Date() : new Date(request.as_of);
   }
 
-  async query(request: QueryRequest): Promise<QueryResponse> {
+  /** `call.traceparent`: the caller's W3C trace context, which the exported spans continue. */
+  async query(request: QueryRequest, call: { traceparent?: string } = {}): Promise<QueryResponse> {
+    const startedAt = Date.now();
     const started = performance.now();
     const asOf = this.asOfFor(request);
     const topK = request.top_k ?? this.options.defaultTopK;
@@ -110,13 +117,31 @@ export class RagService {
       models: response.models,
       timings,
     };
+    // Kept even with the endpoint off: in-process callers (tests comparing both paths) read it.
     this.traces.put(trace);
+    const at = (t: number) => startedAt + (t - started);
+    this.options.spans?.record({
+      traceparent: call.traceparent,
+      query: request.query,
+      rewritten,
+      asOf: response.as_of,
+      candidates: retrieved.map((hit) => toContractChunk(hit, rerankScores.get(hit.pointId))),
+      reranked: reranked.map((entry) => toContractChunk(entry.candidate, entry.score)),
+      topK,
+      response,
+      phases: { start: startedAt, embedded: at(t1), retrieved: at(t2), reranked: at(t3), generated: at(t4), end: at(performance.now()) },
+    });
     this.queryLog.record(request.query);
     return response;
   }
 
+  /** The recorded trace (undefined once evicted); whether GET /traces serves it is `servesTraces`. */
   trace(traceId: string): Trace | undefined {
     return this.traces.get(traceId);
+  }
+
+  get servesTraces(): boolean {
+    return this.options.tracesEndpoint;
   }
 }
 
@@ -131,7 +156,7 @@ function scored(hit: ScoredChunk, rank: number, rerankScore: number | undefined)
   };
 }
 
-function toContractChunk(hit: ScoredChunk, rerankScore: number): Chunk {
+function toContractChunk(hit: ScoredChunk, rerankScore: number | undefined): Chunk {
   const p = hit.payload;
   return {
     doc_id: p.doc_id,
@@ -144,7 +169,7 @@ function toContractChunk(hit: ScoredChunk, rerankScore: number): Chunk {
     valid_from: p.valid_from,
     valid_until: p.valid_until,
     retrieval_score: hit.score,
-    rerank_score: rerankScore,
+    ...(rerankScore === undefined ? {} : { rerank_score: rerankScore }),
     text: p.text,
   };
 }

@@ -21,6 +21,10 @@ export interface ReferenceRagPairOptions {
   baselinePinnedAt?: Date;
   /** RAG_API_TOKEN of both instances; callers then pass it to callFaultAdmin and repair clients. Default: none (loopback dev mode). */
   apiToken?: string;
+  /** Export both instances' query spans to this OTLP/HTTP traces URL (e.g. a trace intake's /v1/traces). */
+  otlpTracesUrl?: string;
+  /** `enabled` (default) or `disabled`: with it off, the RAGs' traces exist only as their OTLP spans. */
+  tracesEndpoint?: 'enabled' | 'disabled';
 }
 
 /** An online reference RAG and its frozen baseline, ingested and listening on loopback. */
@@ -53,6 +57,10 @@ export async function startReferenceRagPair(options: ReferenceRagPairOptions): P
     LOG_LEVEL: 'warn',
     RAG_FAULT_INJECTION: 'enabled',
     ...(options.apiToken === undefined ? {} : { RAG_API_TOKEN: options.apiToken }),
+    ...(options.otlpTracesUrl === undefined
+      ? {}
+      : { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: options.otlpTracesUrl, OTEL_BSP_SCHEDULE_DELAY: '200' }),
+    ...(options.tracesEndpoint === undefined ? {} : { RAG_TRACES_ENDPOINT: options.tracesEndpoint }),
   };
   const online = createReferenceRag(ragConfigFromEnv({ ...env, INSTANCE: 'online', QDRANT_COLLECTION: `${options.label}-online-${run}` }), {
     embedder,

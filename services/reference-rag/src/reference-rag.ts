@@ -19,6 +19,7 @@ import { RagService } from './rag-service.ts';
 import { RepairHooks } from './repair-hooks.ts';
 import { Reranker, loadRerankerWeights } from './rerank/reranker.ts';
 import { QueryNormalizer } from './text/query-normalizer.ts';
+import { openInferenceQuerySpans, parseOtlpHeaders } from './traces/openinference-spans.ts';
 import { TraceStore } from './traces/trace-store.ts';
 
 export const DEFAULT_RERANKER_DIR = fileURLToPath(new URL('../../../models/reranker/', import.meta.url));
@@ -67,12 +68,23 @@ export function createReferenceRag(config: RagConfig, deps: ReferenceRagDeps): R
   const generator = new ExtractiveGenerator();
   const normalizer = new QueryNormalizer();
   const queryLog = new QueryLog(config.QUERY_LOG_PATH);
+  const spans =
+    config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT === undefined
+      ? undefined
+      : openInferenceQuerySpans({
+          url: config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+          headers: parseOtlpHeaders(config.OTEL_EXPORTER_OTLP_HEADERS),
+          instance: config.INSTANCE,
+          scheduledDelayMillis: config.OTEL_BSP_SCHEDULE_DELAY,
+        });
   const service = new RagService(
     {
       instance: config.INSTANCE,
       ...(pinned ? { pinnedAsOf: pinned } : {}),
       candidates: config.RETRIEVAL_CANDIDATES,
       defaultTopK: config.DEFAULT_TOP_K,
+      tracesEndpoint: config.RAG_TRACES_ENDPOINT === 'enabled',
+      ...(spans ? { spans } : {}),
     },
     embedder,
     index,
@@ -148,6 +160,7 @@ export function createReferenceRag(config: RagConfig, deps: ReferenceRagDeps): R
     async close() {
       clearInterval(flushTimer);
       queryLog.flush();
+      await spans?.shutdown();
       if (server !== undefined) {
         server.closeAllConnections();
         await new Promise<void>((resolve) => server!.close(() => resolve()));

@@ -91,8 +91,9 @@ test('a RootCauseReport may abstain with unknown, and must always name a root ca
  * no subject gets a new version (BACKWARD holds trivially). A deliberate contract change updates these.
  */
 const REGISTERED_FINGERPRINTS: Record<string, string> = {
-  probes: '421cbd32e30eab4769dde63c43d72f14a045acb1db3fff00deef4886758b05a7',
-  reports: 'f2983647ad6f22e39d058a469637059be9fb5cfcf4eec4b0adaea8329d4b5432',
+  // 2026-12-02: ProbeResult's per-side traceparent and RootCauseReport's trace_incomplete (issue 26).
+  probes: '7db051ff12f2c770fa5b8693d5af418190f65c895f912d9188fd24e70364fb5d',
+  reports: 'afde83b277a5b7338d10f05056656267340cb67f8a38c593b2dcee3b01374a13',
   actions: '30be3edf4f50fe1870e01246473d3349dc68cbad8d7d6d8d1f5f30c23f0a7c77',
 };
 

@@ -21,6 +21,7 @@ const ok = (latency = 10): ProbeObservation => ({
   http_status: 200,
   error_message: null,
   trace_id: 't',
+  traceparent: null,
   latency_ms: latency,
   signals: { fcs: 0.9, fcs_status: 'scored', fcs_truncated: false, ic: 1, kf_as_of: 0, kf_age_days: 0 },
   retrieved_documents: [],

@@ -18,6 +18,7 @@ function observation(
     http_status: status === 'ok' ? 200 : 500,
     error_message: status === 'ok' ? null : 'boom',
     trace_id: null,
+    traceparent: null,
     latency_ms: 10,
     signals:
       status === 'ok'

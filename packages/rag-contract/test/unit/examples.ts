@@ -66,6 +66,7 @@ export const VALID: Record<string, unknown[]> = {
       knowledge_sources: ['debian-changelog'],
       active_versions: { reranker: 'v2.1', knowledge_sources: { 'debian-changelog': 'backup' } },
     },
+    { contract_version: '1.4.0', repair_hooks: [], traces: 'otlp' },
   ],
   KnowledgeVersionRef: [{ version: '3.0.11-1', valid_from: '2023-09-20T00:00:00Z' }],
   IndexedVersionRef: [
@@ -128,6 +129,7 @@ export const INVALID: Record<string, unknown[]> = {
   Capabilities: [
     { contract_version: '1', repair_hooks: ['reboot'] },
     { contract_version: '1.1.0', repair_hooks: [], active_versions: { knowledge_sources: { 'debian-changelog': '' } } },
+    { contract_version: '1.4.0', repair_hooks: [], traces: 'jaeger' },
   ],
   KnowledgeVersionRef: [{ version: '', valid_from: '2024-01-01T00:00:00Z' }, { version: '1' }],
   IndexedVersionRef: [

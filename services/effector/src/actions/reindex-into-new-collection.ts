@@ -48,6 +48,7 @@ export const reindexIntoNewCollection = defineTool({
     .strict(),
   touchesQdrant: false,
   reversible: true,
+  coversAllKnowledge: true,
   // Its build and the generation it retired are its way forward and back: retention keeps both meanwhile.
   protectedCollections: (args, prior) =>
     [args.target_collection, prior.from_collection].filter((name): name is string => typeof name === 'string'),

@@ -61,6 +61,11 @@ export interface RepairTool<A extends Record<string, unknown> = Record<string, u
    * it retired and would switch back to): alias retention keeps them. Absent: none.
    */
   protectedCollections?(args: A, prior: PriorState): string[];
+  /**
+   * The repair rebuilds every piece of knowledge, not only the named ones (a whole-index rebuild): a
+   * later revision that merely names more knowledge seen broken before it finished needs no new repair.
+   */
+  readonly coversAllKnowledge?: boolean;
   /** Derives the arguments from the report and the RAG pair; throws PreconditionError when inapplicable. */
   plan(ctx: ToolContext, params: Readonly<Record<string, string>>): Promise<A>;
   /** Checks the arguments still apply right before execution; throws PreconditionError otherwise. */

@@ -84,15 +84,9 @@ export class Rollback {
           409,
           `nothing to roll back for ${target}: no succeeded repair (${actions.map((a) => `${a.tool} ${a.status}`).join(', ') || 'none'})`,
         );
-      // A way back that is gone, or a later change that owns the state: refused before anything is undone.
-      const ctx = toolContextFor(deps, { incident_id: target } as RootCauseReport);
-      const blocked: string[] = [];
-      for (const a of undoable) {
-        const tool = this.tools.named(a.tool);
-        const why = await tool?.undoBlocker?.(ctx, JSON.parse(a.args_json) as never, JSON.parse(a.prior_json ?? '{}') as PriorState);
-        if (why) blocked.push(`${a.tool} ${a.action_id}: ${why}`);
-      }
-      if (blocked.length > 0) throw new RollbackRefused(409, `cannot roll back ${target}: ${blocked.join('; ')}`);
+      // A way back that is gone, or a later change that owns the state: refused before anything is
+      // undone. Steps run newest first, so each later step is asked again once the ones before it ran.
+      await this.refuseBlockedUndo(target, undoable[0]!);
       for (const a of undoable) {
         const tool = this.tools.named(a.tool);
         const changes = tool ? tool.describeUndo(JSON.parse(a.args_json) as never, JSON.parse(a.prior_json ?? '{}') as PriorState) : [];
@@ -115,7 +109,7 @@ export class Rollback {
         await deps.snapshots.restore(snapshot);
         deps.metrics.rollbacks.inc({ trigger: 'manual' });
       } else {
-        for (const step of plan.steps) await this.undoStep(step, options.actor);
+        for (const step of plan.steps) await this.undoStep(step, options.actor, target);
       }
     } catch (error) {
       await deps.audit.record({
@@ -137,12 +131,21 @@ export class Rollback {
     return plan;
   }
 
-  private async undoStep(step: RollbackPlan['steps'][number], actor: string): Promise<void> {
+  /** 409 when the action's tool says its undo cannot run now (its way back deleted, or a later change owns the state). */
+  private async refuseBlockedUndo(target: string, action: ActionDoc): Promise<void> {
+    const tool = this.tools.named(action.tool);
+    const ctx = toolContextFor(this.deps, { incident_id: action.incident_id } as RootCauseReport);
+    const why = await tool?.undoBlocker?.(ctx, JSON.parse(action.args_json) as never, JSON.parse(action.prior_json ?? '{}') as PriorState);
+    if (why) throw new RollbackRefused(409, `cannot roll back ${target}: ${action.tool} ${action.action_id}: ${why}`);
+  }
+
+  private async undoStep(step: RollbackPlan['steps'][number], actor: string, target: string): Promise<void> {
     const { deps } = this;
     const v = await deps.actions.getById(step.action_id as string);
     const tool = this.tools.named(step.tool as string);
     if (v === null || tool === undefined || v.doc.status !== 'succeeded')
       throw new RollbackRefused(409, `action ${step.action_id} changed meanwhile`);
+    await this.refuseBlockedUndo(target, v.doc);
     const incident = await deps.incidents.get(v.doc.incident_id);
     const report = incident ? deps.incidents.report(incident.doc) : ({ incident_id: v.doc.incident_id } as RootCauseReport);
     const rolled = await this.undoer.undo(v, tool, toolContextFor(deps, report), `manual rollback by ${actor}`, 'manual');

@@ -44,6 +44,25 @@ export class PlanLoop {
     }
     const mode = (await deps.modes.get()).mode;
     const all = await deps.actions.list({ incident: report.incident_id });
+    // A whole-index rebuild verified after the revision's last anomaly already rebuilt the knowledge it
+    // adds: those anomalies were seen before the rebuild finished, so there is nothing new to repair.
+    const coveredBy = all.find(
+      (a) =>
+        a.status === 'succeeded' &&
+        a.component === report.affected_component &&
+        this.tools.named(a.tool)?.coversAllKnowledge === true &&
+        a.finished_at !== null &&
+        Date.parse(a.finished_at) > report.window_end,
+    );
+    if (coveredBy && report.root_cause !== 'unknown') {
+      healingLog(
+        log,
+        { incident_id: report.incident_id, action_id: coveredBy.action_id, tool: coveredBy.tool },
+        `revision ${report.report_revision}: every anomaly it names predates the verified ${coveredBy.tool}, which rebuilt all knowledge: nothing to repair`,
+      );
+      deps.metrics.reports.inc({ outcome: 'covered' });
+      return 'recovered';
+    }
     const failedHere = all.filter((a) => (a.status === 'failed' || a.status === 'rolled_back') && a.executions > 0);
     const history: RepairHistory = {
       failedAttempts: failedHere.length,

@@ -164,7 +164,7 @@ test('vector-index corruption: snapshot, reindex, verified; rollback (dry run, t
   }
 });
 
-test('knowledge-source failure: snapshot, switch to the backup source, verified', async () => {
+test('knowledge-source failure: snapshot, switch to the backup source, verified; rollback restores the pre-repair answers exactly', async () => {
   const incident = `inc-source-${h.run}`;
   const injected = await fault(h, 'POST', 'knowledge-source-failure', {
     mode: 'stale',
@@ -175,6 +175,10 @@ test('knowledge-source failure: snapshot, switch to the backup source, verified'
     const affected = injected.fault?.affected_knowledge_ids ?? [];
     const probes = await degradedQuestions(h, questionsAbout(affected), 3);
     assert.ok(probes.length > 0, 'the stale feed degrades some answers');
+    const broken = await answers(
+      h.online,
+      probes.map((p) => p.query),
+    );
     await h.publishReport(reportFor(incident, 'knowledge_source_failure', 'knowledge_source', probes, affected));
     await h.waitFor(
       (ev) => ev.some((e) => e.incident_id === incident && ['succeeded', 'escalated'].includes(e.status)),
@@ -189,6 +193,10 @@ test('knowledge-source failure: snapshot, switch to the backup source, verified'
     assert.equal(done.verification?.recovered, true);
     const queries = probes.map((p) => p.query);
     assert.deepEqual(await answers(h.online, queries), await answers(h.baseline, queries));
+    // On the real server: the source back on its primary and the collection from its snapshot.
+    const rolled = await h.api(worker, 'POST', '/rollback', { target: done.action_id });
+    assert.equal(rolled.status, 200, JSON.stringify(rolled.json));
+    assert.deepEqual(await answers(h.online, queries), broken, 'rollback restores the pre-repair answers exactly');
   } finally {
     await fault(h, 'DELETE', 'knowledge-source-failure').catch(() => undefined);
   }

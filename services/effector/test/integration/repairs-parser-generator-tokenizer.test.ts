@@ -37,7 +37,7 @@ after(async () => {
 
 const someIds = () => [...h.rags.knowledgeIds].filter((id) => id.startsWith('changelog/')).slice(0, 3);
 
-test('parser bug: snapshot, parser pinned to the baseline build and the named knowledge re-parsed, verified', async () => {
+test('parser bug: snapshot, parser pinned to the baseline build and the named knowledge re-parsed, verified; rollback restores the pre-repair answers exactly', async () => {
   const incident = `inc-parser-${h.run}`;
   const injected = await fault(h, 'POST', 'parser-bug', { mode: 'merge-sections', scope: { knowledge_ids: someIds() } });
   try {
@@ -46,6 +46,10 @@ test('parser bug: snapshot, parser pinned to the baseline build and the named kn
     const affected = injected.fault?.affected_knowledge_ids ?? [];
     const probes = await degradedQuestions(h, questionsAbout(affected), 3);
     assert.ok(probes.length > 0, 'the parser bug degrades some answers');
+    const broken = await answers(
+      h.online,
+      probes.map((p) => p.query),
+    );
     await h.publishReport(reportFor(incident, 'parser_bug', 'parser', probes, affected));
     await h.waitFor(
       (ev) => ev.some((e) => e.incident_id === incident && ['succeeded', 'escalated'].includes(e.status)),
@@ -64,6 +68,10 @@ test('parser bug: snapshot, parser pinned to the baseline build and the named kn
     assert.equal((await h.online.capabilities()).active_versions?.parser, done.arguments.parser_version);
     const queries = probes.map((p) => p.query);
     assert.deepEqual(await answers(h.online, queries), await answers(h.baseline, queries));
+    // On the real server: the defective build pinned again and the collection from its snapshot.
+    const rolled = await h.api(worker!, 'POST', '/rollback', { target: done.action_id });
+    assert.equal(rolled.status, 200, JSON.stringify(rolled.json));
+    assert.deepEqual(await answers(h.online, queries), broken, 'rollback restores the pre-repair answers exactly');
   } finally {
     await fault(h, 'DELETE', 'parser-bug').catch(() => undefined);
   }

@@ -29,6 +29,24 @@ export interface GroupingDeps {
 const incidentIdFor = (eventId: string) => `inc-${createHash('sha256').update(eventId).digest('hex').slice(0, 16)}`;
 
 /**
+ * How long after a verification a probe run may still have begun before it: a run's start is
+ * estimated from when it finished less its two RAG calls, which leaves out the scoring (seconds on a
+ * loaded machine).
+ */
+const STALE_RESULT_MARGIN_MS = 5000;
+
+/** When the incident's latest repair was verified (identifier time), or null if none was. */
+function lastVerifiedAt(incident: Incident): number | null {
+  const at = incident.timeline.filter((t) => t.state === 'verified').map((t) => t.at);
+  return at.length > 0 ? Math.max(...at) : null;
+}
+
+/** Whether the probe run began after `at`: it finished at occurred_at, after its online and baseline calls. */
+function runStartedAfter(result: ProbeResult, at: number): boolean {
+  return result.occurred_at - result.online.latency_ms - result.baseline.latency_ms > at;
+}
+
+/**
  * Which incident a ProbeResult belongs to. An anomaly joins the active incident while it is within
  * the group window (or being repaired), else it opens a new one (closing a stale one as superseded);
  * its analysis is ledgered and the verdict re-evaluated. A clean result counts towards closing the
@@ -79,24 +97,26 @@ export class IncidentGrouping {
     let incident: Incident;
     const repairing = active?.doc.state === 'repairing';
     const withinWindow = active !== null && result.occurred_at - active.doc.window_end <= this.deps.groupWindowMs;
-    // Once its repair is verified, an incident keeps only relapses of its own probes. An anomaly on a
-    // probe it never held is a new fault (or one the repair did not reach): it gets its own incident
-    // and a diagnosis from its own evidence. Joined to the repaired incident, its analyses diluted the
-    // reported cause, the identifier held its abstention back, and nothing ever reported it.
-    const afterVerifiedRepair = active?.doc.state === 'verified' && !active.doc.probes.some((p) => p.probe_id === result.probe_id);
+    // Once its repair is verified, an incident keeps only what its probes saw before the repair: a
+    // probe run that began after the verification looks at the repaired RAG, and its anomaly is a new
+    // fault (or the old one back), diagnosed from its own evidence in its own incident. Joined to the
+    // repaired incident, such anomalies diluted its reported cause (so the identifier held back its
+    // abstention and nothing ever reported them) or revised it into a wrong repair.
+    const verifiedAt = active ? lastVerifiedAt(active.doc) : null;
+    const afterVerifiedRepair = verifiedAt !== null && !repairing && runStartedAfter(result, verifiedAt + STALE_RESULT_MARGIN_MS);
     if (active && !afterVerifiedRepair && (repairing || withinWindow)) {
       incident = structuredClone(active.doc);
     } else {
       if (active) {
         const previous = structuredClone(active.doc);
-        if (afterVerifiedRepair) {
+        if (afterVerifiedRepair && previous.state === 'verified') {
           previous.resolution = 'repaired';
           moveTo(previous, 'closed', now, 'closed', { resolution: 'repaired', new_fault_probe_event: result.event_id });
           this.deps.metrics.transitions.inc({ to: 'closed' });
           healingLog(
             this.deps.logger,
             { incident_id: previous.incident_id, resolution: 'repaired', probe_id: result.probe_id },
-            'incident closed: its repair was verified and a probe it never held turned anomalous (a new incident)',
+            'incident closed: its repair was verified and a probe run begun since then is anomalous (a new incident)',
           );
         } else {
           // An old incident nobody closed: a later fault is a new incident.

@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Chunk, ScoredCandidate, Trace } from '@rag-immune/rag-contract';
+import { UNREPORTED_MODEL } from '@rag-immune/traces';
 import { unsupportedFacts } from './answer-facts.ts';
 
 /** A retrieval score moved by less than this counts as unchanged (float noise between two indexes). */
@@ -208,7 +209,13 @@ export function diffTraces(online: Trace, baseline: Trace): TraceDiff {
     onlineContextIds.join('\n') === baselineContextIds.join('\n') &&
     online.context.every((chunk, i) => chunk.text === baseline.context[i]?.text);
 
-  const changed = (['embedder', 'reranker', 'generator'] as const).filter((model) => online.models[model] !== baseline.models[model]);
+  // A model a trace does not name (an intake trace whose spans are silent on it) is no evidence of a change.
+  const changed = (['embedder', 'reranker', 'generator'] as const).filter(
+    (model) =>
+      online.models[model] !== baseline.models[model] &&
+      online.models[model] !== UNREPORTED_MODEL &&
+      baseline.models[model] !== UNREPORTED_MODEL,
+  );
   const implicated = new Set<string>([
     ...lost.map((c) => c.knowledge_id),
     ...moved.map((c) => c.knowledge_id),

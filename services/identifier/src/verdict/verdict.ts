@@ -17,7 +17,8 @@ export interface ProbeAnalysis {
   probe_version: number;
   query: string;
   occurred_at: number;
-  trace_status: 'ok' | 'trace_unavailable' | 'baseline_unavailable';
+  /** trace_incomplete: the RAG's spans were found but lack a piece the diff needs (scores, versioned metadata…). */
+  trace_status: 'ok' | 'trace_unavailable' | 'trace_incomplete' | 'baseline_unavailable';
   /** Ledger id of the record saying why the trace was unavailable. */
   trace_evidence_id: string | null;
   /** Detector score per cause (empty when no trace). */

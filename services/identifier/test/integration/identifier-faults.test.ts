@@ -157,8 +157,8 @@ for (const scenario of scenarios) {
 // A second fault after a repair was verified (main's red CI, 2026-12-02: the dashboard test healed a
 // vector-index corruption, then injected an embedding swap into the same RAG, and nothing ever
 // escalated it). The swap's anomalies joined the repaired incident, diluted its reported cause, and
-// the identifier held its abstention back, so the swap was never reported. Now a probe the repaired
-// incident never held opens an incident of its own, diagnosed from its own evidence.
+// the identifier held its abstention back, so the swap was never reported. Now a probe run begun after
+// the verification opens an incident of its own, diagnosed from its own evidence.
 test('a fault after a verified repair gets an incident of its own; the repaired one closes as repaired', async () => {
   const ids = [...new Set(driver.probes.slice(0, 2).map((p) => p.expected_sources[0] as string))];
   const seen = reports.length;
@@ -199,6 +199,9 @@ test('a fault after a verified repair gets an incident of its own; the repaired 
     15_000,
   );
 
+  // The next fault comes later than a probe run begun before the verification could still finish (the
+  // identifier's 5 s margin); runs that began before it are evidence of the repaired fault.
+  await new Promise((resolve) => setTimeout(resolve, 6000));
   const afterRepair = reports.length;
   await callFaultAdmin(rags.onlineUrl, 'POST', 'embedding-model-swap', { scope: { seed: ns.run } });
   let second: RootCauseReport | undefined;
@@ -230,7 +233,10 @@ test('a fault after a verified repair gets an incident of its own; the repaired 
   );
   // The swap is the evaluation-only fault no detector was designed for: never a confident wrong cause.
   assert.ok(second.root_cause === 'unknown' || second.confidence < 0.5, `swap reported as ${second.root_cause} at ${second.confidence}`);
-  assert.ok(second.affected_probes.every((p) => !repaired.includes(p.probe_id) || swapped.includes(p.probe_id)));
+  assert.ok(
+    second.affected_probes.every((p) => swapped.includes(p.probe_id)),
+    'the new incident holds only what the swap broke',
+  );
   const states = await incidents();
   assert.equal(states.find((i) => i.incident_id === first.incident_id)?.state, 'closed', 'the repaired incident closed');
   assert.ok(

@@ -91,17 +91,23 @@ export async function waitFor<T>(
 }
 
 /** The identifier as its own process (npx tsx services/identifier/src/main.ts); resolves once it logs "identifier listening". */
-export async function spawnIdentifier(
-  env: Record<string, string>,
-): Promise<{ child: ChildProcess; port: number; logs: string[]; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'services/identifier/src/main.ts'], {
+export interface ServiceProcess {
+  child: ChildProcess;
+  port: number;
+  logs: string[];
+  stop(): Promise<void>;
+}
+
+/** A deployable run as its own process, resolved once it logs `<name> listening` with its port. */
+async function spawnService(name: string, entry: string, env: Record<string, string>): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     env: { ...process.env, ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: string[] = [];
   let buffer = '';
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`identifier did not start: ${logs.slice(-5).join('\n')}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`${name} did not start: ${logs.slice(-5).join('\n')}`)), 60_000);
     child.stdout!.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
       let newline;
@@ -111,7 +117,7 @@ export async function spawnIdentifier(
         logs.push(line);
         try {
           const parsed = JSON.parse(line) as { msg?: string; port?: number };
-          if (parsed.msg === 'identifier listening' && parsed.port) {
+          if (parsed.msg === `${name} listening` && parsed.port) {
             clearTimeout(timer);
             resolve(parsed.port);
           }
@@ -123,7 +129,7 @@ export async function spawnIdentifier(
     child.stderr!.on('data', (chunk: Buffer) => logs.push(chunk.toString()));
     child.on('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`identifier exited with ${code}: ${logs.slice(-5).join('\n')}`));
+      reject(new Error(`${name} exited with ${code}: ${logs.slice(-5).join('\n')}`));
     });
   });
   return {
@@ -137,6 +143,15 @@ export async function spawnIdentifier(
         child.kill('SIGTERM');
       }),
   };
+}
+
+export function spawnIdentifier(env: Record<string, string>): Promise<ServiceProcess> {
+  return spawnService('identifier', 'services/identifier/src/main.ts', env);
+}
+
+/** The trace intake as the deployable it is (a service's tests never import another service). */
+export function spawnTraceIntake(env: Record<string, string>): Promise<ServiceProcess> {
+  return spawnService('trace intake', 'services/trace-intake/src/main.ts', env);
 }
 
 /** Drops the namespace's ES indices and Kafka topics. */

@@ -29,7 +29,7 @@ const recordedFetch: typeof fetch = async (input) => {
 const rag = new RagClient({ baseUrl: 'http://recorded.invalid', timeoutMs: 1000, fetch: recordedFetch });
 const calibration = loadCalibration();
 
-function startIdentifier(options: { publish?: (report: RootCauseReport) => Promise<void> } = {}) {
+function startIdentifier(options: { publish?: (report: RootCauseReport) => Promise<void>; now?: () => number } = {}) {
   const docs = memoryStores();
   const store = new IncidentStore(docs, 'unit');
   const ledger = new EvidenceLedger(docs, 'unit');
@@ -48,6 +48,7 @@ function startIdentifier(options: { publish?: (report: RootCauseReport) => Promi
       metrics: new IdentifierMetrics(new Registry()),
       logger: pino({ level: 'silent' }),
       tracer: trace.getTracer('unit'),
+      ...(options.now ? { now: options.now } : {}),
     });
   return { identifier: make(), replica: make, store, ledger, reports };
 }
@@ -178,17 +179,22 @@ test('two replicas on one store: concurrent anomalies on an open incident all jo
   assert.equal(new Set(reports.map((r) => r.report_revision)).size, reports.length, 'no revision reported twice');
 });
 
-test('after a verified repair, an anomaly on a probe the incident never held opens a new incident; the old one closes as repaired', async () => {
-  const { identifier, store, reports } = startIdentifier();
-  const drift = anomalies('reranker-drift').map((r) => fresh(r));
+test('after a verified repair, a probe run begun since then opens a new incident (the old one closes as repaired); one begun before joins the old one', async () => {
+  let clock = Date.now();
+  const { identifier, store, reports } = startIdentifier({ now: () => clock });
+  const drift = anomalies('reranker-drift').map((r) => fresh(r, clock));
   for (const result of drift) await identifier.handleProbeResult(result);
   const first = reports[0]!;
   await identifier.handleRepairAction(action(first, 'started'));
   await identifier.handleRepairAction(action(first, 'succeeded', true));
-  const held = new Set(drift.map((r) => r.probe_id));
-  const other = anomalies('vector-index-corruption').find((r) => !held.has(r.probe_id));
-  assert.ok(other, 'the recordings hold a probe the drift did not touch');
-  await identifier.handleProbeResult(fresh(other));
+  const verifiedAt = clock;
+  // A run of one of its own probes that finished right after the verification began before it: the repaired fault.
+  await identifier.handleProbeResult(fresh(drift[0]!, verifiedAt + 100));
+  assert.equal((await store.list()).length, 1, 'a run begun before the verification joins the repaired incident');
+  // A run that finished long after the verification, less its two RAG calls, began after it.
+  clock = verifiedAt + 60_000;
+  const later = anomalies('vector-index-corruption')[0]!;
+  await identifier.handleProbeResult(fresh(later, clock));
   const old = (await store.get(first.incident_id))!.doc;
   assert.equal(old.state, 'closed');
   assert.equal(old.resolution, 'repaired');

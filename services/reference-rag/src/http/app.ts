@@ -92,13 +92,18 @@ export function createApp(deps: AppDeps): express.Express {
   app.post('/query', async (req, res) => {
     const stop = metrics.queryDuration.startTimer();
     const request = parseBody(QueryRequest, req.body);
-    const response = await service.query(request);
+    const traceparent = req.headers.traceparent;
+    const response = await service.query(request, typeof traceparent === 'string' ? { traceparent } : {});
     sendChecked(res, QueryResponse, response);
     metrics.queries.inc({ outcome: response.abstained ? 'abstained' : 'answered' });
     stop();
   });
 
   app.get('/traces/:id', (req, res) => {
+    if (!service.servesTraces) {
+      res.status(404).json({ error: 'this RAG serves no /traces (RAG_TRACES_ENDPOINT=disabled): its traces go to the OTLP trace intake' });
+      return;
+    }
     const trace = service.trace(req.params.id);
     if (trace === undefined) {
       res.status(404).json({ error: `unknown or evicted trace id: ${req.params.id}` });
@@ -142,6 +147,7 @@ export function createApp(deps: AppDeps): express.Express {
       },
       answer_validation: service.generator.validateAnswers,
       vector_store: { collection: layout.collection, alias: layout.alias, blue_green_reindex: layout.alias !== null },
+      traces: service.servesTraces ? 'endpoint' : 'otlp',
     });
   });
 

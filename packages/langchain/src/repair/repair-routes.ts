@@ -1,0 +1,128 @@
+/**
+ * The contract's repair hooks and GET /capabilities for a LangChain.js RAG: POST /repair/reindex
+ * (a full rebuild behind the alias), POST /repair/generator/pin and POST /repair/knowledge-source,
+ * each served only when its part is given, each validated and answered with a RepairResult.
+ * /repair/* needs the bearer token when one is set (the contract's bearerAuth).
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import express, { type Router } from 'express';
+import type { z } from 'zod';
+import {
+  CONTRACT_VERSION,
+  GeneratorPinRequest,
+  KnowledgeSourceRequest,
+  ReindexRequest,
+  contractIssues,
+  describeIssues,
+  type Capabilities,
+  type RepairHook,
+  type RepairResult,
+} from '@rag-immune/rag-contract';
+import type { AliasReindex } from './alias-reindex.ts';
+import type { KnowledgeSourceSwitch } from './knowledge-source-switch.ts';
+import type { PinnedGenerator } from './pinned-generator.ts';
+
+export interface RepairParts {
+  reindex?: AliasReindex;
+  generator?: PinnedGenerator<never, unknown>;
+  knowledgeSources?: KnowledgeSourceSwitch;
+  /** Required as `Authorization: Bearer <token>` on /repair/* when set. */
+  bearerToken?: string;
+  instance?: string;
+  /** The reranker in force, for active_versions. */
+  reranker?: () => string;
+}
+
+const sameToken = (a: string, b: string) =>
+  timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+
+function parse<T>(schema: z.ZodType<T>, body: unknown): { ok: true; value: T } | { ok: false; body: object } {
+  const parsed = schema.safeParse(body ?? {});
+  return parsed.success
+    ? { ok: true, value: parsed.data }
+    : { ok: false, body: { error: `invalid request: ${describeIssues(parsed.error)}`, issues: contractIssues(parsed.error) } };
+}
+
+export function servedHooks(parts: RepairParts): RepairHook[] {
+  return [
+    ...(parts.reindex ? (['reindex'] as const) : []),
+    ...(parts.generator ? (['generator_pin'] as const) : []),
+    ...(parts.knowledgeSources ? (['knowledge_source'] as const) : []),
+  ];
+}
+
+/** GET /capabilities: the hooks served, what is in force, and that traces go to the OTLP intake. */
+export function capabilities(parts: RepairParts): Capabilities {
+  return {
+    contract_version: CONTRACT_VERSION,
+    ...(parts.instance ? { instance: parts.instance } : {}),
+    repair_hooks: servedHooks(parts),
+    ...(parts.generator ? { generator_versions: parts.generator.availableVersions } : {}),
+    ...(parts.knowledgeSources ? { knowledge_sources: parts.knowledgeSources.names } : {}),
+    active_versions: {
+      ...(parts.generator ? { generator: parts.generator.version } : {}),
+      ...(parts.reranker ? { reranker: parts.reranker() } : {}),
+      ...(parts.knowledgeSources ? { knowledge_sources: parts.knowledgeSources.activeFeeds() } : {}),
+    },
+    traces: 'otlp',
+  };
+}
+
+export function repairRoutes(parts: RepairParts): Router {
+  const router = express.Router();
+  router.use(express.json({ limit: '64kb' }));
+  router.get('/capabilities', (_req, res) => void res.json(capabilities(parts)));
+  router.use('/repair', (req, res, next) => {
+    if (parts.bearerToken === undefined) return next();
+    const header = req.headers.authorization ?? '';
+    if (header.startsWith('Bearer ') && sameToken(header.slice(7), parts.bearerToken)) return next();
+    res.status(401).set('www-authenticate', 'Bearer').json({ error: 'unauthorized: a valid bearer token is required' });
+  });
+  const result = (hook: RepairHook, changed: number, detail: Record<string, unknown>): RepairResult => ({
+    hook,
+    applied_at: new Date().toISOString(),
+    changed,
+    detail,
+  });
+
+  if (parts.reindex) {
+    const reindex = parts.reindex;
+    router.post('/repair/reindex', async (req, res) => {
+      const request = parse(ReindexRequest, req.body);
+      if (!request.ok) return void res.status(400).json(request.body);
+      // A full rebuild behind the alias covers any `since` or knowledge_ids scope.
+      const outcome = await reindex.reindex();
+      res.json(result('reindex', outcome.points, { collection: outcome.collection, previous: outcome.previous, scope: request.value }));
+    });
+  }
+  if (parts.generator) {
+    const generator = parts.generator;
+    router.post('/repair/generator/pin', (req, res) => {
+      const request = parse(GeneratorPinRequest, req.body);
+      if (!request.ok) return void res.status(400).json(request.body);
+      if (!generator.availableVersions.includes(request.value.version))
+        return void res
+          .status(400)
+          .json({ error: `unknown generator version ${request.value.version}: have ${generator.availableVersions.join(', ')}` });
+      const previous = generator.pin(request.value.version);
+      res.json(result('generator_pin', previous === request.value.version ? 0 : 1, { previous, version: request.value.version }));
+    });
+  }
+  if (parts.knowledgeSources) {
+    const sources = parts.knowledgeSources;
+    router.post('/repair/knowledge-source', async (req, res) => {
+      const request = parse(KnowledgeSourceRequest, req.body);
+      if (!request.ok) return void res.status(400).json(request.body);
+      try {
+        const changed = await sources.apply(request.value.action, request.value.source);
+        res.json(
+          result('knowledge_source', changed, { action: request.value.action, source: request.value.source, feeds: sources.activeFeeds() }),
+        );
+      } catch (error) {
+        if (!(error instanceof RangeError)) throw error;
+        res.status(400).json({ error: error.message });
+      }
+    });
+  }
+  return router;
+}

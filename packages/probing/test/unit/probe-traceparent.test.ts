@@ -1,0 +1,66 @@
+/**
+ * Every probe query carries a fresh W3C traceparent, and the ProbeResult records the one of the
+ * attempt that answered: the trace intake finds the RAG's spans of exactly that call.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { trace } from '@opentelemetry/api';
+import { RagUnreachableError, type QueryResponse } from '@rag-immune/rag-contract';
+import { parseTraceparent } from '@rag-immune/traces';
+import { ProbeRunner, defaultThresholds, type RagPort } from '../../src/index.ts';
+
+const response: QueryResponse = {
+  trace_id: 'rag-own-id',
+  answer: 'openssl 3.0.13',
+  citations: [],
+  chunks: [],
+  models: { embedder: 'e', reranker: 'r', generator: 'g' },
+  timings: { total_ms: 3 },
+  as_of: '2024-06-01T00:00:00Z',
+};
+
+function recordingRag(failFirst: boolean): RagPort & { sent: (string | undefined)[] } {
+  const sent: (string | undefined)[] = [];
+  return {
+    sent,
+    async query(_request, options) {
+      sent.push(options?.headers?.traceparent);
+      if (failFirst && sent.length === 1) throw new RagUnreachableError('query', 'http://rag', 'network', new Error('reset'));
+      return response;
+    },
+  };
+}
+
+test('each attempt sends a new traceparent; the result keeps the answering attempt’s, and the RAG’s own trace id beside it', async () => {
+  const online = recordingRag(true);
+  const baseline = recordingRag(false);
+  const runner = new ProbeRunner({
+    online,
+    baseline,
+    fcs: { score: async () => ({ status: 'scored', score: 0.9, truncated: false, evidence_snippets: [] }) },
+    tracer: trace.getTracer('test'),
+    thresholds: defaultThresholds,
+    sourceTrust: {},
+    callTimeoutMs: 1000,
+    callAttempts: 2,
+    version: 'test',
+  });
+  const result = await runner.run({
+    id: 'p1',
+    version: 1,
+    query: 'What is the latest version of openssl?',
+    expected_sources: [],
+    business_value: 1,
+    cluster: 'head',
+    created_at: '2024-01-01T00:00:00Z',
+    retired_at: null,
+  });
+  assert.equal(online.sent.length, 2);
+  const [first, second] = online.sent.map((header) => parseTraceparent(header));
+  assert.ok(first && second, `both attempts carry a valid traceparent: ${online.sent.join(', ')}`);
+  assert.notEqual(first.trace_id, second.trace_id);
+  assert.equal(result.online.traceparent, second.traceparent);
+  assert.equal(result.online.trace_id, 'rag-own-id');
+  assert.equal(result.baseline.traceparent, baseline.sent[0]);
+  assert.notEqual(parseTraceparent(result.baseline.traceparent)!.trace_id, second.trace_id);
+});

@@ -1,0 +1,22 @@
+export type { AttributeValue, Attributes, SpanEvent, SpanKind, SpanRecord } from './span-record.ts';
+export { decodeJsonExport, decodeProtobufExport, OtlpDecodeError, type DecodedExport } from './otlp/decode-request.ts';
+export { ExportTraceServiceRequest, ExportTraceServiceResponse } from './otlp/otlp-proto.ts';
+export { classifySpan, type Convention, type SpanUse } from './mapping/span-conventions.ts';
+export {
+  BLOCKING_PIECES,
+  UNREPORTED_MODEL,
+  type MappedTrace,
+  type SpanDocument,
+  type TraceGap,
+  type TraceMapper,
+  type TraceParts,
+  type TracePiece,
+} from './mapping/trace-mapper.ts';
+export { EXTENSION } from './mapping/extensions.ts';
+export { mapSpans, TRACE_MAPPERS } from './mapping/map-spans.ts';
+export { openInferenceMapper } from './mapping/openinference-mapper.ts';
+export { genAiMapper } from './mapping/gen-ai-mapper.ts';
+export { InMemorySpanStore, MAX_SPANS_PER_TRACE, type SpanStore } from './store/span-store.ts';
+export { ElasticsearchSpanStore, SPAN_MAPPINGS } from './store/elasticsearch-span-store.ts';
+export { newProbeTraceContext, parseTraceparent, type ProbeTraceContext } from './traceparent.ts';
+export { ProbeTraceReader, type ProbeTraceRead, type ProbeTraceReaderOptions } from './probe-trace-reader.ts';

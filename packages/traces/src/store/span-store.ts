@@ -1,0 +1,44 @@
+import type { SpanRecord } from '../span-record.ts';
+
+/** Where the intake keeps spans, by trace id, for a retention window. */
+export interface SpanStore {
+  write(spans: readonly SpanRecord[], receivedAt: number): Promise<void>;
+  /** The stored spans of one trace, earliest first. */
+  spansOf(traceId: string): Promise<SpanRecord[]>;
+  /** Deletes spans received before `before` (epoch ms); returns how many went. */
+  purgeReceivedBefore(before: number): Promise<number>;
+}
+
+/** The most spans one trace may hold in the store: a RAG call has a few dozen; more is a loop or an abuse. */
+export const MAX_SPANS_PER_TRACE = 2000;
+
+/** The in-process twin of the Elasticsearch store, for unit tests of the intake and the identifier's reader. */
+export class InMemorySpanStore implements SpanStore {
+  private readonly spans = new Map<string, { span: SpanRecord; receivedAt: number }>();
+
+  async write(spans: readonly SpanRecord[], receivedAt: number): Promise<void> {
+    for (const span of spans) this.spans.set(`${span.trace_id}-${span.span_id}`, { span: structuredClone(span), receivedAt });
+  }
+
+  async spansOf(traceId: string): Promise<SpanRecord[]> {
+    return [...this.spans.values()]
+      .filter(({ span }) => span.trace_id === traceId)
+      .map(({ span }) => structuredClone(span))
+      .sort((a, b) => a.start_ms - b.start_ms)
+      .slice(0, MAX_SPANS_PER_TRACE);
+  }
+
+  async purgeReceivedBefore(before: number): Promise<number> {
+    let purged = 0;
+    for (const [key, { receivedAt }] of this.spans)
+      if (receivedAt < before) {
+        this.spans.delete(key);
+        purged += 1;
+      }
+    return purged;
+  }
+
+  get size(): number {
+    return this.spans.size;
+  }
+}

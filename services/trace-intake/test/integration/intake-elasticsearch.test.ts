@@ -1,0 +1,115 @@
+/**
+ * The intake on the real Elasticsearch: exported spans are found again by trace id (a re-sent batch
+ * does not double them), the retention purge deletes only what is past the window, and a malformed
+ * or oversized export leaves the index untouched.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { Client } from '@elastic/elasticsearch';
+import pino from 'pino';
+import { ElasticsearchSpanStore, type SpanRecord } from '@rag-immune/traces';
+import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import { startTraceIntake, type TraceIntake } from '../../src/index.ts';
+
+const endpoints = stackEndpoints(loadStackConfig());
+const prefix = `it-intake-${randomUUID().slice(0, 8)}`;
+const es = new Client({ node: endpoints.elasticsearchUrl });
+let intake: TraceIntake;
+
+before(async () => {
+  intake = await startTraceIntake(
+    {
+      TRACE_INTAKE_PORT: '0',
+      ELASTICSEARCH_URL: endpoints.elasticsearchUrl,
+      ES_INDEX_PREFIX: prefix,
+      TRACE_INTAKE_MAX_BODY_BYTES: '65536',
+    },
+    pino({ level: 'silent' }),
+  );
+});
+after(async () => {
+  await intake.stop();
+  await es.indices.delete({ index: `${prefix}-*` }).catch(() => undefined);
+  await es.close();
+});
+
+const jsonSpan = (traceId: string, spanId: string, parent?: string) => ({
+  traceId,
+  spanId,
+  ...(parent ? { parentSpanId: parent } : {}),
+  name: 'retrieve',
+  kind: 1,
+  startTimeUnixNano: `${Date.now()}000000`,
+  endTimeUnixNano: `${Date.now() + 5}000000`,
+  attributes: [
+    { key: 'openinference.span.kind', value: { stringValue: 'RETRIEVER' } },
+    { key: 'retrieval.documents.0.document.id', value: { stringValue: 'c1' } },
+    { key: 'retrieval.documents.0.document.score', value: { doubleValue: 0.5 } },
+  ],
+});
+const body = (spans: object[]) =>
+  JSON.stringify({
+    resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'rag' } }] }, scopeSpans: [{ spans }] }],
+  });
+const post = (payload: string) =>
+  fetch(`${intake.url}/v1/traces`, { method: 'POST', body: payload, headers: { 'content-type': 'application/json' } });
+const storedCount = async () => {
+  await es.indices.refresh({ index: `${prefix}-otlp-spans` });
+  return (await es.count({ index: `${prefix}-otlp-spans` })).count;
+};
+
+test('exported spans are stored in Elasticsearch by trace id; sending the batch again does not double them', async () => {
+  const traceId = randomUUID().replace(/-/g, '');
+  const spans = [jsonSpan(traceId, '1111111111111111'), jsonSpan(traceId, '2222222222222222', '1111111111111111')];
+  assert.equal((await post(body(spans))).status, 200);
+  assert.equal((await post(body(spans))).status, 200);
+  await es.indices.refresh({ index: `${prefix}-otlp-spans` });
+  const stored: SpanRecord[] = await intake.store.spansOf(traceId);
+  assert.deepEqual(stored.map((s) => [s.span_id, s.parent_span_id]).sort(), [
+    ['1111111111111111', null],
+    ['2222222222222222', '1111111111111111'],
+  ]);
+  assert.equal(stored[0]!.attributes['retrieval.documents.0.document.score'], 0.5);
+  assert.equal(stored[0]!.resource['service.name'], 'rag');
+  assert.deepEqual(await intake.store.spansOf('0'.repeat(31) + '1'), []);
+});
+
+test('a malformed or oversized export leaves the index as it was', async () => {
+  const before = await storedCount();
+  const malformed = await post('{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": 42}]}]}]}');
+  assert.equal(malformed.status, 400);
+  const oversized = await post(
+    body(Array.from({ length: 200 }, (_, i) => jsonSpan('ab'.repeat(16), (i + 1).toString(16).padStart(16, '0')))),
+  );
+  assert.equal(oversized.status, 413);
+  assert.equal(await storedCount(), before);
+});
+
+test('the retention purge deletes spans received before the window and keeps the rest', async () => {
+  const store = new ElasticsearchSpanStore(es, prefix);
+  const old = randomUUID().replace(/-/g, '');
+  const fresh = randomUUID().replace(/-/g, '');
+  const record = (traceId: string): SpanRecord => ({
+    trace_id: traceId,
+    span_id: '3333333333333333',
+    parent_span_id: null,
+    name: 'chain',
+    kind: 'internal',
+    start_ms: Date.now(),
+    end_ms: Date.now(),
+    status: 'unset',
+    attributes: { 'openinference.span.kind': 'CHAIN' },
+    dropped_attributes_count: 0,
+    events: [],
+    resource: {},
+    scope: { name: '', version: '' },
+  });
+  await store.write([record(old)], Date.now() - 73 * 3_600_000);
+  await store.write([record(fresh)], Date.now());
+  await es.indices.refresh({ index: store.index });
+  assert.ok((await intake.purge()) >= 1);
+  await es.indices.refresh({ index: store.index });
+  assert.deepEqual(await store.spansOf(old), []);
+  assert.equal((await store.spansOf(fresh)).length, 1);
+});
