@@ -162,7 +162,7 @@ test('Qdrant unreachable during the snapshot: snapshot_failed, the repair never 
         'escalate_to_human:escalated:',
       ],
     );
-    assert.match(events[1]?.failure?.message ?? '', /snapshot of .* failed/);
+    assert.match(events[2]?.failure?.message ?? '', /snapshot of .* failed/);
     const docs = (await h.api(worker, 'GET', `/actions?incident=${incident}`)).json.actions as { executions: number }[];
     assert.ok(
       docs.every((d) => d.executions === 0),
