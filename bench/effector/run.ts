@@ -272,6 +272,8 @@ async function killFigures(layout: 'plain' | 'alias'): Promise<void> {
     EFFECTOR_GROUP_ID: `${prefix}-${layout}-effector`,
     // Every kill is a new incident of the same component: the rate limit is not what is measured here.
     EFFECTOR_COMPONENT_RATE_LIMIT: '1000',
+    // The warm-up knocks are abstentions: escalated at once, not after the grace period.
+    EFFECTOR_ABSTENTION_GRACE_SECONDS: '0',
     // info: the bench waits for the `effector listening` line.
     LOG_LEVEL: 'info',
   };
@@ -307,7 +309,7 @@ async function killFigures(layout: 'plain' | 'alias'): Promise<void> {
         recommended_intents: [],
       });
       for (let t = 0; t < 10 && !answered; t += 1) {
-        answered = events.some((e) => e.incident_id === incident && e.status === 'escalated');
+        answered = events.some((e) => e.incident_id.startsWith(`bench-warmup-${run}-`) && e.status === 'escalated');
         await sleep(300);
       }
     }
