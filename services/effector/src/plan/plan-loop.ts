@@ -46,9 +46,12 @@ export class PlanLoop {
     const all = await deps.actions.list({ incident: report.incident_id });
     // A whole-index rebuild verified after the revision's last anomaly already rebuilt the knowledge it
     // adds: those anomalies were seen before the rebuild finished, so there is nothing new to repair.
+    // The rebuild this very revision ran is not such a cover: on a restart after a kill between its
+    // `succeeded` state and event, the plan below must still publish that event and close the incident.
     const coveredBy = all.find(
       (a) =>
         a.status === 'succeeded' &&
+        a.report_event_id !== report.event_id &&
         a.component === report.affected_component &&
         this.tools.named(a.tool)?.coversAllKnowledge === true &&
         a.finished_at !== null &&

@@ -262,3 +262,23 @@ test('memory answering from similar cases with confidence reorders the plan and 
   assert.equal(loop.events[0]?.arguments.chosen_by, 'memory');
   assert.equal(loop.events[0]?.arguments.case_ids, 'case-1');
 });
+
+test('start-up after a kill between a whole-index rebuild\'s succeeded state and its event: the event is published, the incident closed', async () => {
+  const loop = await startLoop({ tools: [{ name: 'rebuild_all', heals: true, coversAllKnowledge: true }], mode: 'approve' });
+  const r = report('inc-30');
+  assert.equal(await loop.effector.process(r), 'awaiting_grant');
+  const [doc] = await loop.deps.actions.list({ incident: 'inc-30' });
+  // The replica verified the rebuild and wrote `succeeded`, then died before publishing the event.
+  const started = await loop.deps.actions.move((await loop.deps.actions.get(doc!.key))!, 'started', { executions: 1 });
+  const executed = await loop.deps.actions.move(started!, 'executed', {});
+  await loop.deps.actions.move(executed!, 'succeeded', {
+    finished_at: new Date(r.window_end + 60_000).toISOString(),
+    lease_until: null,
+  });
+  await loop.deps.modes.set('auto', 'test');
+  const [recovered] = await loop.effector.recoverInFlight();
+  assert.deepEqual(recovered, { incident_id: 'inc-30', outcome: 'recovered' });
+  assert.deepEqual(loop.lifecycle('inc-30'), ['rebuild_all:planned', 'rebuild_all:succeeded']);
+  assert.equal((await loop.deps.incidents.get('inc-30'))?.doc.status, 'recovered');
+  assert.deepEqual(loop.rag.log, [], 'the rebuild is not run again');
+});

@@ -54,6 +54,8 @@ export interface FakeToolSpec {
   inapplicable?: boolean;
   /** execute() throws. */
   throws?: boolean;
+  /** A whole-index rebuild (like the blue/green reindex): its success covers every earlier anomaly. */
+  coversAllKnowledge?: boolean;
 }
 
 export function fakeTool(rag: FakeRag, spec: FakeToolSpec): RepairTool {
@@ -65,6 +67,7 @@ export function fakeTool(rag: FakeRag, spec: FakeToolSpec): RepairTool {
     input: z.object({ target: z.string() }).strict(),
     touchesQdrant: spec.touchesQdrant ?? false,
     reversible: spec.reversible ?? true,
+    ...(spec.coversAllKnowledge ? { coversAllKnowledge: true } : {}),
     async plan() {
       if (spec.inapplicable) throw new PreconditionError(`${spec.name} has nothing to act on`);
       return { target: 'rag' };
