@@ -263,7 +263,7 @@ test('memory answering from similar cases with confidence reorders the plan and 
   assert.equal(loop.events[0]?.arguments.case_ids, 'case-1');
 });
 
-test('start-up after a kill between a whole-index rebuild\'s succeeded state and its event: the event is published, the incident closed', async () => {
+test("start-up after a kill between a whole-index rebuild's succeeded state and its event: the event is published, the incident closed", async () => {
   const loop = await startLoop({ tools: [{ name: 'rebuild_all', heals: true, coversAllKnowledge: true }], mode: 'approve' });
   const r = report('inc-30');
   assert.equal(await loop.effector.process(r), 'awaiting_grant');
