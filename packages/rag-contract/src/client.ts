@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { ContractViolationError, RagHttpError, RagUnreachableError } from './errors.ts';
+import { ContractViolationError, RagHttpError, RagResponseTooLargeError, RagUnreachableError } from './errors.ts';
+import { DEFAULT_MAX_RESPONSE_BYTES, ResponseTooLargeError, readTextCapped } from './read-capped.ts';
 import {
   AnswerValidationRequest,
   Capabilities,
@@ -24,6 +25,8 @@ export interface RagClientOptions {
   baseUrl: string;
   /** Per-call timeout (default 10 s); a caller's own signal aborts too. */
   timeoutMs?: number;
+  /** Largest response body read (default 2 MiB); a longer one aborts the read with a RagResponseTooLargeError. */
+  maxResponseBytes?: number;
   fetch?: typeof fetch;
 }
 
@@ -42,11 +45,13 @@ export interface CallOptions {
 export class RagClient {
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
+  private readonly maxResponseBytes: number;
   private readonly fetchImpl: typeof fetch;
 
   constructor(options: RagClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.fetchImpl = options.fetch ?? fetch;
   }
 
@@ -138,8 +143,9 @@ export class RagClient {
         ...(body === undefined ? {} : { body }),
         headers: { ...options.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       });
-      text = await response.text();
+      text = await readTextCapped(response, this.maxResponseBytes, url);
     } catch (error) {
+      if (error instanceof ResponseTooLargeError) throw new RagResponseTooLargeError(operation, url, error.limitBytes);
       if (options.signal?.aborted) throw error;
       const timedOut = timeout.aborted || (error instanceof Error && error.name === 'TimeoutError');
       throw new RagUnreachableError(operation, url, timedOut ? 'timeout' : 'network', error);

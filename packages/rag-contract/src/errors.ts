@@ -35,3 +35,18 @@ export class ContractViolationError extends Error {
     this.name = 'ContractViolationError';
   }
 }
+
+/**
+ * The RAG's response body ran past the client's cap (`maxResponseBytes`); the read was aborted. A
+ * response that large breaks the contract, so it is a ContractViolationError (direction `response`).
+ */
+export class RagResponseTooLargeError extends ContractViolationError {
+  constructor(
+    operation: string,
+    readonly url: string,
+    readonly limitBytes: number,
+  ) {
+    super(operation, 'response', `the body exceeds ${limitBytes} bytes (the client's maxResponseBytes); the read was aborted`);
+    this.name = 'RagResponseTooLargeError';
+  }
+}

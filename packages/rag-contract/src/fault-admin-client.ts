@@ -1,3 +1,5 @@
+import { DEFAULT_MAX_RESPONSE_BYTES, readTextCapped } from './read-capped.ts';
+
 /** What the admin API answers to an injection or an undo. */
 export interface FaultAdminResponse {
   fault?: { affected_knowledge_ids: string[] | null };
@@ -28,6 +30,8 @@ export async function callFaultAdmin(
     if ((error as { cause?: { code?: string } }).cause?.code !== 'ECONNRESET') throw error;
     return send();
   });
-  if (response.status !== 200) throw new Error(`${method} /admin/faults/${kind}: HTTP ${response.status}: ${await response.text()}`);
-  return (await response.json()) as FaultAdminResponse;
+  // Capped like every read from a RAG: the admin API answers small documents.
+  const text = await readTextCapped(response, DEFAULT_MAX_RESPONSE_BYTES, `${baseUrl}/admin/faults/${kind}`);
+  if (response.status !== 200) throw new Error(`${method} /admin/faults/${kind}: HTTP ${response.status}: ${text.slice(0, 2000)}`);
+  return JSON.parse(text) as FaultAdminResponse;
 }

@@ -1,7 +1,8 @@
 export * from './schemas.ts';
 export { RagClient } from './client.ts';
 export type { RagClientOptions, CallOptions } from './client.ts';
-export { RagHttpError, RagUnreachableError, ContractViolationError } from './errors.ts';
+export { RagHttpError, RagUnreachableError, ContractViolationError, RagResponseTooLargeError } from './errors.ts';
+export { DEFAULT_MAX_RESPONSE_BYTES, ResponseTooLargeError, readTextCapped } from './read-capped.ts';
 export { CONTRACT_DOCUMENT_PATH, CONTRACT_VERSION } from './document.ts';
 export { aliasGeneration, generationCreatedAt } from './alias-generations.ts';
 export { ragClientWithHeaders } from './client-with-headers.ts';

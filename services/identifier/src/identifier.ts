@@ -15,6 +15,7 @@ import { inSpan } from '@rag-immune/worker-runtime';
 import { prepareAnalysis } from './analysis.ts';
 import type { IdentifierMetrics } from './identifier-metrics.ts';
 import { IncidentGrouping } from './incidents/grouping.ts';
+import type { IncidentCaps } from './incidents/incident-caps.ts';
 import { INCIDENT_STATES } from './incidents/incident-state.ts';
 import { ConcurrentUpdateError, type IncidentStore } from './incidents/incident-store.ts';
 import { RepairFeedback } from './incidents/repair-feedback.ts';
@@ -46,6 +47,8 @@ export interface IdentifierOptions {
   logger: Logger;
   tracer: Tracer;
   now?: () => number;
+  /** How much of an incident its document keeps (default DEFAULT_INCIDENT_CAPS). */
+  incidentCaps?: IncidentCaps;
 }
 
 export class Identifier {

@@ -9,6 +9,7 @@ export * from './ledger/index.ts';
 export * from './incidents/incident-state.ts';
 export { incidentOutcome, summarise, type Incident, type IncidentSummary, type TimelineEntry } from './incidents/incident.ts';
 export { IncidentStore, ConcurrentUpdateError } from './incidents/incident-store.ts';
+export * from './incidents/incident-caps.ts';
 export * from './verdict/calibration.ts';
 export * from './verdict/verdict.ts';
 export * from './verdict/claim-gate.ts';

@@ -49,6 +49,10 @@ const ConfigSchema = z
     TRACE_CAPACITY: z.coerce.number().int().min(1).default(5000),
     FAULT_JOURNAL_PATH: z.string().optional(),
     QUERY_LOG_PATH: z.string().optional(),
+    /** Most distinct queries the query log keeps (least recently seen dropped first). */
+    QUERY_LOG_MAX_ENTRIES: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+    /** Hours after which a query not seen again leaves the query log. */
+    QUERY_LOG_MAX_AGE_HOURS: z.coerce.number().positive().max(8760).default(168),
     /** Re-sync the index with the knowledge at start (idempotent: unchanged chunks are skipped). */
     INGEST_ON_START: z
       .enum(['true', 'false'])

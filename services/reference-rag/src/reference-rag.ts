@@ -67,7 +67,10 @@ export function createReferenceRag(config: RagConfig, deps: ReferenceRagDeps): R
   const reranker = new Reranker(loadRerankerWeights(config.RERANKER_DIR ?? DEFAULT_RERANKER_DIR), config.RERANKER_VERSION);
   const generator = new ExtractiveGenerator();
   const normalizer = new QueryNormalizer();
-  const queryLog = new QueryLog(config.QUERY_LOG_PATH);
+  const queryLog = new QueryLog(config.QUERY_LOG_PATH, {
+    maxEntries: config.QUERY_LOG_MAX_ENTRIES,
+    maxAgeMs: config.QUERY_LOG_MAX_AGE_HOURS * 3600_000,
+  });
   const spans =
     config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT === undefined
       ? undefined

@@ -43,8 +43,38 @@ export function keyFacts(answer: string): Set<string> {
       if (token.length > 0) facts.add(token);
     }
   // A fact that is part of a longer fact (the "2" of "2.3.1-3") adds nothing.
-  const all = [...facts];
-  return new Set(all.filter((fact) => !all.some((other) => other !== fact && other.includes(fact) && /\d/.test(fact))));
+  return withoutContainedFacts(facts);
+}
+
+/** Facts up to this length are indexed by their substrings; longer ones (rare) are searched directly. */
+const INDEXED_FACT_LENGTH = 64;
+
+/**
+ * The facts less those with a digit that occur inside another fact. Comparing every pair was
+ * quadratic (a 30 KB answer took over a second); instead each short fact's substrings of the lengths
+ * the digit facts have are indexed once, so the cost grows with the answer, not its square.
+ */
+function withoutContainedFacts(facts: Set<string>): Set<string> {
+  const digitFacts = [...facts].filter((fact) => /\d/.test(fact));
+  if (digitFacts.length === 0) return facts;
+  const lengths = [...new Set(digitFacts.map((fact) => fact.length))].sort((a, b) => a - b);
+  const inner = new Set<string>();
+  const long: string[] = [];
+  for (const fact of facts) {
+    if (fact.length > INDEXED_FACT_LENGTH) {
+      long.push(fact);
+      continue;
+    }
+    // Only proper substrings: a fact never counts as contained in itself.
+    for (const length of lengths) {
+      if (length >= fact.length) break;
+      for (let at = 0; at + length <= fact.length; at++) inner.add(fact.slice(at, at + length));
+    }
+  }
+  const longText = long.join('\u0000');
+  const contained = (fact: string) =>
+    inner.has(fact) || (longText.includes(fact) && long.some((other) => other !== fact && other.includes(fact)));
+  return new Set([...facts].filter((fact) => !(/\d/.test(fact) && contained(fact))));
 }
 
 function contentWords(answer: string): Set<string> {
@@ -80,8 +110,14 @@ export function answerAgreement(online: string, baseline: string): number | null
  * generator: retrieval cannot be blamed for a fact it never returned.
  */
 export function ungroundedFacts(answer: string, evidence: readonly string[]): string[] {
-  const texts = evidence.map((text) => text.toLowerCase());
-  return [...keyFacts(answer)].filter((fact) => !texts.some((text) => text.includes(fact))).sort();
+  // One lower-cased text; no fact contains the separator, so none matches across two texts.
+  const texts = evidence.map((text) => text.toLowerCase()).join('\u0000');
+  // Most grounded facts are whole evidence tokens: a set look-up settles them, so only the few facts
+  // that are not (the ungrounded ones, or parts of longer tokens) scan the text. Searching the text for
+  // every fact was quadratic in the answer and evidence size.
+  const tokens = new Set<string>();
+  for (const token of texts.split(/[^\p{L}\p{N}._:+~@'-]+/u)) tokens.add(trimPunctuation(token));
+  return [...keyFacts(answer)].filter((fact) => !tokens.has(fact) && !texts.includes(fact)).sort();
 }
 
 /**

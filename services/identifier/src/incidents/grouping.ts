@@ -8,6 +8,7 @@ import type { EvidenceLedger } from '../ledger/evidence-ledger.ts';
 import { EMPTY_HEAD } from '../ledger/evidence-record.ts';
 import type { ReportOutbox } from '../report/report-outbox.ts';
 import type { ReportStaging } from '../report/report-staging.ts';
+import { DEFAULT_INCIDENT_CAPS, rollIncident, type IncidentCaps } from './incident-caps.ts';
 import { appendEvidence } from './incident-evidence.ts';
 import { moveTo, note, type Incident } from './incident.ts';
 import type { IncidentStore, Versioned } from './incident-store.ts';
@@ -24,6 +25,8 @@ export interface GroupingDeps {
   metrics: IdentifierMetrics;
   logger: Logger;
   now: () => number;
+  /** How much of an incident its document keeps (default DEFAULT_INCIDENT_CAPS). */
+  incidentCaps?: IncidentCaps;
 }
 
 const incidentIdFor = (eventId: string) => `inc-${createHash('sha256').update(eventId).digest('hex').slice(0, 16)}`;
@@ -54,6 +57,10 @@ function runStartedAfter(result: ProbeResult, at: number): boolean {
  */
 export class IncidentGrouping {
   constructor(private readonly deps: GroupingDeps) {}
+
+  private get caps(): IncidentCaps {
+    return this.deps.incidentCaps ?? DEFAULT_INCIDENT_CAPS;
+  }
 
   /** Applies one result; returns the incident it touched, or null. Throws ConcurrentUpdateError when another writer won. */
   async apply(result: ProbeResult, prepared: PreparedAnalysis | null): Promise<string | null> {
@@ -88,6 +95,7 @@ export class IncidentGrouping {
       }
       // A clean round may also end the wait of an inconclusive incident.
       if (incident.state === 'open' || incident.state === 'diagnosing') await staging.evaluate(incident, now);
+      rollIncident(incident, this.caps);
       await store.save(incident, active);
       await outbox.flushAfterSave(incident.incident_id);
       return incident.incident_id;
@@ -122,6 +130,7 @@ export class IncidentGrouping {
           // An old incident nobody closed: a later fault is a new incident.
           moveTo(previous, 'closed', now, 'superseded', { by_probe_event: result.event_id });
         }
+        rollIncident(previous, this.caps);
         await store.save(previous, active);
       }
       const id = incidentIdFor(result.event_id);
@@ -171,7 +180,10 @@ export class IncidentGrouping {
       moveTo(incident, 'diagnosing', now, 'diagnosing');
       this.deps.metrics.transitions.inc({ to: 'diagnosing' });
     }
+    // The verdict and the report see the most recent analyses only; the document stays bounded.
+    rollIncident(incident, this.caps);
     await staging.evaluate(incident, now);
+    rollIncident(incident, this.caps);
     await store.save(incident, basis);
     await outbox.flushAfterSave(incident.incident_id);
     return incident.incident_id;

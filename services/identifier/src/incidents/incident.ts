@@ -1,6 +1,7 @@
 import type { IncidentOutcome, RagComponent, RootCause, RootCauseReport } from '@rag-immune/contracts';
 import type { LedgerHead } from '../ledger/evidence-record.ts';
 import type { ProbeAnalysis, Verdict } from '../verdict/verdict.ts';
+import type { DroppedCounts } from './incident-caps.ts';
 import { assertTransition, type IncidentState } from './incident-state.ts';
 
 export interface TimelineEntry {
@@ -47,6 +48,8 @@ export interface Incident {
   repair: { action_id: string; status: string; attempt: number; intent: string; recovered: boolean | null } | null;
   resolution: 'repaired' | 'fault_went_away' | 'escalated' | null;
   timeline: TimelineEntry[];
+  /** How many of the oldest ids, analyses and timeline entries were rolled off (incident-caps.ts); absent when none. */
+  dropped?: DroppedCounts;
 }
 
 export function moveTo(incident: Incident, to: IncidentState, at: number, event: string, detail: Record<string, unknown> = {}): void {

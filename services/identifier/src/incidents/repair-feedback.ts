@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { RepairAction } from '@rag-immune/contracts';
 import { healingLog } from '@rag-immune/worker-runtime';
 import type { IdentifierMetrics } from '../identifier-metrics.ts';
+import { DEFAULT_INCIDENT_CAPS, rollIncident, type IncidentCaps } from './incident-caps.ts';
 import type { IncidentState } from './incident-state.ts';
 import { moveTo, note } from './incident.ts';
 import type { IncidentStore } from './incident-store.ts';
@@ -27,7 +28,15 @@ export function incidentStateAfter(action: Pick<RepairAction, 'status' | 'verifi
 
 /** The effector's RepairActions fed back into the incident they name: repairing, verified, failed, escalated. */
 export class RepairFeedback {
-  constructor(private readonly deps: { store: IncidentStore; metrics: IdentifierMetrics; logger: Logger; now: () => number }) {}
+  constructor(
+    private readonly deps: {
+      store: IncidentStore;
+      metrics: IdentifierMetrics;
+      logger: Logger;
+      now: () => number;
+      incidentCaps?: IncidentCaps;
+    },
+  ) {}
 
   /** Applies one action step; throws ConcurrentUpdateError when another writer won. */
   async apply(action: RepairAction): Promise<void> {
@@ -62,6 +71,7 @@ export class RepairFeedback {
       metrics.transitions.inc({ to });
       healingLog(logger, { incident_id: incident.incident_id, ...detail }, `incident ${to} (repair ${action.status})`);
     }
+    rollIncident(incident, this.deps.incidentCaps ?? DEFAULT_INCIDENT_CAPS);
     await store.save(incident, current);
   }
 }

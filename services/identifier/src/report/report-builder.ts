@@ -1,6 +1,7 @@
 import { eventEnvelope, type EvidenceClaim, type RootCauseReport } from '@rag-immune/contracts';
 import { IDENTIFIER_VERSION } from '../config.ts';
 import { DETECTORS } from '../detectors/index.ts';
+import { reportProbeEventIds } from '../incidents/incident-caps.ts';
 import type { Incident } from '../incidents/incident.ts';
 import type { EvidenceRecord } from '../ledger/evidence-record.ts';
 import type { Verdict } from '../verdict/verdict.ts';
@@ -45,7 +46,8 @@ export function buildReport(
     ...eventEnvelope('identifier', IDENTIFIER_VERSION, new Date(now)),
     incident_id: incident.incident_id,
     report_revision: revision,
-    probe_event_ids: [...incident.probe_event_ids],
+    // The most recent ids only: a persistent fault's full list outgrew the bus's array and message limits.
+    probe_event_ids: reportProbeEventIds(incident),
     window_start: incident.window_start,
     window_end: incident.window_end,
     root_cause: verdict.root_cause,

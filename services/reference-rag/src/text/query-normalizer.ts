@@ -1,4 +1,5 @@
 import type { QueryRewriteRule } from '@rag-immune/rag-contract';
+import { assertSafeRewriteRules } from './rewrite-rule-safety.ts';
 
 /**
  * Prepares a query for retrieval: a tokenizer-stage defect (the fault) first, then the query-rewrite
@@ -11,7 +12,9 @@ export class QueryNormalizer {
   private rawRules: QueryRewriteRule[] = [];
 
   setRules(rules: QueryRewriteRule[]): void {
-    // Compile all first so one bad pattern leaves the old rules in place.
+    // Check and compile all first so one bad pattern leaves the old rules in place. The rules run on
+    // every query, so only backtracking-safe patterns are accepted (a ReDoS would stall the RAG).
+    assertSafeRewriteRules(rules);
     const compiled = rules.map((rule) => ({ pattern: new RegExp(rule.pattern, 'gu'), replacement: rule.replacement }));
     this.rules = compiled;
     this.rawRules = rules;
