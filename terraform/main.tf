@@ -22,10 +22,26 @@ locals {
     var.kafka_sasl == null ? {} : { KAFKA_SASL_PASSWORD = "kafka-sasl-password" },
     var.schema_registry_username == "" ? {} : { SCHEMA_REGISTRY_PASSWORD = "schema-registry-password" },
   )
+  # Each worker's own Kafka principal when kafka_sasl.usernames names one (the ACLs of kafka-acls.sh
+  # give each topic a single writer), else the shared one.
+  sasl_env = { for who in ["sentinel", "identifier", "effector", "memory", "provision"] : who => var.kafka_sasl == null ? {} : {
+    KAFKA_SASL_USERNAME = lookup(var.kafka_sasl.usernames, who, var.kafka_sasl.username)
+  } }
+  sasl_secret_env = { for who in ["sentinel", "identifier", "effector", "memory", "provision"] : who => var.kafka_sasl == null ? {} : {
+    KAFKA_SASL_PASSWORD = lookup(var.kafka_sasl.password_keys, who, "kafka-sasl-password")
+  } }
+  # BUS_PROFILE=production: producers sign what they publish, consumers verify what they read.
+  signing_env = { for who, id in var.bus_signing_key_ids : who => { BUS_SIGNING_KEY_ID = id } }
+  signing_secret_env = { for who in keys(var.bus_signing_key_ids) : who => {
+    BUS_SIGNING_KEY = lookup(var.secret_keys, "BUS_SIGNING_KEY_${upper(who)}", "bus-signing-key-${who}")
+  } }
+  verify_secret_env = { BUS_VERIFY_KEYS = lookup(var.secret_keys, "BUS_VERIFY_KEYS", "bus-verify-keys") }
   shared_env = merge(local.bus_env, {
-    ELASTICSEARCH_URL = var.elasticsearch_url
-    QDRANT_URL        = var.qdrant_url
-    ES_INDEX_PREFIX   = var.index_prefix
+    # Handled event_ids shared by all replicas of a consumer group (exactly-once handling across replicas).
+    BUS_PROCESSED_EVENTS = "elasticsearch"
+    ELASTICSEARCH_URL    = var.elasticsearch_url
+    QDRANT_URL           = var.qdrant_url
+    ES_INDEX_PREFIX      = var.index_prefix
     }, var.otlp_endpoint == "" ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT = var.otlp_endpoint }
   )
   worker_env = {
@@ -98,9 +114,9 @@ module "bus_topics" {
   source      = "./modules/bus-topics"
   namespace   = local.namespace
   image       = var.image
-  bus_env     = local.bus_env
+  bus_env     = merge(local.bus_env, local.sasl_env.provision)
   secret_name = local.secret_name
-  secret_env  = local.bus_secret_env
+  secret_env  = merge(local.bus_secret_env, local.sasl_secret_env.provision)
   topics = {
     probes_partitions      = var.topics.probes_partitions
     reports_partitions     = var.topics.reports_partitions
@@ -115,10 +131,12 @@ module "sentinel" {
   namespace   = local.namespace
   image       = var.image
   replicas    = 1
-  env         = merge(local.shared_env, local.worker_env.sentinel, lookup(var.worker_config, "sentinel", {}))
+  env         = merge(local.shared_env, local.sasl_env.sentinel, local.signing_env.sentinel, local.worker_env.sentinel, lookup(var.worker_config, "sentinel", {}))
   secret_name = local.secret_name
-  secret_env  = merge(local.bus_secret_env, { SENTINEL_API_TOKEN = var.secret_keys["SENTINEL_API_TOKEN"] })
-  resources   = local.resources.sentinel
+  secret_env = merge(local.bus_secret_env, local.sasl_secret_env.sentinel, local.signing_secret_env.sentinel, {
+    SENTINEL_API_TOKEN = var.secret_keys["SENTINEL_API_TOKEN"]
+  })
+  resources = local.resources.sentinel
   config_volumes = {
     probes = { config_map = kubernetes_config_map_v1.golden_probes.metadata[0].name, mount_path = "/etc/rag-immune/probes" }
   }
@@ -126,28 +144,32 @@ module "sentinel" {
 }
 
 module "identifier" {
-  source            = "./modules/worker"
-  name              = "identifier"
-  namespace         = local.namespace
-  image             = var.image
-  replicas          = var.replicas.identifier
-  env               = merge(local.shared_env, local.worker_env.identifier, lookup(var.worker_config, "identifier", {}))
-  secret_name       = local.secret_name
-  secret_env        = merge(local.bus_secret_env, { IDENTIFIER_API_TOKEN = var.secret_keys["IDENTIFIER_API_TOKEN"] })
+  source      = "./modules/worker"
+  name        = "identifier"
+  namespace   = local.namespace
+  image       = var.image
+  replicas    = var.replicas.identifier
+  env         = merge(local.shared_env, local.sasl_env.identifier, local.signing_env.identifier, local.worker_env.identifier, lookup(var.worker_config, "identifier", {}))
+  secret_name = local.secret_name
+  secret_env = merge(local.bus_secret_env, local.sasl_secret_env.identifier, local.signing_secret_env.identifier, local.verify_secret_env, {
+    IDENTIFIER_API_TOKEN = var.secret_keys["IDENTIFIER_API_TOKEN"]
+  })
   resources         = local.resources.default
   pdb_min_available = 1
   depends_on        = [module.bus_topics]
 }
 
 module "memory" {
-  source            = "./modules/worker"
-  name              = "memory"
-  namespace         = local.namespace
-  image             = var.image
-  replicas          = var.replicas.memory
-  env               = merge(local.shared_env, local.worker_env.memory, lookup(var.worker_config, "memory", {}))
-  secret_name       = local.secret_name
-  secret_env        = merge(local.bus_secret_env, { MEMORY_API_TOKEN = var.secret_keys["MEMORY_API_TOKEN"] })
+  source      = "./modules/worker"
+  name        = "memory"
+  namespace   = local.namespace
+  image       = var.image
+  replicas    = var.replicas.memory
+  env         = merge(local.shared_env, local.sasl_env.memory, local.worker_env.memory, lookup(var.worker_config, "memory", {}))
+  secret_name = local.secret_name
+  secret_env = merge(local.bus_secret_env, local.sasl_secret_env.memory, local.verify_secret_env, {
+    MEMORY_API_TOKEN = var.secret_keys["MEMORY_API_TOKEN"]
+  })
   resources         = local.resources.default
   pdb_min_available = 1
   depends_on        = [module.bus_topics]
@@ -159,9 +181,9 @@ module "effector" {
   namespace   = local.namespace
   image       = var.image
   replicas    = var.replicas.effector
-  env         = merge(local.shared_env, local.worker_env.effector, lookup(var.worker_config, "effector", {}))
+  env         = merge(local.shared_env, local.sasl_env.effector, local.signing_env.effector, local.worker_env.effector, lookup(var.worker_config, "effector", {}))
   secret_name = local.secret_name
-  secret_env = merge(local.bus_secret_env, {
+  secret_env = merge(local.bus_secret_env, local.sasl_secret_env.effector, local.signing_secret_env.effector, local.verify_secret_env, {
     EFFECTOR_API_TOKEN    = var.secret_keys["EFFECTOR_API_TOKEN"]
     EFFECTOR_MEMORY_TOKEN = var.secret_keys["MEMORY_API_TOKEN"]
   })

@@ -36,21 +36,48 @@ variable "topic_prefix" {
 }
 
 variable "kafka_tls" {
-  description = "KAFKA_SSL and whether to verify the broker certificate."
+  description = "KAFKA_SSL and whether to verify the broker certificate. The workers run BUS_PROFILE=production, which refuses plaintext or unverified brokers."
   type = object({
     enabled = bool
     verify  = optional(bool, true)
   })
-  default = { enabled = false }
+  default = { enabled = true }
+  validation {
+    condition     = var.kafka_tls.enabled && var.kafka_tls.verify
+    error_message = "BUS_PROFILE=production needs TLS to the brokers with verified certificates (enabled = true, verify = true)."
+  }
 }
 
 variable "kafka_sasl" {
-  description = "SASL mechanism (plain, scram-sha-256, scram-sha-512) and user; the password is the secret key kafka-sasl-password."
+  description = <<-EOT
+    SASL mechanism (plain, scram-sha-256, scram-sha-512) and user; the password is the secret key kafka-sasl-password.
+    usernames and password_keys give a worker (sentinel, identifier, effector, memory, provision) its own principal and
+    Secret key, as the Kafka ACLs of kafka-acls.sh expect (one writer per topic).
+  EOT
   type = object({
-    mechanism = string
-    username  = string
+    mechanism     = string
+    username      = string
+    usernames     = optional(map(string), {})
+    password_keys = optional(map(string), {})
   })
-  default = null
+  validation {
+    condition     = var.kafka_sasl != null
+    error_message = "BUS_PROFILE=production needs SASL to the brokers: set kafka_sasl."
+  }
+}
+
+variable "bus_signing_key_ids" {
+  description = "BUS_SIGNING_KEY_ID of each producing worker (<worker>@<version>); the secret is Secret key bus-signing-key-<worker> (secret_keys BUS_SIGNING_KEY_<WORKER>), the consumers' accepted keys bus-verify-keys. Rotation: packages/bus/README.md."
+  type        = map(string)
+  default = {
+    sentinel   = "sentinel@0.1.0"
+    identifier = "identifier@0.1.0"
+    effector   = "effector@0.1.0"
+  }
+  validation {
+    condition     = alltrue([for who in ["sentinel", "identifier", "effector"] : can(regex("^[A-Za-z0-9._@+-]{1,128}$", var.bus_signing_key_ids[who]))])
+    error_message = "bus_signing_key_ids needs sentinel, identifier and effector, each of letters, digits and . _ @ + - (at most 128)."
+  }
 }
 
 variable "schema_registry_username" {
@@ -122,6 +149,11 @@ variable "secret_keys" {
     IDENTIFIER_API_TOKEN = "identifier-api-token"
     EFFECTOR_API_TOKEN   = "effector-api-token"
     MEMORY_API_TOKEN     = "memory-api-token"
+    # Event signing (BUS_PROFILE=production): each producer's secret, and the consumers' keyid:secret list.
+    BUS_SIGNING_KEY_SENTINEL   = "bus-signing-key-sentinel"
+    BUS_SIGNING_KEY_IDENTIFIER = "bus-signing-key-identifier"
+    BUS_SIGNING_KEY_EFFECTOR   = "bus-signing-key-effector"
+    BUS_VERIFY_KEYS            = "bus-verify-keys"
   }
 }
 

@@ -1,8 +1,8 @@
 /**
  * tools/ops/provision-bus.ts (what the Terraform bus-topics Job runs) against the real Kafka and
  * schema registry of the stack: the development profile creates the four topics with their
- * configured partitions and registers the schemas; the production profile asks for replication 3,
- * which the single-broker stack must refuse, so the Job fails instead of creating weak topics.
+ * configured partitions and registers the schemas; the production profile refuses the stack's
+ * plaintext, unauthenticated broker (exit 78 naming KAFKA_SSL) before creating anything.
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -67,15 +67,27 @@ test('the development profile creates every topic with its partitions and regist
   }
 });
 
-test('the production profile demands replication 3, which a single broker refuses', async () => {
+test('the production profile refuses the plaintext, unauthenticated stack before creating anything', async () => {
+  // Production insists on TLS and SASL (or mTLS) first, so the single-broker stack's refusal of
+  // replication 3 is no longer reached here; packages/bus unit tests cover the replication defaults.
   await assert.rejects(
     provision({ BUS_PROFILE: 'production', BUS_TOPIC_PREFIX: `${prefix}prod-` }),
     (error: { code?: number; stdout?: string }) => {
-      assert.equal(error.code, 1);
-      assert.match(error.stdout ?? '', /INVALID_REPLICATION_FACTOR|replication/i);
+      assert.equal(error.code, 78);
+      assert.match(error.stdout ?? '', /KAFKA_SSL/);
       return true;
     },
   );
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    assert.deepEqual(
+      (await admin.listTopics()).filter((t) => t.startsWith(`${prefix}prod-`)),
+      [],
+    );
+  } finally {
+    await admin.disconnect();
+  }
 });
 
 test('a bad setting stops it with the configuration exit code, naming the variable', async () => {

@@ -86,6 +86,13 @@ KAFKA_SASL_USERNAME: {{ $v.bus.sasl.username | quote }}
 {{- if $v.bus.schemaRegistryUsername }}
 SCHEMA_REGISTRY_USERNAME: {{ $v.bus.schemaRegistryUsername | quote }}
 {{- end }}
+{{- with $v.bus.processedEvents }}
+BUS_PROCESSED_EVENTS: {{ . | quote }}
+{{- end }}
+{{- /* The key id goes with the signing secret: rendered alone, the worker would refuse to start. */}}
+{{- if hasKey ($v.secretEnv | default dict) "BUS_SIGNING_KEY" }}
+BUS_SIGNING_KEY_ID: {{ default (printf "%s@%s" .worker.name .ctx.Chart.AppVersion) $v.bus.signingKeyId | quote }}
+{{- end }}
 {{- end }}
 {{- if $v.stores.elasticsearchUrl }}
 ELASTICSEARCH_URL: {{ $v.stores.elasticsearchUrl | quote }}

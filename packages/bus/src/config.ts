@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { Topics, topicIds, type TopicId } from '@rag-immune/contracts';
+import { EventSigner, EventVerifier, KEY_ID_PATTERN, MIN_SECRET_LENGTH } from './signing.ts';
 
 const TopicSettingsSchema = z
   .object({
@@ -42,6 +43,15 @@ const SaslSchema = z
   })
   .strict();
 
+/** A producer's HMAC key: the id names the worker and version, e.g. `identifier@0.1.0`. */
+const SigningKeySchema = z
+  .object({
+    keyId: z.string().regex(KEY_ID_PATTERN, 'letters, digits and . _ @ + - only (at most 128)'),
+    // The message never quotes the secret.
+    secret: z.string().min(MIN_SECRET_LENGTH, `at least ${MIN_SECRET_LENGTH} characters (openssl rand -base64 32)`),
+  })
+  .strict();
+
 const BasicAuthSchema = z.object({ username: z.string().min(1), password: z.string().min(1) }).strict();
 
 const SEVEN_DAYS = 7 * 24 * 3600 * 1000;
@@ -57,6 +67,22 @@ export const BusConfigSchema = z
     sasl: SaslSchema.optional(),
     /** HTTP basic auth to the schema registry (Confluent Cloud: API key and secret). */
     schemaRegistryAuth: BasicAuthSchema.optional(),
+    /** This worker's key for signing what it publishes; absent = unsigned (production refuses to publish). */
+    signing: SigningKeySchema.optional(),
+    /**
+     * Keys whose signatures a consumer accepts; when set, an unsigned, unknown-key or wrongly signed
+     * event is dead-lettered. Absent = no verification (production refuses to subscribe).
+     */
+    verifyKeys: z
+      .array(SigningKeySchema)
+      .min(1)
+      .refine((keys) => new Set(keys.map((k) => k.keyId)).size === keys.length, 'a key id appears twice')
+      .optional(),
+    /**
+     * Where a consumer group remembers handled event_ids: per-process memory (absent, the default),
+     * or Elasticsearch shared by every replica of the group (exactly-once handling across replicas).
+     */
+    processedEvents: z.enum(['memory', 'elasticsearch']).optional(),
     /** 'development' allows single-replica topics; 'production' insists on RF 3 and min ISR 2. */
     profile: z.enum(['development', 'production']),
     /**
@@ -93,10 +119,33 @@ export const BusConfigSchema = z
   })
   .strict()
   .superRefine((config, ctx) => {
-    // A password over plaintext is readable by anyone on the path: PLAIN needs TLS outside development.
-    if (config.sasl?.mechanism === 'plain' && config.ssl === undefined && config.profile === 'production')
-      ctx.addIssue({ code: 'custom', path: ['ssl'], message: 'SASL PLAIN sends the password in clear: production needs TLS' });
     if (config.profile !== 'production') return;
+    // Production never talks to brokers unencrypted or unauthenticated: anyone on the path could
+    // read events, and anyone reaching a broker could write them.
+    if (config.ssl === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ssl'],
+        message:
+          config.sasl?.mechanism === 'plain'
+            ? 'SASL PLAIN sends the password in clear: production needs TLS'
+            : 'production needs TLS to the brokers (KAFKA_SSL=true)',
+      });
+    else {
+      if (!config.ssl.rejectUnauthorized)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['ssl', 'rejectUnauthorized'],
+          message: "production verifies the brokers' certificates (only a test broker may skip it)",
+        });
+      // Authentication: SASL, or mutual TLS with a client certificate.
+      if (config.sasl === undefined && config.ssl.certFile === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['sasl'],
+          message: 'production needs SASL, or a TLS client certificate (KAFKA_SSL_CERT_FILE and KAFKA_SSL_KEY_FILE)',
+        });
+    }
     for (const [name, topic] of Object.entries(config.topics)) {
       if (topic.replicationFactor < 3)
         ctx.addIssue({ code: 'custom', path: ['topics', name, 'replicationFactor'], message: 'production needs replicationFactor >= 3' });
@@ -148,6 +197,30 @@ export class InvalidConfigError extends Error {
   }
 }
 
+/**
+ * The signer of what this bus publishes. Checked when the worker first publishes rather than at
+ * parse time, since a consume-only worker (memory) has no key of its own: production refuses to
+ * publish unsigned events.
+ */
+export function signerFor(config: Pick<BusConfig, 'profile' | 'signing'>): EventSigner | undefined {
+  if (config.signing !== undefined) return new EventSigner(config.signing);
+  if (config.profile === 'production')
+    throw new InvalidConfigError([
+      { key: 'BUS_SIGNING_KEY', message: 'production signs every published event: set BUS_SIGNING_KEY_ID and BUS_SIGNING_KEY' },
+    ]);
+  return undefined;
+}
+
+/** The verifier of what this bus consumes; production refuses to consume without one (checked per subscription). */
+export function verifierFor(config: Pick<BusConfig, 'profile' | 'verifyKeys'>): EventVerifier | undefined {
+  if (config.verifyKeys !== undefined) return new EventVerifier(config.verifyKeys);
+  if (config.profile === 'production')
+    throw new InvalidConfigError([
+      { key: 'BUS_VERIFY_KEYS', message: 'production verifies every consumed event: set BUS_VERIFY_KEYS (keyid:secret,...)' },
+    ]);
+  return undefined;
+}
+
 export function parseBusConfig(input: unknown): BusConfig {
   const result = BusConfigSchema.safeParse(input);
   if (result.success) return result.data;
@@ -157,7 +230,9 @@ export function parseBusConfig(input: unknown): BusConfig {
 /**
  * Builds the bus configuration from environment variables, the way the workers are deployed:
  * KAFKA_BROKERS (comma-separated), SCHEMA_REGISTRY_URL, BUS_PROFILE, KAFKA_CLIENT_ID, and
- * per-topic BUS_<TOPIC>_PARTITIONS / _REPLICATION / _MIN_ISR. Errors name the variable.
+ * per-topic BUS_<TOPIC>_PARTITIONS / _REPLICATION / _MIN_ISR, the TLS/SASL settings, the signing
+ * keys (BUS_SIGNING_KEY_ID, BUS_SIGNING_KEY, BUS_VERIFY_KEYS) and BUS_PROCESSED_EVENTS
+ * (memory | elasticsearch). Errors name the variable.
  */
 export function busConfigFromEnv(env: NodeJS.ProcessEnv, clientId: string): BusConfig {
   const profileText = env.BUS_PROFILE ?? 'development';
@@ -183,6 +258,10 @@ export function busConfigFromEnv(env: NodeJS.ProcessEnv, clientId: string): BusC
     };
   }
   const security = securityFromEnv(env, issues);
+  const signing = signingFromEnv(env, issues);
+  const processedText = env.BUS_PROCESSED_EVENTS;
+  if (processedText !== undefined && processedText !== '' && processedText !== 'memory' && processedText !== 'elasticsearch')
+    issues.push({ key: 'BUS_PROCESSED_EVENTS', message: `must be memory or elasticsearch, got "${processedText}"` });
   if (env.KAFKA_BROKERS === undefined) issues.push({ key: 'KAFKA_BROKERS', message: 'required (host:port[,host:port...])' });
   if (env.SCHEMA_REGISTRY_URL === undefined)
     issues.push({ key: 'SCHEMA_REGISTRY_URL', message: 'required (Confluent-compatible base URL)' });
@@ -200,8 +279,14 @@ export function busConfigFromEnv(env: NodeJS.ProcessEnv, clientId: string): BusC
     'sasl.mechanism': 'KAFKA_SASL_MECHANISM',
     'sasl.username': 'KAFKA_SASL_USERNAME',
     'sasl.password': 'KAFKA_SASL_PASSWORD',
+    'ssl.rejectUnauthorized': 'KAFKA_SSL_REJECT_UNAUTHORIZED',
     'schemaRegistryAuth.username': 'SCHEMA_REGISTRY_USERNAME',
     'schemaRegistryAuth.password': 'SCHEMA_REGISTRY_PASSWORD',
+    signing: 'BUS_SIGNING_KEY',
+    'signing.keyId': 'BUS_SIGNING_KEY_ID',
+    'signing.secret': 'BUS_SIGNING_KEY',
+    verifyKeys: 'BUS_VERIFY_KEYS',
+    processedEvents: 'BUS_PROCESSED_EVENTS',
   };
   try {
     return parseBusConfig({
@@ -215,10 +300,20 @@ export function busConfigFromEnv(env: NodeJS.ProcessEnv, clientId: string): BusC
         .filter(Boolean),
       schemaRegistryUrl: env.SCHEMA_REGISTRY_URL,
       ...security,
+      ...signing,
+      ...(processedText === 'elasticsearch' || processedText === 'memory' ? { processedEvents: processedText } : {}),
     });
   } catch (error) {
     if (error instanceof InvalidConfigError)
-      throw new InvalidConfigError(error.issues.map((i) => ({ ...i, key: envKey[i.key] ?? envKey[i.key.split('.')[0] ?? ''] ?? i.key })));
+      throw new InvalidConfigError(
+        error.issues.map((i) => ({
+          ...i,
+          // verifyKeys.<n>.secret: the variable, and which entry of it.
+          key: i.key.startsWith('verifyKeys.')
+            ? `BUS_VERIFY_KEYS (entry ${Number(i.key.split('.')[1]) + 1})`
+            : (envKey[i.key] ?? envKey[i.key.split('.')[0] ?? ''] ?? i.key),
+        })),
+      );
     throw error;
   }
 }
@@ -284,5 +379,36 @@ function securityFromEnv(
     });
   else if (registryUser !== undefined && registryPassword !== undefined)
     result.schemaRegistryAuth = { username: registryUser, password: registryPassword };
+  return result;
+}
+
+/**
+ * Signing and verification keys from the environment: BUS_SIGNING_KEY_ID with BUS_SIGNING_KEY (this
+ * worker's key, for what it publishes) and BUS_VERIFY_KEYS as `keyid:secret,keyid:secret` (what its
+ * consumers accept; list the old and the new key during a rotation). Issues never quote a secret.
+ */
+function signingFromEnv(env: NodeJS.ProcessEnv, issues: { key: string; message: string }[]): Pick<BusConfig, 'signing' | 'verifyKeys'> {
+  const set = (name: string): string | undefined => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
+  const result: Pick<BusConfig, 'signing' | 'verifyKeys'> = {};
+  const keyId = set('BUS_SIGNING_KEY_ID');
+  const secret = set('BUS_SIGNING_KEY');
+  if ((keyId === undefined) !== (secret === undefined))
+    issues.push({
+      key: keyId === undefined ? 'BUS_SIGNING_KEY_ID' : 'BUS_SIGNING_KEY',
+      message: 'BUS_SIGNING_KEY_ID and BUS_SIGNING_KEY go together',
+    });
+  else if (keyId !== undefined && secret !== undefined) result.signing = { keyId, secret };
+  const list = set('BUS_VERIFY_KEYS');
+  if (list !== undefined) {
+    const keys: { keyId: string; secret: string }[] = [];
+    list.split(',').forEach((entry, index) => {
+      const colon = entry.indexOf(':');
+      const id = colon < 0 ? '' : entry.slice(0, colon).trim();
+      const keySecret = colon < 0 ? '' : entry.slice(colon + 1).trim();
+      if (id === '' || keySecret === '') issues.push({ key: `BUS_VERIFY_KEYS (entry ${index + 1})`, message: 'expected keyid:secret' });
+      else keys.push({ keyId: id, secret: keySecret });
+    });
+    result.verifyKeys = keys;
+  }
   return result;
 }

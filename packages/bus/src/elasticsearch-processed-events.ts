@@ -63,6 +63,7 @@ export class ElasticsearchProcessedEventStore implements ProcessedEventStore {
   private readonly retentionMs: number;
   private readonly leaseMs: number;
   private purgeTimer: NodeJS.Timeout | undefined;
+  private indexReady: Promise<void> | undefined;
 
   private constructor(private readonly options: ElasticsearchProcessedEventStoreOptions) {
     this.group = options.consumerGroup;
@@ -82,9 +83,24 @@ export class ElasticsearchProcessedEventStore implements ProcessedEventStore {
 
   /** Creates the index if needed and starts the periodic purge. */
   static async open(options: ElasticsearchProcessedEventStoreOptions): Promise<ElasticsearchProcessedEventStore> {
+    const store = ElasticsearchProcessedEventStore.create(options);
+    try {
+      await store.ensureIndex();
+    } catch (error) {
+      store.close();
+      throw error;
+    }
+    return store;
+  }
+
+  /**
+   * Like open, without touching Elasticsearch yet: the index is created on first use and retried
+   * on the next call if that fails, so a worker started while Elasticsearch is down still starts
+   * (its handler then fails transiently, and the message is retried, until Elasticsearch is back).
+   */
+  static create(options: ElasticsearchProcessedEventStoreOptions): ElasticsearchProcessedEventStore {
     if (options.consumerGroup === '') throw new Error('ElasticsearchProcessedEventStore: consumerGroup is required');
     const store = new ElasticsearchProcessedEventStore(options);
-    await store.ensureIndex();
     const interval = options.purgeIntervalMs ?? 3600 * 1000;
     if (interval > 0) {
       store.purgeTimer = setInterval(() => {
@@ -98,7 +114,11 @@ export class ElasticsearchProcessedEventStore implements ProcessedEventStore {
   }
 
   private ensureIndex(): Promise<void> {
-    return this.docs.ensureIndex();
+    this.indexReady ??= this.docs.ensureIndex().catch((error: unknown) => {
+      this.indexReady = undefined;
+      throw error;
+    });
+    return this.indexReady;
   }
 
   /** One document per (group, event_id); hashed when the pair would exceed Elasticsearch's 512-byte id limit. */
@@ -119,6 +139,7 @@ export class ElasticsearchProcessedEventStore implements ProcessedEventStore {
   }
 
   private async read(eventId: string): Promise<{ entry: Entry; seqNo: number; primaryTerm: number } | undefined> {
+    await this.ensureIndex();
     const found = await this.docs.get(this.id(eventId));
     return found ? { entry: found.doc, seqNo: found.seqNo, primaryTerm: found.primaryTerm } : undefined;
   }
@@ -128,6 +149,7 @@ export class ElasticsearchProcessedEventStore implements ProcessedEventStore {
   }
 
   async claim(eventId: string): Promise<ClaimOutcome> {
+    await this.ensureIndex();
     if (await this.docs.create(this.id(eventId), this.entry(eventId, 'processing'))) return 'claimed';
     const current = await this.read(eventId);
     if (current === undefined) return this.claim(eventId); // released in between
@@ -140,6 +162,7 @@ export class ElasticsearchProcessedEventStore implements ProcessedEventStore {
   }
 
   async markProcessed(eventId: string): Promise<void> {
+    await this.ensureIndex();
     await this.docs.put(this.id(eventId), this.entry(eventId, 'processed'));
   }
 
@@ -153,6 +176,7 @@ export class ElasticsearchProcessedEventStore implements ProcessedEventStore {
   /** Deletes this group's entries older than the retention window; returns how many. */
   async purgeExpired(now = Date.now()): Promise<number> {
     const cutoff = new Date(now - this.retentionMs).toISOString();
+    await this.ensureIndex();
     await this.docs.refresh();
     let deleted = 0;
     for (;;) {

@@ -13,7 +13,13 @@ export type PoisonReason =
   | 'undecodable_payload'
   /** Decodes, but carries values no producer may send (NaN, a negative latency, a future timestamp, 10 MB strings). */
   | 'semantically_invalid'
-  | 'rejected_by_handler';
+  | 'rejected_by_handler'
+  /** Signature verification is on and the message has no signature header. */
+  | 'unsigned'
+  /** Signed with a key id none of the verify keys has (a retired key, or a forger's). */
+  | 'unknown_signing_key'
+  /** The signature does not match the message bytes, topic and key (tampered, or replayed elsewhere). */
+  | 'bad_signature';
 
 export class PoisonMessageError extends Error {
   constructor(

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { Topics, type TopicEvents, type TopicId } from '@rag-immune/contracts';
 import type { SchemaCatalog } from './schema-catalog.ts';
 import type { BusMetrics } from './metrics.ts';
+import { SIGNATURE_HEADER, type EventSigner } from './signing.ts';
 
 /** One caller's messages waiting for the next request. */
 interface PendingSend {
@@ -39,6 +40,8 @@ export class EventPublisher {
     private readonly logger?: Logger,
     /** BusConfig.topicPrefix: the default topic names are the contract's under this prefix. */
     private readonly topicPrefix = '',
+    /** Signs every message as this worker (see signing.ts); undefined = unsigned (development only). */
+    private readonly signer?: EventSigner,
   ) {
     this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
   }
@@ -69,11 +72,21 @@ export class EventPublisher {
     if (events.length === 0) return;
     const keyOf = Topics[topic].keyOf as (event: TopicEvents[T]) => string;
     const messages = await Promise.all(
-      events.map(async (event) => ({
-        key: keyOf(event),
-        value: await this.catalog.encode(topic, event),
-        headers: { ...headers(event), 'x-event-id': event.event_id, 'x-producer': `${event.producer.service}@${event.producer.version}` },
-      })),
+      events.map(async (event) => {
+        const key = keyOf(event);
+        const value = await this.catalog.encode(topic, event);
+        return {
+          key,
+          value,
+          headers: {
+            ...headers(event),
+            'x-event-id': event.event_id,
+            'x-producer': `${event.producer.service}@${event.producer.version}`,
+            // Over the exact bytes sent and the topic they are sent to; set last so no caller header replaces it.
+            ...(this.signer ? { [SIGNATURE_HEADER]: this.signer.sign(topicName, key, value) } : {}),
+          },
+        };
+      }),
     );
     await new Promise<void>((resolve, reject) => {
       this.pending.push({ topic: topicName, messages, resolve, reject });

@@ -2,7 +2,8 @@ import type { Admin, Consumer, EachMessagePayload, IHeaders, Kafka, Producer } f
 import type { Logger } from 'pino';
 import { ExponentialBackoff, handleWhen, retry, type RetryPolicy } from 'cockatiel';
 import type { TopicEvents, TopicId } from '@rag-immune/contracts';
-import { topicNameOf, type BusConfig } from './config.ts';
+import { topicNameOf, verifierFor, type BusConfig } from './config.ts';
+import type { EventVerifier } from './signing.ts';
 import type { SchemaCatalog } from './schema-catalog.ts';
 import type { BusMetrics } from './metrics.ts';
 import { InMemoryProcessedEventStore, type ProcessedEventStore } from './processed-events.ts';
@@ -66,6 +67,7 @@ export class EventSubscriber<T extends TopicId> {
   private readonly retryPolicy: RetryPolicy;
   private readonly topicName: string;
   private readonly semanticCheck: EventValidator<T>;
+  private readonly verifier: EventVerifier | undefined;
   private lagTimer: NodeJS.Timeout | undefined;
   private running = false;
 
@@ -78,6 +80,8 @@ export class EventSubscriber<T extends TopicId> {
     private readonly logger?: Logger,
   ) {
     this.topicName = options.topicName ?? topicNameOf(config, options.topic);
+    // Throws in production without BUS_VERIFY_KEYS, before anything connects.
+    this.verifier = verifierFor(config);
     this.semanticCheck = semanticValidator(options.topic);
     this.consumer = kafka.consumer({
       groupId: options.groupId,
@@ -151,6 +155,8 @@ export class EventSubscriber<T extends TopicId> {
       headers: message.headers,
     };
     try {
+      // Before decoding: bytes nobody we trust signed are not parsed, nor looked up in the registry.
+      this.verifier?.verify(topic, message.key, message.value, message.headers);
       const event = await this.retryPolicy.execute(() => this.catalog.decode(this.options.topic, message.value));
       this.semanticCheck(event);
       this.options.validate?.(event);

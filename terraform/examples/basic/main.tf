@@ -37,10 +37,14 @@ module "rag_immune" {
 
   existing_secret = "rag-immune"
   secret_keys = {
-    SENTINEL_API_TOKEN   = "sentinel-api-token"
-    IDENTIFIER_API_TOKEN = "identifier-api-token"
-    EFFECTOR_API_TOKEN   = "effector-api-token"
-    MEMORY_API_TOKEN     = "memory-api-token"
+    SENTINEL_API_TOKEN         = "sentinel-api-token"
+    IDENTIFIER_API_TOKEN       = "identifier-api-token"
+    EFFECTOR_API_TOKEN         = "effector-api-token"
+    MEMORY_API_TOKEN           = "memory-api-token"
+    BUS_SIGNING_KEY_SENTINEL   = "bus-signing-key-sentinel"
+    BUS_SIGNING_KEY_IDENTIFIER = "bus-signing-key-identifier"
+    BUS_SIGNING_KEY_EFFECTOR   = "bus-signing-key-effector"
+    BUS_VERIFY_KEYS            = "bus-verify-keys"
   }
 
   worker_config = {

@@ -1,8 +1,26 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { busConfigFromEnv, busDefaults, parseBusConfig, plannedTopics, topicNameOf, InvalidConfigError } from '../../src/index.ts';
+import {
+  busConfigFromEnv,
+  busDefaults,
+  parseBusConfig,
+  plannedTopics,
+  processedEventStoreKind,
+  topicNameOf,
+  EventBus,
+  InMemoryProcessedEventStore,
+  InvalidConfigError,
+} from '../../src/index.ts';
 
 const env = { KAFKA_BROKERS: '127.0.0.1:19092', SCHEMA_REGISTRY_URL: 'http://127.0.0.1:18081/apis/ccompat/v7' };
+/** What production insists on beyond replication: TLS and SASL to the brokers. */
+const secure = {
+  BUS_PROFILE: 'production',
+  KAFKA_SSL: 'true',
+  KAFKA_SASL_MECHANISM: 'scram-sha-512',
+  KAFKA_SASL_USERNAME: 'u',
+  KAFKA_SASL_PASSWORD: 'p',
+};
 
 test('development defaults: probes on 16 partitions, reports and actions keyed topics, single replica', () => {
   const config = busConfigFromEnv(env, 'sentinel');
@@ -12,7 +30,7 @@ test('development defaults: probes on 16 partitions, reports and actions keyed t
 });
 
 test('production profile defaults to replication 3 and min.insync.replicas 2', () => {
-  const config = busConfigFromEnv({ ...env, BUS_PROFILE: 'production' }, 'sentinel');
+  const config = busConfigFromEnv({ ...env, ...secure }, 'sentinel');
   for (const topic of Object.values(config.topics)) {
     assert.equal(topic.replicationFactor, 3);
     assert.equal(topic.minInsyncReplicas, 2);
@@ -21,7 +39,7 @@ test('production profile defaults to replication 3 and min.insync.replicas 2', (
 
 test('production refuses a single-replica override and names the key', () => {
   assert.throws(
-    () => busConfigFromEnv({ ...env, BUS_PROFILE: 'production', BUS_PROBES_REPLICATION: '1' }, 'sentinel'),
+    () => busConfigFromEnv({ ...env, ...secure, BUS_PROBES_REPLICATION: '1' }, 'sentinel'),
     (error: unknown) => error instanceof InvalidConfigError && /topics\.probes\.replicationFactor/.test(error.message),
   );
 });
@@ -49,4 +67,30 @@ test('BUS_TOPIC_PREFIX namespaces every topic, the dead-letter topic included; a
   );
   assert.equal(topicNameOf(busConfigFromEnv(env, 'x'), 'reports'), 'rag-identifiers-reports');
   assert.throws(() => busConfigFromEnv({ ...env, BUS_TOPIC_PREFIX: 'a b' }, 'x'), /BUS_TOPIC_PREFIX: only letters/);
+});
+
+test('BUS_PROCESSED_EVENTS selects the processed-event store: memory by default, elasticsearch shared by replicas', () => {
+  const memory = busConfigFromEnv(env, 'x');
+  assert.equal(memory.processedEvents, undefined);
+  assert.equal(processedEventStoreKind(memory, {}), 'memory');
+  assert.equal(busConfigFromEnv({ ...env, BUS_PROCESSED_EVENTS: 'memory' }, 'x').processedEvents, 'memory');
+  const shared = busConfigFromEnv({ ...env, BUS_PROCESSED_EVENTS: 'elasticsearch' }, 'x');
+  assert.equal(shared.processedEvents, 'elasticsearch');
+  assert.equal(processedEventStoreKind(shared, {}), 'elasticsearch');
+  // A store passed by the caller wins; read-only subscriptions (CLI tail) keep memory.
+  assert.equal(processedEventStoreKind(shared, { processedEvents: new InMemoryProcessedEventStore(1) }), 'given');
+  assert.equal(processedEventStoreKind(shared, { onPoison: 'skip' }), 'memory');
+  assert.throws(
+    () => busConfigFromEnv({ ...env, BUS_PROCESSED_EVENTS: 'redis' }, 'x'),
+    /BUS_PROCESSED_EVENTS: must be memory or elasticsearch/,
+  );
+});
+
+test('BUS_PROCESSED_EVENTS=elasticsearch without a client from the worker refuses to subscribe, naming the key', async () => {
+  // Nothing connects: the refusal comes before the subscriber is built.
+  const bus = new EventBus(busConfigFromEnv({ ...env, BUS_PROCESSED_EVENTS: 'elasticsearch' }, 'x'));
+  await assert.rejects(
+    bus.subscribe({ topic: 'probes', groupId: 'g', handle: async () => undefined }),
+    (error: unknown) => error instanceof InvalidConfigError && error.issues[0]?.key === 'BUS_PROCESSED_EVENTS',
+  );
 });

@@ -97,3 +97,28 @@ test('the schema registry client sends the configured basic auth', async () => {
     server.close();
   }
 });
+
+test('production insists on TLS and on SASL or a client certificate, naming the missing key', () => {
+  const sasl = { KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: PASSWORD };
+  const prod = { BUS_PROFILE: 'production' };
+  // Neither: TLS is asked for first.
+  assert.deepEqual(failingKeys(prod), ['KAFKA_SSL']);
+  // SASL (SCRAM too) over plaintext: events and the SCRAM exchange are readable on the path.
+  assert.deepEqual(failingKeys({ ...prod, ...sasl }), ['KAFKA_SSL']);
+  // TLS alone encrypts but authenticates nobody.
+  assert.deepEqual(failingKeys({ ...prod, KAFKA_SSL: 'true' }), ['KAFKA_SASL_MECHANISM']);
+  // TLS without checking the brokers' certificates lets anyone in the middle.
+  assert.deepEqual(failingKeys({ ...prod, ...sasl, KAFKA_SSL: 'true', KAFKA_SSL_REJECT_UNAUTHORIZED: 'false' }), [
+    'KAFKA_SSL_REJECT_UNAUTHORIZED',
+  ]);
+  // Accepted: TLS + SASL, or mutual TLS (client certificate and key).
+  const tlsSasl = busConfigFromEnv({ ...env, ...prod, ...sasl, KAFKA_SSL: 'true' }, 'test');
+  assert.equal(tlsSasl.sasl?.mechanism, 'scram-sha-512');
+  const mtls = busConfigFromEnv(
+    { ...env, ...prod, KAFKA_SSL: 'true', KAFKA_SSL_CA_FILE: caFile, KAFKA_SSL_CERT_FILE: caFile, KAFKA_SSL_KEY_FILE: caFile },
+    'test',
+  );
+  assert.equal(mtls.ssl?.certFile, caFile);
+  // Development keeps the local stack's plaintext.
+  assert.equal(busConfigFromEnv({ ...env, ...sasl }, 'test').ssl, undefined);
+});

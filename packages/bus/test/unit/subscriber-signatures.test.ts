@@ -1,0 +1,124 @@
+/**
+ * The subscriber's decision on a signed, unsigned or forged message: handled, or parked in the
+ * dead-letter topic with its reason while consumption goes on. No broker is involved: a stand-in
+ * client hands messages to the subscriber's eachMessage and records what it sends; the Kafka
+ * behaviour itself is covered by test/integration.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { EachMessagePayload, Kafka, Message } from 'kafkajs';
+import { exampleProbeResult, type ProbeResult } from '@rag-immune/contracts';
+import {
+  busDefaults,
+  parseBusConfig,
+  DeadLetterHeaders,
+  EventSigner,
+  EventSubscriber,
+  SIGNATURE_HEADER,
+  type BusConfig,
+  type SchemaCatalog,
+} from '../../src/index.ts';
+
+const KEY = { keyId: 'sentinel@0.1.0', secret: 'sentinel-secret-0123456789abcdef01234' };
+const TOPIC = 'rag-sentinel-probes';
+const VALUE = Buffer.concat([Buffer.from([0, 0, 0, 0, 1]), Buffer.from('avro')]);
+
+/** A subscriber on a stand-in client; `deliver` runs one message through it. */
+async function harness(config: BusConfig) {
+  let eachMessage: ((payload: EachMessagePayload) => Promise<void>) | undefined;
+  const parked: Message[] = [];
+  const handled: ProbeResult[] = [];
+  let decoded = 0;
+  const client = {
+    consumer: () => ({
+      connect: async () => undefined,
+      subscribe: async () => undefined,
+      run: async (options: { eachMessage: typeof eachMessage }) => {
+        eachMessage = options.eachMessage;
+      },
+      disconnect: async () => undefined,
+    }),
+    producer: () => ({
+      connect: async () => undefined,
+      send: async (record: { topic: string; messages: Message[] }) => {
+        assert.equal(record.topic, 'rag-immune-dead-letter');
+        parked.push(...record.messages);
+      },
+      disconnect: async () => undefined,
+    }),
+    admin: () => ({ connect: async () => undefined, disconnect: async () => undefined }),
+  } as unknown as Kafka;
+  const catalog = {
+    decode: async () => {
+      decoded += 1;
+      return exampleProbeResult(`probe-${decoded}`);
+    },
+  } as unknown as SchemaCatalog;
+  const subscriber = new EventSubscriber(client, catalog, config, {
+    topic: 'probes',
+    groupId: 'g',
+    handle: async (event) => {
+      handled.push(event);
+    },
+  });
+  await subscriber.start();
+  let offset = 0;
+  return {
+    parked,
+    handled,
+    decodedCount: () => decoded,
+    stop: () => subscriber.stop(),
+    deliver: async (headers: Record<string, string>, key = 'probe-a', value = VALUE, topic = TOPIC) => {
+      const message = { key: Buffer.from(key), value, headers, offset: String(offset++), timestamp: '0', attributes: 0 };
+      await eachMessage!({ topic, partition: 0, message, heartbeat: async () => undefined, pause: () => () => undefined });
+    },
+  };
+}
+
+const base = { ...busDefaults('development'), clientId: 't', brokers: ['h:1'], schemaRegistryUrl: 'http://h' };
+
+test('with verify keys, unsigned, unknown-key and forged messages are dead-lettered with their reason, and consumption goes on', async () => {
+  const h = await harness(parseBusConfig({ ...base, verifyKeys: [KEY] }));
+  try {
+    const signed = (key = 'probe-a', value = VALUE, topic = TOPIC) => ({
+      [SIGNATURE_HEADER]: new EventSigner(KEY).sign(topic, key, value),
+    });
+    await h.deliver({ 'x-case': 'unsigned' });
+    const stranger = new EventSigner({ keyId: 'intruder@1', secret: 'z'.repeat(40) }).sign(TOPIC, 'probe-a', VALUE);
+    await h.deliver({ 'x-case': 'unknown key', [SIGNATURE_HEADER]: stranger });
+    await h.deliver({ 'x-case': 'other key', ...signed('probe-b') }, 'probe-a');
+    const flipped = Buffer.from(VALUE);
+    flipped[VALUE.length - 1] = (flipped[VALUE.length - 1] ?? 0) ^ 1;
+    await h.deliver({ 'x-case': 'flipped byte', ...signed() }, 'probe-a', flipped);
+    await h.deliver({ 'x-case': 'other topic', ...signed('probe-a', VALUE, 'rag-effectors-actions') });
+    await h.deliver({ 'x-case': 'good', ...signed() });
+
+    const reasons = h.parked.map((m) => [m.headers?.['x-case']?.toString(), m.headers?.[DeadLetterHeaders.reason]?.toString()]);
+    assert.deepEqual(reasons, [
+      ['unsigned', 'unsigned'],
+      ['unknown key', 'unknown_signing_key'],
+      ['other key', 'bad_signature'],
+      ['flipped byte', 'bad_signature'],
+      ['other topic', 'bad_signature'],
+    ]);
+    // Parked as received, with where it came from.
+    assert.deepEqual(h.parked[3]?.value, flipped);
+    assert.equal(h.parked[0]?.headers?.[DeadLetterHeaders.originTopic], TOPIC);
+    // Refused before decoding (no registry lookup for what nobody trusted signed); the good one is handled.
+    assert.equal(h.decodedCount(), 1);
+    assert.equal(h.handled.length, 1);
+  } finally {
+    await h.stop();
+  }
+});
+
+test('without verify keys (development), unsigned messages are handled as before', async () => {
+  const h = await harness(parseBusConfig(base));
+  try {
+    await h.deliver({});
+    assert.equal(h.parked.length, 0);
+    assert.equal(h.handled.length, 1);
+  } finally {
+    await h.stop();
+  }
+});
