@@ -1,5 +1,5 @@
 export { parseWorkerEnv, WorkerConfigError, EXIT_CONFIG, type ConfigIssue } from './worker-config.ts';
-export { workerLogger, healingLog, REDACTED_PATHS } from './logger.ts';
+export { workerLogger, healingLog, REDACTED_PATHS, REDACTED, isSecretKey, redactText, redactValue, redactLogLine } from './logger.ts';
 export { startTelemetry, traceHeaders, contextFromHeaders, inSpan, TELEMETRY_SERVICE_NAME, type Telemetry } from './telemetry.ts';
 export {
   workerHttpApp,
@@ -8,11 +8,19 @@ export {
   isLoopback,
   assertSafeBinding,
   bearerAuth,
+  bodyParserRefusal,
+  hostOfHostHeader,
+  principalOf,
   sendInternalError,
   HttpRequestError,
+  ANONYMOUS_PRINCIPAL,
+  SHARED_TOKEN_PRINCIPAL,
   type BearerAuthOptions,
+  type BearerTokens,
+  type Principal,
   type WorkerHttpOptions,
 } from './http-app.ts';
+export { parseNamedTokens, NamedTokensEnv, NamedTokensFileEnv, MIN_API_TOKEN_LENGTH } from './api-tokens.ts';
 export { testPause } from './test-hooks.ts';
 export { createQdrantClient, type QdrantConnection } from './qdrant-client.ts';
 export {

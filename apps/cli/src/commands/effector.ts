@@ -23,7 +23,11 @@ function withApiOptions(command: Command): Command {
   return command
     .option('--url <url>', 'effector API (env IMMUNE_EFFECTOR_URL)', DEFAULT_URL)
     .option('--token <token>', 'effector API token (default: env IMMUNE_API_TOKEN)')
-    .option('--actor <name>', 'who runs the command, for the audit log (default: env USER)', process.env.USER ?? 'unknown')
+    .option(
+      '--actor <name>',
+      'who runs the command, for the audit log when the effector has one shared token (recorded as claimed); a per-caller token names you instead (default: env USER)',
+      process.env.USER ?? 'unknown',
+    )
     .option('--json', 'one JSON document on stdout', false);
 }
 
@@ -54,6 +58,15 @@ interface GrantRow {
   effective_status: string;
   expires_at: string;
   decided_by: string | null;
+  /** The covered action's exact arguments (null when its record is gone; absent from older effectors). */
+  arguments?: Record<string, string> | null;
+}
+
+/** `k=v` pairs, so an approver sees exactly what will run. */
+export function renderArguments(args: Record<string, string> | null | undefined): string {
+  if (args === null || args === undefined) return '-';
+  const pairs = Object.entries(args).map(([key, value]) => `${key}=${JSON.stringify(value)}`);
+  return pairs.length === 0 ? '(none)' : pairs.join(' ');
 }
 interface RollbackPlan {
   target: string;
@@ -207,8 +220,8 @@ export function grantsCommand(): Command {
       );
       emit(options.json, grants, () =>
         table([
-          ['KEY', 'TOOL', 'STATUS', 'EXPIRES', 'DECIDED BY'],
-          ...grants.map((g) => [g.key, g.tool, g.effective_status, g.expires_at, g.decided_by ?? '-']),
+          ['KEY', 'TOOL', 'STATUS', 'EXPIRES', 'DECIDED BY', 'ARGUMENTS'],
+          ...grants.map((g) => [g.key, g.tool, g.effective_status, g.expires_at, g.decided_by ?? '-', renderArguments(g.arguments)]),
         ]),
       );
     }),
@@ -235,7 +248,12 @@ export function grantsCommand(): Command {
             ...(options.ttl ? { ttl_seconds: options.ttl } : {}),
           },
         );
-        emit(options.json, grant, () => `${grant.key}: ${grant.status} by ${grant.decided_by} (expires ${grant.expires_at})`);
+        emit(
+          options.json,
+          grant,
+          () =>
+            `${grant.key}: ${grant.status} by ${grant.decided_by} (expires ${grant.expires_at})\n  ${grant.tool} ${renderArguments(grant.arguments)}`,
+        );
       }),
     );
   }

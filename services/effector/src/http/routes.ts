@@ -1,11 +1,12 @@
-import type { Express, Request } from 'express';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Express, Request, Response } from 'express';
 import { z } from 'zod';
-import { HttpRequestError } from '@rag-immune/worker-runtime';
+import { HttpRequestError, principalOf } from '@rag-immune/worker-runtime';
 import { RollbackRefused, type Effector } from '../effector.ts';
 import { GrantError, type GrantStore } from '../grants/grant-store.ts';
 import type { SnapshotStore } from '../snapshots/snapshot-store.ts';
 import type { ActionStore } from '../state/action-store.ts';
-import type { AuditLog } from '../state/audit-log.ts';
+import type { AuditEntry, AuditLog } from '../state/audit-log.ts';
 import { MODES, type ModeStore } from '../state/mode-store.ts';
 
 export interface RouteDeps {
@@ -17,11 +18,41 @@ export interface RouteDeps {
   audit: AuditLog;
 }
 
-/** Who runs a manual command: the CLI sends the operator's name (never a token). */
-function actorOf(req: Request): string {
+/** Who runs a manual command, and whether the API authenticated that name or only heard it claimed. */
+export interface Actor {
+  name: string;
+  verified: boolean;
+}
+
+/**
+ * The actor of a request: the name of the caller's own token (EFFECTOR_API_TOKENS), authenticated.
+ * With the single shared token nothing identifies the caller, so the name the CLI claims in
+ * `x-immune-actor` is kept but marked self-asserted (verified: false).
+ */
+export function actorOf(req: Request, res: Response): Actor {
+  const principal = principalOf(res);
+  if (principal?.verified === true) return { name: principal.name, verified: true };
   const header = req.headers['x-immune-actor'];
   const name = Array.isArray(header) ? header[0] : header;
-  return name !== undefined && /^[\w.@-]{1,100}$/.test(name) ? name : 'unknown';
+  return { name: name !== undefined && /^[\w.@-]{1,100}$/.test(name) ? name : 'unknown', verified: false };
+}
+
+// The actor of the request being served, for audit entries the effector writes deep in its operator code.
+const requestActor = new AsyncLocalStorage<Actor>();
+
+/**
+ * Makes every entry this audit log records while serving an API request carry `actor_verified`
+ * (whether its actor was authenticated or only claimed). Applied once where the log is built.
+ */
+export function withActorProvenance(audit: AuditLog): AuditLog {
+  const record = audit.record.bind(audit);
+  audit.record = (entry) => {
+    const actor = requestActor.getStore();
+    if (actor === undefined || entry.actor !== actor.name) return record(entry);
+    const attributed: AuditEntry & { actor_verified: boolean } = { ...entry, actor_verified: actor.verified };
+    return record(attributed);
+  };
+  return audit;
 }
 
 const RollbackBody = z.object({ target: z.string().min(1).max(300), dry_run: z.boolean().default(false) }).strict();
@@ -39,11 +70,27 @@ const GrantBody = z
 const ModeBody = z.object({ mode: z.enum(MODES as [string, ...string[]]) }).strict();
 
 /**
- * The effector's API, all behind EFFECTOR_API_TOKEN: listing actions, snapshots and grants; rollback
+ * A grant with the exact arguments of the action it covers: an approver sees what will run, not
+ * only the tool's name. null when the action record is gone.
+ */
+async function withArguments<G extends { action_id: string }>(
+  deps: RouteDeps,
+  grant: G,
+): Promise<G & { arguments: Record<string, string> | null }> {
+  if ('arguments' in grant) return grant as G & { arguments: Record<string, string> | null };
+  const action = await deps.actions.getById(grant.action_id);
+  return { ...grant, arguments: action?.doc.arguments ?? null };
+}
+
+/**
+ * The effector's API, all behind EFFECTOR_API_TOKEN(S): listing actions, snapshots and grants; rollback
  * with a dry-run plan; grant approve/deny; the run-time mode. Every mutating call is audit-logged.
  */
 export function effectorRoutes(deps: RouteDeps): (app: Express) => void {
   return (app) => {
+    // Runs each request's handler with its actor in scope (after auth and body parsing), so audit
+    // entries written by the effector's operator code carry the actor's provenance.
+    app.use((req, res, next) => requestActor.run(actorOf(req, res), next));
     app.get('/actions', async (req, res) => {
       const incident = typeof req.query.incident === 'string' ? req.query.incident : undefined;
       res.json({ actions: await deps.actions.list(incident ? { incident } : {}) });
@@ -55,7 +102,7 @@ export function effectorRoutes(deps: RouteDeps): (app: Express) => void {
     app.post('/rollback', async (req, res) => {
       const body = RollbackBody.parse(req.body ?? {});
       try {
-        res.json(await deps.effector.rollback(body.target, { dryRun: body.dry_run, actor: actorOf(req) }));
+        res.json(await deps.effector.rollback(body.target, { dryRun: body.dry_run, actor: actorOf(req, res).name }));
       } catch (error) {
         if (error instanceof RollbackRefused) throw new HttpRequestError(error.status, error.message);
         throw error;
@@ -63,7 +110,8 @@ export function effectorRoutes(deps: RouteDeps): (app: Express) => void {
     });
     app.get('/grants', async (req, res) => {
       const status = z.enum(['pending', 'approved', 'denied', 'expired']).optional().parse(req.query.status);
-      res.json({ grants: await deps.grants.list(status ? { status } : {}) });
+      const grants = await deps.grants.list(status ? { status } : {});
+      res.json({ grants: await Promise.all(grants.map((grant) => withArguments(deps, grant))) });
     });
     for (const decision of ['approve', 'deny'] as const) {
       app.post(`/grants/:key/${decision}`, async (req, res) => {
@@ -73,15 +121,15 @@ export function effectorRoutes(deps: RouteDeps): (app: Express) => void {
           const grant = await deps.effector.decideGrant(
             key,
             decision === 'approve' ? 'approved' : 'denied',
-            actorOf(req),
+            actorOf(req, res).name,
             body.note ?? null,
             body.ttl_seconds === undefined ? undefined : body.ttl_seconds * 1000,
           );
-          res.json({ grant });
+          res.json({ grant: await withArguments(deps, grant) });
         } catch (error) {
           if (error instanceof GrantError) {
             await deps.audit.record({
-              actor: actorOf(req),
+              actor: actorOf(req, res).name,
               command: `grants.${decision}`,
               target: key,
               outcome: 'refused',
@@ -99,8 +147,14 @@ export function effectorRoutes(deps: RouteDeps): (app: Express) => void {
     app.put('/mode', async (req, res) => {
       const { mode } = ModeBody.parse(req.body ?? {});
       const previous = (await deps.modes.get()).mode;
-      await deps.modes.set(mode as (typeof MODES)[number], actorOf(req));
-      await deps.audit.record({ actor: actorOf(req), command: 'effector.mode', target: mode, outcome: 'ok', detail: { previous } });
+      await deps.modes.set(mode as (typeof MODES)[number], actorOf(req, res).name);
+      await deps.audit.record({
+        actor: actorOf(req, res).name,
+        command: 'effector.mode',
+        target: mode,
+        outcome: 'ok',
+        detail: { previous },
+      });
       res.json({ ...(await deps.modes.get()), previous });
     });
     app.get('/audit', async (_req, res) => {

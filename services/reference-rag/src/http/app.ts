@@ -19,7 +19,7 @@ import {
   contractIssues,
   describeIssues,
 } from '@rag-immune/rag-contract';
-import { bearerAuth, sendInternalError } from '@rag-immune/worker-runtime';
+import { bearerAuth, bodyParserRefusal, sendInternalError } from '@rag-immune/worker-runtime';
 import { RequestRefusedError } from '../errors.ts';
 import { FaultKind, InjectRequest, type FaultInjector } from '../faults/fault-injector.ts';
 import type { FaultJournal } from '../faults/fault-journal.ts';
@@ -81,13 +81,14 @@ export function createApp(deps: AppDeps): express.Express {
   const { service, repair, faults, journal, metrics, logger } = deps;
   const app = express();
   app.disable('x-powered-by');
-  app.use(express.json({ limit: '1mb' }));
   // Repairs and faults mutate the service; traces reveal queries and retrieved knowledge. /query,
   // /capabilities, /healthz and /metrics stay open: they are the RAG's public face and its probes.
   app.use(
     ['/repair', '/traces', '/knowledge', '/admin'],
     bearerAuth({ worker: `reference-rag (${service.instance})`, host: deps.host, token: deps.apiToken, tokenEnv: 'RAG_API_TOKEN', logger }),
   );
+  // After auth: an unauthenticated caller of a guarded route gets its 401 before its body is parsed.
+  app.use(express.json({ limit: '1mb' }));
 
   app.post('/query', async (req, res) => {
     const stop = metrics.queryDuration.startTimer();
@@ -218,9 +219,10 @@ export function createApp(deps: AppDeps): express.Express {
       res.status(error.status).json({ error: error.message });
       return;
     }
-    const status = (error as { status?: number; type?: string }).status;
-    if (status === 400 || status === 413) {
-      res.status(status).json({ error: `invalid request body: ${(error as Error).message}` });
+    // Too large (413), unsupported encoding or charset (415), malformed JSON (400): a message, not a 500.
+    const refusal = bodyParserRefusal(error);
+    if (refusal !== null) {
+      res.status(refusal.status).json({ error: refusal.message });
       return;
     }
     sendInternalError(logger, 'reference-rag', error, req, res);

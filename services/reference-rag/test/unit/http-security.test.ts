@@ -140,3 +140,26 @@ test('a 500 returns only an error id; the detail is in the log under that id', a
     await rag.close();
   }
 });
+
+test('a guarded route authenticates before parsing the body; body refusals are 4xx with a message, not 500', async () => {
+  const rag = await serve({});
+  try {
+    const big = JSON.stringify({ filler: 'x'.repeat(2 * 1024 * 1024) });
+    const send = (token: string | undefined, body: string, headers: Record<string, string> = {}) =>
+      fetch(`${rag.url}/admin/faults/parser-bug`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+        body,
+      });
+    assert.equal((await send(undefined, big)).status, 401, 'unauthenticated: refused before the 2 MB body is parsed');
+    assert.equal((await send(undefined, '{}', { 'content-encoding': 'compress' })).status, 401);
+    assert.equal((await send(TOKEN, big)).status, 413);
+    const unsupported = await send(TOKEN, '{}', { 'content-encoding': 'compress' });
+    assert.equal(unsupported.status, 415);
+    assert.match(((await unsupported.json()) as { error: string }).error, /content-encoding/);
+    assert.equal((await send(TOKEN, '{nope')).status, 400);
+    assert.deepEqual(rag.injected, []);
+  } finally {
+    await rag.close();
+  }
+});
