@@ -1,6 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { ElasticsearchCredentialsEnv, elasticsearchCredentialsIssue, parseWorkerEnv } from '@rag-immune/worker-runtime';
+import {
+  ElasticsearchCredentialsEnv,
+  elasticsearchCredentialsIssue,
+  NamedTokensEnv,
+  NamedTokensFileEnv,
+  parseWorkerEnv,
+  type ConfigIssue,
+} from '@rag-immune/worker-runtime';
 
 export const EFFECTOR_VERSION = '0.1.0';
 /** The settings every effector index is created with. */
@@ -25,8 +32,16 @@ const int = (min: number, max: number) => z.coerce.number().int().min(min).max(m
 export const EffectorConfigSchema = z.object({
   EFFECTOR_HOST: z.string().min(1).default('127.0.0.1'),
   EFFECTOR_PORT: int(0, 65_535).default(9466),
-  /** Bearer token of the effector's API (actions, snapshots, rollback, grants, mode): every manual command is authenticated. */
-  EFFECTOR_API_TOKEN: z.string().min(16, 'must be at least 16 characters'),
+  /**
+   * Shared bearer token of the effector's API (actions, snapshots, rollback, grants, mode): every
+   * manual command is authenticated, but the audit's actor is then only the name the caller claims
+   * (recorded with actor_verified: false). Prefer EFFECTOR_API_TOKENS.
+   */
+  EFFECTOR_API_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** One token per caller, `name:token` pairs (comma- or newline-separated): the audit's actor is the token's name. */
+  EFFECTOR_API_TOKENS: NamedTokensEnv.optional(),
+  /** The same as a file of `name:token` lines (a mounted secret). */
+  EFFECTOR_API_TOKENS_FILE: NamedTokensFileEnv.optional(),
   EFFECTOR_GROUP_ID: z.string().min(1).default('rag-immune-effector'),
   /** Stable replica name: a restarted replica resumes the actions it owned. */
   EFFECTOR_INSTANCE_ID: z.string().min(1).optional(),
@@ -72,6 +87,21 @@ export const EffectorConfigSchema = z.object({
   EFFECTOR_ABSTENTION_GRACE_SECONDS: int(0, 3600).default(15),
   EFFECTOR_VERIFY_TIMEOUT_MS: int(1, 600_000).default(120_000),
   EFFECTOR_EXECUTE_TIMEOUT_MS: int(100, 600_000).default(300_000),
+  /**
+   * A verification that could not measure (baseline unreachable, probe errors) holds the repair
+   * and measures again after DELAY, at most REMEASURES times, before a human decides (as Argo
+   * Rollouts' inconclusive analysis): the repair is not undone for the measurement's fault.
+   */
+  EFFECTOR_VERIFY_INCONCLUSIVE_REMEASURES: int(0, 20).default(3),
+  EFFECTOR_VERIFY_INCONCLUSIVE_DELAY_SECONDS: int(0, 3600).default(30),
+  /** A failed repair whose undo met an error (a server unreachable) is undone again after this (3 tries, then a human). */
+  EFFECTOR_UNDO_RETRY_SECONDS: int(1, 3600).default(30),
+  /** restore_collection_snapshot waits for a human grant when its snapshot is older than this (knowledge updates since are lost). */
+  EFFECTOR_RESTORE_MAX_SNAPSHOT_AGE_HOURS: z.coerce
+    .number()
+    .min(0)
+    .max(24 * 365)
+    .default(24),
   /** How long a replica's claim on an action holds without it finishing (then another may take it over). */
   EFFECTOR_LEASE_MS: int(1000, 3_600_000).default(600_000),
   /** Benchmark hook: SIGKILL the process at this step of an action (see bench/effector). Never set in production. */
@@ -99,8 +129,25 @@ export const EffectorConfigSchema = z.object({
 });
 export type EffectorConfig = z.infer<typeof EffectorConfigSchema>;
 
+/** The API needs a token: the shared one, one per caller, or both (never neither, never both per-caller forms). */
+function apiTokenIssue(config: EffectorConfig): ConfigIssue | null {
+  if (config.EFFECTOR_API_TOKENS !== undefined && config.EFFECTOR_API_TOKENS_FILE !== undefined)
+    return { key: 'EFFECTOR_API_TOKENS', message: 'set EFFECTOR_API_TOKENS or EFFECTOR_API_TOKENS_FILE, not both' };
+  if (config.EFFECTOR_API_TOKEN === undefined && config.EFFECTOR_API_TOKENS === undefined && config.EFFECTOR_API_TOKENS_FILE === undefined)
+    return {
+      key: 'EFFECTOR_API_TOKEN',
+      message: 'is required (or EFFECTOR_API_TOKENS / EFFECTOR_API_TOKENS_FILE: one name:token per caller)',
+    };
+  return null;
+}
+
+/** The per-caller tokens, from EFFECTOR_API_TOKENS or its file. */
+export function effectorNamedTokens(config: EffectorConfig): Record<string, string> {
+  return config.EFFECTOR_API_TOKENS ?? config.EFFECTOR_API_TOKENS_FILE ?? {};
+}
+
 export function effectorConfigFromEnv(env: NodeJS.ProcessEnv): EffectorConfig {
-  return parseWorkerEnv('effector', EffectorConfigSchema, env, [elasticsearchCredentialsIssue]);
+  return parseWorkerEnv('effector', EffectorConfigSchema, env, [elasticsearchCredentialsIssue, apiTokenIssue]);
 }
 
 /** Elasticsearch indices of the effector, all under the prefix so tests and deployments isolate. */

@@ -55,6 +55,19 @@ export interface EffectorDeps {
    * the cause. 0 escalates at once.
    */
   abstentionGraceMs?: number;
+  /**
+   * An inconclusive verification (the measurement failed, not the repair: the baseline did not
+   * answer, the probes errored) holds the repair and measures again after `delayMs`, at most
+   * `remeasures` times, then hands it to a human still applied. Absent: 3 re-measures 30 s apart.
+   */
+  inconclusiveHold?: { remeasures: number; delayMs: number };
+  /** How long after an undo met an error it is tried again in this process. Absent: 30 s. */
+  undoRetryMs?: number;
+  /**
+   * A snapshot restore that would roll the collection back further than this (discarding every
+   * knowledge update since) waits for a human grant. Absent: 24 h.
+   */
+  restoreMaxSnapshotAgeMs?: number;
   /** Which snapshots to keep after each new one (snapshots/snapshot-retention.ts); absent keeps them all. */
   snapshotRetention?: SnapshotRetentionPolicy;
   /** Benchmark only: kill -9 this process at this step of an action. */
@@ -93,6 +106,7 @@ export function toolContextFor(deps: EffectorDeps, report: RootCauseReport): Too
       return new Set(unfinished.flatMap((a) => collectionsProtectedBy(tools, a)));
     },
     timeoutMs: deps.ragTimeoutMs,
+    ...(deps.restoreMaxSnapshotAgeMs !== undefined ? { restoreMaxSnapshotAgeMs: deps.restoreMaxSnapshotAgeMs } : {}),
   };
 }
 

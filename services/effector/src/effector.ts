@@ -7,13 +7,15 @@ import { Escalation } from './escalation/escalation.ts';
 import { ActionEvents } from './events/action-events.ts';
 import { GrantGate } from './grants/grant-gate.ts';
 import { decideGrant } from './operator/grant-decisions.ts';
+import { reopenIncident } from './operator/reopen.ts';
 import { Rollback, type RollbackPlan } from './operator/rollback.ts';
-import { PlanLoop, type IncidentOutcome } from './plan/plan-loop.ts';
+import { PlanLoop, refuseImplausible, type IncidentOutcome } from './plan/plan-loop.ts';
 import { ActionRunner } from './run/action-runner.ts';
 import { Undoer } from './run/undo.ts';
 import { SnapshotPruner } from './snapshots/snapshot-pruning.ts';
 
 export { CRASH_POINTS, type CrashPoint, type EffectorDeps } from './effector-deps.ts';
+export { ReopenRefused } from './operator/reopen.ts';
 export { RollbackRefused, type RollbackPlan } from './operator/rollback.ts';
 export type { IncidentOutcome } from './plan/plan-loop.ts';
 
@@ -64,7 +66,12 @@ export class Effector {
    * repair never stalls the consumer's heartbeats.
    */
   async accept(report: RootCauseReport, parent: Context, onOutcome?: (outcome: IncidentOutcome | Error) => void): Promise<void> {
-    if (!(await this.deps.incidents.record(report))) {
+    const recorded = await this.deps.incidents.record(report);
+    if (recorded === 'implausible') {
+      onOutcome?.(refuseImplausible(this.deps, report));
+      return;
+    }
+    if (recorded === 'superseded') {
       this.deps.metrics.reports.inc({ outcome: 'superseded' });
       this.deps.logger.info(
         { incident_id: report.incident_id, report_revision: report.report_revision },
@@ -99,8 +106,28 @@ export class Effector {
       .finally(() => {
         if (this.chains.get(report.incident_id) === next) this.chains.delete(report.incident_id);
       })
+      .then((outcome) => {
+        if (outcome === 'undo_pending') this.retryOwedUndo(report.incident_id);
+      })
       .catch(() => undefined);
     return next;
+  }
+
+  /**
+   * A failed repair's undo met an error: try again after a while rather than only at the next
+   * start-up or revision (each try counts; after MAX_UNDO_ATTEMPTS the incident is escalated).
+   */
+  private retryOwedUndo(incidentId: string): void {
+    const timer = setTimeout(() => {
+      void (async () => {
+        const incident = await this.deps.incidents.get(incidentId);
+        if (incident?.doc.status === 'open') await this.process(this.deps.incidents.report(incident.doc));
+      })().catch((error: unknown) =>
+        this.deps.logger.error({ incident_id: incidentId, err: errorMessage(error) }, 'retrying an owed undo failed'),
+      );
+    }, this.deps.undoRetryMs ?? 30_000);
+    // Never what keeps the process alive: start-up recovery finishes the undo after a restart.
+    timer.unref();
   }
 
   /** On start-up: every open incident is re-run; actions this replica left in flight are put back and resumed. */
@@ -108,7 +135,11 @@ export class Effector {
     const open = await this.deps.incidents.list(['open']);
     const outcomes = [];
     for (const incident of open) {
-      const outcome = await this.process(this.deps.incidents.report(incident));
+      // One incident's error (an owed undo that failed again) must not keep the others from resuming.
+      const outcome = await this.process(this.deps.incidents.report(incident)).catch((error: unknown) => {
+        this.deps.logger.error({ incident_id: incident.incident_id, err: errorMessage(error) }, 'start-up recovery of the incident failed');
+        return 'contended' as const;
+      });
       outcomes.push({ incident_id: incident.incident_id, outcome });
     }
     return outcomes;
@@ -125,6 +156,11 @@ export class Effector {
       note,
       ...(ttlMs !== undefined ? { ttlMs } : {}),
     });
+  }
+
+  /** Re-opens an escalated incident (lifting a rollback's or a held repair's hold), audit-logged; its latest revision is re-planned. */
+  reopen(incidentId: string, options: { actor: string; note?: string | null }) {
+    return reopenIncident(this.deps, (report) => this.process(report), { incidentId, actor: options.actor, note: options.note ?? null });
   }
 
   /** What `immune rollback <target>` will change (dry run) or changed. */

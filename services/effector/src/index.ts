@@ -1,5 +1,6 @@
 export {
   Effector,
+  ReopenRefused,
   RollbackRefused,
   CRASH_POINTS,
   type CrashPoint,
@@ -27,9 +28,16 @@ export { SnapshotStore, SnapshotError } from './snapshots/snapshot-store.ts';
 export { QdrantSnapshotArchive, type SnapshotArchive, type SnapshotRecovery } from './snapshots/qdrant-archive.ts';
 export type { SnapshotRecord } from './snapshots/snapshot-record.ts';
 export { ActionStore, actionKey, actionIdOf, newActionDoc, type ActionDoc } from './state/action-store.ts';
-export { IncidentStore, type IncidentDoc } from './state/incident-store.ts';
+export {
+  IncidentStore,
+  implausibleRevision,
+  MAX_REVISION_JUMP,
+  MAX_REPORT_REVISION,
+  type IncidentDoc,
+  type RecordVerdict,
+} from './state/incident-store.ts';
 export { AuditLog, type AuditEntry } from './state/audit-log.ts';
 export { ModeStore, MODES, type EffectorMode } from './state/mode-store.ts';
 export { ACTION_STATUSES, canMoveAction, InvalidActionTransitionError, type ActionStatus } from './state/action-state.ts';
 export { CollectionAliases, AliasConflictError } from './snapshots/collection-aliases.ts';
-export { RecoveryVerifier, probesOf, type ProbeMeasurement } from './verify/recovery-verifier.ts';
+export { RecoveryVerifier, probesOf, verdictOf, type ProbeMeasurement, type Verdict } from './verify/recovery-verifier.ts';

@@ -11,6 +11,7 @@ import type { RepairAction, RootCauseReport } from '@rag-immune/contracts';
 import { MemoryClient } from '@rag-immune/memory-client';
 import { ProbeRunner, defaultThresholds, type FactConsistencyPort } from '@rag-immune/probing';
 import {
+  bearerAuth,
   contextFromHeaders,
   createElasticsearchClient,
   createQdrantClient,
@@ -18,10 +19,10 @@ import {
   traceHeaders,
   workerHttpApp,
 } from '@rag-immune/worker-runtime';
-import { EFFECTOR_VERSION, effectorIndices, type EffectorConfig } from './config.ts';
+import { EFFECTOR_VERSION, effectorIndices, effectorNamedTokens, type EffectorConfig } from './config.ts';
 import { Effector, type IncidentOutcome } from './effector.ts';
 import { GrantStore } from './grants/grant-store.ts';
-import { effectorRoutes } from './http/routes.ts';
+import { effectorRoutes, withActorProvenance } from './http/routes.ts';
 import { EffectorMetrics } from './metrics.ts';
 import { loadPolicy } from './policy/policy.ts';
 import { CollectionAliases } from './snapshots/collection-aliases.ts';
@@ -92,7 +93,8 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     incidents: new IncidentStore(docs, indices.incidents),
     snapshots: new SnapshotStore(archive, docs, indices.snapshots),
     grants: new GrantStore(docs, indices.grants, config.EFFECTOR_GRANT_TTL_SECONDS * 1000),
-    audit: new AuditLog(docs, indices.audit),
+    // Entries written while serving the API say whether their actor was authenticated (actor_verified).
+    audit: withActorProvenance(new AuditLog(docs, indices.audit)),
     modes: new ModeStore(docs, indices.settings, config.EFFECTOR_MODE),
   };
   for (const store of Object.values(stores)) await store.init();
@@ -112,7 +114,8 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     version: EFFECTOR_VERSION,
   });
 
-  const bus = new EventBus(options.busConfig, logger, new BusMetrics(registry));
+  // BUS_PROCESSED_EVENTS=elasticsearch: the reports group's handled events shared by every replica.
+  const bus = new EventBus(options.busConfig, logger, new BusMetrics(registry), { elasticsearch: es, indexPrefix: config.ES_INDEX_PREFIX });
   await bus.start(['reports', 'actions']);
   const publisher = await bus.publisher();
   const publish = (events: RepairAction[]) => publisher.publishMany('actions', events, undefined, () => traceHeaders());
@@ -149,6 +152,12 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     executeTimeoutMs: config.EFFECTOR_EXECUTE_TIMEOUT_MS,
     ragTimeoutMs: config.EFFECTOR_RAG_TIMEOUT_MS,
     abstentionGraceMs: config.EFFECTOR_ABSTENTION_GRACE_SECONDS * 1000,
+    inconclusiveHold: {
+      remeasures: config.EFFECTOR_VERIFY_INCONCLUSIVE_REMEASURES,
+      delayMs: config.EFFECTOR_VERIFY_INCONCLUSIVE_DELAY_SECONDS * 1000,
+    },
+    restoreMaxSnapshotAgeMs: config.EFFECTOR_RESTORE_MAX_SNAPSHOT_AGE_HOURS * 3_600_000,
+    undoRetryMs: config.EFFECTOR_UNDO_RETRY_SECONDS * 1000,
     snapshotRetention: { keepLast: config.EFFECTOR_SNAPSHOT_KEEP_LAST, keepWithinDays: config.EFFECTOR_SNAPSHOT_KEEP_WITHIN_DAYS },
     ...(config.EFFECTOR_TEST_CRASH_AT ? { crashAt: config.EFFECTOR_TEST_CRASH_AT } : {}),
   });
@@ -160,7 +169,15 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     logger,
     health: () => ({ ready, detail: { policy_version: policy.policy_version } }),
     routes: effectorRoutes({ effector, ...stores }),
-    apiToken: config.EFFECTOR_API_TOKEN,
+    // EFFECTOR_API_TOKENS names each caller (the audit's actor); the shared EFFECTOR_API_TOKEN does not.
+    auth: bearerAuth({
+      worker: 'effector',
+      host: config.EFFECTOR_HOST,
+      token: config.EFFECTOR_API_TOKEN,
+      tokens: effectorNamedTokens(config),
+      tokenEnv: 'EFFECTOR_API_TOKEN',
+      logger,
+    }),
   });
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.EFFECTOR_PORT, config.EFFECTOR_HOST, (error?: Error) => (error ? reject(error) : resolve(s)));

@@ -13,7 +13,7 @@ import { Registry } from 'prom-client';
 import { BusMetrics, EventBus, busConfigFromEnv } from '@rag-immune/bus';
 import { ElasticsearchSpanStore } from '@rag-immune/traces';
 import {
-  assertSafeBinding,
+  bearerAuth,
   contextFromHeaders,
   createElasticsearchClient,
   elasticsearchConnection,
@@ -41,13 +41,31 @@ export interface IdentifierWorker {
   stop(): Promise<void>;
 }
 
+/**
+ * The identifier's API guard, the policy every worker shares: IDENTIFIER_API_TOKEN when set;
+ * without it, open on loopback only (to loopback Host headers), warned once; beyond loopback, refused.
+ */
+export function identifierAuth(
+  config: Pick<IdentifierEnv, 'IDENTIFIER_HOST' | 'IDENTIFIER_API_TOKEN'>,
+  logger: Logger,
+): ReturnType<typeof bearerAuth> {
+  return bearerAuth({
+    worker: 'identifier',
+    host: config.IDENTIFIER_HOST,
+    token: config.IDENTIFIER_API_TOKEN,
+    tokenEnv: 'IDENTIFIER_API_TOKEN',
+    logger,
+  });
+}
+
 export async function startIdentifierWorker(
   env: NodeJS.ProcessEnv,
   logger: Logger,
   options: { telemetry?: Telemetry } = {},
 ): Promise<IdentifierWorker> {
   const config = identifierConfigFromEnv(env);
-  assertSafeBinding('identifier', config.IDENTIFIER_HOST, config.IDENTIFIER_API_TOKEN);
+  // Before anything connects: a non-loopback binding without a token refuses to start.
+  const auth = identifierAuth(config, logger);
   const busConfig = busConfigFromEnv(env, 'rag-immune-identifier');
   const calibration = loadCalibration(config.IDENTIFIER_CALIBRATION_FILE);
   const registry = new Registry();
@@ -59,7 +77,8 @@ export async function startIdentifierWorker(
   const store = new IncidentStore(docs, config.ES_INDEX_PREFIX);
   const ledger = new EvidenceLedger(docs, config.ES_INDEX_PREFIX, (outcome) => metrics.ledgerWrites.inc({ outcome }));
 
-  const bus = new EventBus(busConfig, logger, new BusMetrics(registry));
+  // BUS_PROCESSED_EVENTS=elasticsearch: each group's handled events shared by every replica.
+  const bus = new EventBus(busConfig, logger, new BusMetrics(registry), { elasticsearch: es, indexPrefix: config.ES_INDEX_PREFIX });
   await bus.start(['probes', 'reports', 'actions']);
   const publisher = await bus.publisher();
   const ragTimeout = config.IDENTIFIER_TRACE_TIMEOUT_MS;
@@ -105,7 +124,7 @@ export async function startIdentifierWorker(
     logger,
     health: () => ({ ready, detail: { elasticsearch_indices: indicesReady } }),
     routes: incidentRoutes(store, ledger),
-    ...(config.IDENTIFIER_API_TOKEN ? { apiToken: config.IDENTIFIER_API_TOKEN } : {}),
+    auth,
   });
   const server: Server = await new Promise((resolve) => {
     const listening = app.listen(config.IDENTIFIER_PORT, config.IDENTIFIER_HOST, () => resolve(listening));

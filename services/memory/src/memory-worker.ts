@@ -5,7 +5,14 @@ import { Registry } from 'prom-client';
 import { context, type Tracer } from '@opentelemetry/api';
 import { EventBus, BusMetrics, type BusConfig, type DeliveryContext } from '@rag-immune/bus';
 import { elasticsearchStores } from '@rag-immune/es-store';
-import { assertSafeBinding, contextFromHeaders, elasticsearchConnection, inSpan, workerHttpApp } from '@rag-immune/worker-runtime';
+import {
+  assertSafeBinding,
+  bearerAuth,
+  contextFromHeaders,
+  elasticsearchConnection,
+  inSpan,
+  workerHttpApp,
+} from '@rag-immune/worker-runtime';
 import { storeNames, type MemoryConfig } from './config.ts';
 import { CaseStore } from './cases/case-store.ts';
 import { CachedEmbedder, CaseRecorder, type SignatureEmbedder } from './cases/case-recorder.ts';
@@ -90,7 +97,14 @@ export class MemoryWorker {
       logger,
       health: () => ({ ready: this.listening, detail: { rules_version: this.rules.version } }),
       routes: memoryRoutes({ store: this.store, recommender: this.recommender, environment: config.MEMORY_ENVIRONMENT }),
-      ...(config.MEMORY_API_TOKEN ? { apiToken: config.MEMORY_API_TOKEN } : {}),
+      // The shared policy: the token when set; otherwise open on loopback only, warned once.
+      auth: bearerAuth({
+        worker: 'memory',
+        host: config.MEMORY_HOST,
+        token: config.MEMORY_API_TOKEN,
+        tokenEnv: 'MEMORY_API_TOKEN',
+        logger,
+      }),
     });
     const server = app.listen(config.MEMORY_PORT, config.MEMORY_HOST);
     this.server = server;
@@ -102,7 +116,11 @@ export class MemoryWorker {
     // Stores are prepared in the background: a dead store must not stop the rules from answering.
     void this.ensureStores().catch(() => undefined);
     if (this.deps.busConfig !== null) {
-      const bus = new EventBus(this.deps.busConfig, logger, new BusMetrics(this.registry));
+      // BUS_PROCESSED_EVENTS=elasticsearch: each group's handled events shared by every replica.
+      const bus = new EventBus(this.deps.busConfig, logger, new BusMetrics(this.registry), {
+        elasticsearch: this.store.es,
+        indexPrefix: config.ES_INDEX_PREFIX,
+      });
       this.bus = bus;
       await bus.start(['reports', 'actions']);
       const handle = (kind: CaseEvent['kind']) => async (event: unknown, delivery: DeliveryContext) =>

@@ -20,6 +20,8 @@ export interface ToolContext {
   /** Collections an action still in flight names (its way back or its build): retention keeps them. */
   collectionsInFlight(): Promise<Set<string>>;
   timeoutMs: number;
+  /** A snapshot restore older than this needs a human grant (EFFECTOR_RESTORE_MAX_SNAPSHOT_AGE_HOURS); absent: 24 h. */
+  restoreMaxSnapshotAgeMs?: number;
 }
 
 /** The tool does not apply to this report (e.g. nothing to scope it to): the next action is tried. */
@@ -68,6 +70,12 @@ export interface RepairTool<A extends Record<string, unknown> = Record<string, u
   readonly coversAllKnowledge?: boolean;
   /** Derives the arguments from the report and the RAG pair; throws PreconditionError when inapplicable. */
   plan(ctx: ToolContext, params: Readonly<Record<string, string>>): Promise<A>;
+  /**
+   * Why this run needs a human grant although the tool is reversible and the mode would not ask
+   * (what it would throw away is too much to decide alone: a restore of an old snapshot), shown on
+   * the grant request; null (or absent) when it does not.
+   */
+  grantReason?(ctx: ToolContext, args: A): Promise<string | null>;
   /** Checks the arguments still apply right before execution; throws PreconditionError otherwise. */
   preconditions(ctx: ToolContext, args: A): Promise<void>;
   capture(ctx: ToolContext, args: A): Promise<PriorState>;

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { PreconditionError, defineTool } from './repair-tool.ts';
 
+/** Default of EFFECTOR_RESTORE_MAX_SNAPSHOT_AGE_HOURS. */
+export const DEFAULT_MAX_SNAPSHOT_AGE_MS = 24 * 3_600_000;
+
+function formatAge(ms: number): string {
+  const hours = ms / 3_600_000;
+  return hours >= 48 ? `${(hours / 24).toFixed(1)} days` : `${hours.toFixed(1)} h`;
+}
+
 /**
  * Restores the RAG's collection from the newest snapshot recorded before the incident began (a
  * known-good index). Intent rebuild_index_incremental: the contract has no separate restore intent.
@@ -22,6 +30,16 @@ export const restoreCollectionSnapshot = defineTool({
     const chosen = before[0];
     if (chosen === undefined) throw new PreconditionError(`no snapshot of ${ctx.collection} was taken before the incident window`);
     return { collection: chosen.collection, snapshot_id: chosen.snapshot_id, ...(chosen.checksum ? { checksum: chosen.checksum } : {}) };
+  },
+  // Restoring rolls the knowledge back to the snapshot's day: every update since is lost. Recent
+  // enough, that is the repair; older, a person decides, seeing which snapshot and how old.
+  async grantReason(ctx, args) {
+    const maxAgeMs = ctx.restoreMaxSnapshotAgeMs ?? DEFAULT_MAX_SNAPSHOT_AGE_MS;
+    const record = (await ctx.listSnapshots(args.collection)).find((s) => s.snapshot_id === args.snapshot_id);
+    if (record === undefined) return `snapshot ${args.snapshot_id} is not recorded: its age is unknown`;
+    const ageMs = Date.now() - Date.parse(record.created_at);
+    if (!(ageMs > maxAgeMs)) return null;
+    return `snapshot ${args.snapshot_id} is ${formatAge(ageMs)} old (taken ${record.created_at}), older than ${formatAge(maxAgeMs)}: restoring it discards every knowledge update since`;
   },
   preconditions: async () => {},
   capture: async () => ({}),

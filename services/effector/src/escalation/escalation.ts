@@ -7,7 +7,15 @@ import type { Undoer } from '../run/undo.ts';
 import { actionKey, newActionDoc } from '../state/action-store.ts';
 
 /** Why an incident went to a human: the policy said so, or the breaker, or every planned repair failed. */
-export type EscalationReason = 'policy' | 'plan_exhausted' | 'failed_repairs' | 'component_rate_limit';
+export type EscalationReason =
+  | 'policy'
+  | 'plan_exhausted'
+  | 'failed_repairs'
+  | 'component_rate_limit'
+  /** A failed repair could not be undone: it may still be applied. */
+  | 'undo_failed'
+  /** A repair's verification never judged it: it is held applied, for a person to keep or roll back. */
+  | 'verification_inconclusive';
 
 /**
  * Handing an incident to a human: undo whatever of it is still in flight, record and publish an
@@ -39,7 +47,9 @@ export class Escalation {
     for (const doc of await deps.actions.list({ incident: report.incident_id, statuses: ['started', 'executed'] })) {
       const inflight = await deps.actions.get(doc.key);
       const inflightTool = this.tools.named(doc.tool);
-      if (inflight && inflightTool && (doc.owner === deps.instanceId || (doc.lease_until ?? 0) < Date.now()))
+      // A repair held after an inconclusive verification is the human's to keep or roll back.
+      const heldForHuman = (doc.hold_reason ?? null) !== null && doc.lease_until === null;
+      if (inflight && inflightTool && !heldForHuman && (doc.owner === deps.instanceId || (doc.lease_until ?? 0) < Date.now()))
         await this.undoer
           .undo(inflight, inflightTool, toolContextFor(deps, report), 'rolled back on escalation', 'breaker')
           .catch(() => undefined);

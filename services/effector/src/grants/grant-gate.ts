@@ -1,6 +1,6 @@
 import type { RepairAction } from '@rag-immune/contracts';
 import { healingLog } from '@rag-immune/worker-runtime';
-import type { RepairTool } from '../actions/repair-tool.ts';
+import type { RepairTool, ToolContext } from '../actions/repair-tool.ts';
 import type { EffectorDeps } from '../effector-deps.ts';
 import type { ActionEvents } from '../events/action-events.ts';
 import type { ActionDoc, Versioned } from '../state/action-store.ts';
@@ -18,7 +18,7 @@ export type GateVerdict =
 
 /**
  * The grant gate in front of every action that needs a human's yes: all of them in approve mode,
- * irreversible ones always. An approval in force lets it run; a denial fails it; otherwise a request
+ * irreversible ones always, and any whose tool says this run costs too much to decide alone. An approval in force lets it run; a denial fails it; otherwise a request
  * is opened (or kept) and the action waits in awaiting_grant.
  */
 export class GrantGate {
@@ -27,10 +27,12 @@ export class GrantGate {
     private readonly events: ActionEvents,
   ) {}
 
-  async check(v: Versioned<ActionDoc>, tool: RepairTool, mode: EffectorMode): Promise<GateVerdict> {
+  async check(v: Versioned<ActionDoc>, tool: RepairTool, mode: EffectorMode, ctx?: ToolContext): Promise<GateVerdict> {
     const { deps } = this;
-    if (!(mode === 'approve' || !tool.reversible)) return { pass: true, grant: null };
     const d = v.doc;
+    const costly = ctx && tool.grantReason ? await tool.grantReason(ctx, JSON.parse(d.args_json) as never) : null;
+    if (!(mode === 'approve' || !tool.reversible || costly !== null)) return { pass: true, grant: null };
+    const why = costly ?? (tool.reversible ? 'approve mode' : 'irreversible');
     const existing = await deps.grants.get(d.key);
     const status = existing ? effectiveStatus(existing.doc) : null;
     if (existing && status === 'approved') {
@@ -57,12 +59,13 @@ export class GrantGate {
       incident_id: d.incident_id,
       tool: d.tool,
       reversible: tool.reversible,
+      reason: why,
     });
     if (d.status !== 'awaiting_grant') await deps.actions.move(v, 'awaiting_grant');
     healingLog(
       deps.logger,
       { incident_id: d.incident_id, action_id: d.action_id, tool: d.tool },
-      `${d.tool} waits for a human grant (${tool.reversible ? 'approve mode' : 'irreversible'})`,
+      `${d.tool} waits for a human grant (${why})`,
     );
     return { pass: false, denied: false };
   }

@@ -9,6 +9,8 @@ export interface GrantDoc {
   incident_id: string;
   tool: string;
   reversible: boolean;
+  /** Why a human must decide (approve mode, irreversible, or what the tool says, e.g. an old snapshot and its age). Absent on older requests. */
+  reason?: string;
   status: Exclude<GrantStatus, 'expired'>;
   requested_at: string;
   /** A pending request lapses, and an approval stops covering the action, at this time. */
@@ -57,7 +59,10 @@ export class GrantStore {
   }
 
   /** Opens a pending request (or renews an expired one); returns the request in force. */
-  async request(fields: Pick<GrantDoc, 'key' | 'action_id' | 'incident_id' | 'tool' | 'reversible'>, now = new Date()): Promise<GrantDoc> {
+  async request(
+    fields: Pick<GrantDoc, 'key' | 'action_id' | 'incident_id' | 'tool' | 'reversible'> & Pick<Partial<GrantDoc>, 'reason'>,
+    now = new Date(),
+  ): Promise<GrantDoc> {
     const current = await this.get(fields.key);
     if (current && effectiveStatus(current.doc, now) !== 'expired') return current.doc;
     const doc: GrantDoc = {

@@ -6,6 +6,14 @@ import type { Undoer } from '../run/undo.ts';
 import { deletedSnapshot, type SnapshotRecord } from '../snapshots/snapshot-record.ts';
 import type { ActionDoc } from '../state/action-store.ts';
 
+/**
+ * What a person may roll back: a verified repair, or one held applied after an inconclusive
+ * verification (no lease: nothing is measuring it any more) for the person to decide.
+ */
+function undoableByHand(a: ActionDoc): boolean {
+  return a.status === 'succeeded' || (a.status === 'executed' && (a.hold_reason ?? null) !== null && a.lease_until === null);
+}
+
 /** A rollback the on-call engineer asked for: what will change, then (unless a dry run) what did. */
 export interface RollbackPlan {
   target: string;
@@ -52,16 +60,14 @@ export class Rollback {
       const ofIncident = await deps.actions.list({ incident: target });
       if (ofIncident.length === 0) throw new RollbackRefused(404, `no action, snapshot or incident named ${target}`);
       kind = 'incident';
-      actions = ofIncident.filter((a) => a.status === 'succeeded').reverse();
+      actions = ofIncident.filter((a) => undoableByHand(a)).reverse();
     }
     const plan: RollbackPlan = { target, kind, dry_run: options.dryRun, steps: [], done: false };
     // A snapshot retention deleted cannot be restored: say so before anything is undone, not halfway.
     const pruned =
       kind === 'snapshot'
         ? [snapshot]
-        : await Promise.all(
-            actions.filter((a) => a.status === 'succeeded' && a.snapshot_id).map((a) => deps.snapshots.get(a.snapshot_id!)),
-          );
+        : await Promise.all(actions.filter((a) => undoableByHand(a) && a.snapshot_id).map((a) => deps.snapshots.get(a.snapshot_id!)));
     const gone = pruned.filter((r): r is SnapshotRecord => r !== null && r.status === 'deleted');
     if (gone.length > 0)
       throw new RollbackRefused(
@@ -78,7 +84,7 @@ export class Rollback {
         ],
       });
     } else {
-      const undoable = actions.filter((a) => a.status === 'succeeded');
+      const undoable = actions.filter((a) => undoableByHand(a));
       if (undoable.length === 0)
         throw new RollbackRefused(
           409,
@@ -143,14 +149,15 @@ export class Rollback {
     const { deps } = this;
     const v = await deps.actions.getById(step.action_id as string);
     const tool = this.tools.named(step.tool as string);
-    if (v === null || tool === undefined || v.doc.status !== 'succeeded')
+    if (v === null || tool === undefined || !undoableByHand(v.doc))
       throw new RollbackRefused(409, `action ${step.action_id} changed meanwhile`);
     await this.refuseBlockedUndo(target, v.doc);
     const incident = await deps.incidents.get(v.doc.incident_id);
     const report = incident ? deps.incidents.report(incident.doc) : ({ incident_id: v.doc.incident_id } as RootCauseReport);
     const rolled = await this.undoer.undo(v, tool, toolContextFor(deps, report), `manual rollback by ${actor}`, 'manual');
     if (rolled === null) throw new RollbackRefused(409, `action ${step.action_id} changed meanwhile`);
-    // A human rolled the repair back: the effector must not redo it on its own.
-    await deps.incidents.setStatus(v.doc.incident_id, 'escalated');
+    // A human rolled the repair back: the effector must not redo it on its own, whatever revision
+    // comes next, until a person re-opens the incident (operator/reopen.ts).
+    await deps.incidents.holdForHuman(v.doc.incident_id, `manual rollback of ${v.doc.tool} ${v.doc.action_id} by ${actor}`);
   }
 }

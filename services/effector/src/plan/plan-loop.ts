@@ -15,7 +15,20 @@ import { ensurePlanned } from './planned-actions.ts';
 
 /** What handling one report came to. */
 export type IncidentOutcome =
-  'recovered' | 'escalated' | 'planned' | 'awaiting_grant' | 'superseded' | 'in_progress_elsewhere' | 'contended' | 'no_policy_branch';
+  | 'recovered'
+  | 'escalated'
+  | 'planned'
+  | 'awaiting_grant'
+  | 'superseded'
+  | 'in_progress_elsewhere'
+  | 'contended'
+  | 'no_policy_branch'
+  /** A failed repair's undo met an error and is still owed: nothing else runs until it is done. */
+  | 'undo_pending'
+  /** A person holds the incident (a manual rollback, a repair held after inconclusive verification). */
+  | 'held_for_human'
+  /** The report's revision is not believable (forged or broken): refused, nothing recorded. */
+  | 'refused';
 
 /**
  * The plan loop for one report: decide the ordered steps (policy + memory), then walk them — each
@@ -37,11 +50,22 @@ export class PlanLoop {
   async run(report: RootCauseReport): Promise<IncidentOutcome> {
     const { deps } = this;
     const log = deps.logger.child({ incident_id: report.incident_id, report_revision: report.report_revision });
-    if (!(await deps.incidents.record(report))) {
+    const recorded = await deps.incidents.record(report);
+    if (recorded === 'implausible') return refuseImplausible(deps, report);
+    if (recorded === 'superseded') {
       log.info('report superseded by a later revision: ignored');
       deps.metrics.reports.inc({ outcome: 'superseded' });
       return 'superseded';
     }
+    const held = (await deps.incidents.get(report.incident_id))?.doc.held_for_human ?? null;
+    if (held !== null) {
+      log.info({ held_for_human: held }, 'incident held for a human: not repaired until a person re-opens it');
+      deps.metrics.reports.inc({ outcome: 'held_for_human' });
+      return 'held_for_human';
+    }
+    // A failed repair still owing its undo comes first: nothing runs on top of it.
+    const owed = await this.finishOwedUndos(report);
+    if (owed !== null) return owed;
     const mode = (await deps.modes.get()).mode;
     const all = await deps.actions.list({ incident: report.incident_id });
     // A whole-index rebuild verified after the revision's last anomaly already rebuilt the knowledge it
@@ -118,7 +142,7 @@ export class PlanLoop {
         await this.escalation.escalate(report, `circuit breaker: ${breaker.message}`, breaker.reason);
         return 'escalated';
       }
-      const gate = await this.grants.check(v, tool, mode);
+      const gate = await this.grants.check(v, tool, mode, ctx);
       if (!gate.pass) {
         if (gate.denied) continue;
         return 'awaiting_grant';
@@ -126,6 +150,21 @@ export class PlanLoop {
       const outcome = await this.runner.run(v, tool, report, ctx, gate.grant);
       if (outcome === 'succeeded') return 'recovered';
       if (outcome === 'contended') return 'contended';
+      if (outcome === 'undo_pending') return 'undo_pending';
+      if (outcome === 'undo_failed') {
+        await this.escalation.escalate(report, `the undo of the failed ${tool.name} could not be done`, 'undo_failed');
+        return 'escalated';
+      }
+      if (outcome === 'held') {
+        // Left applied, neither verified nor undone: no later revision may repair on top of it.
+        await deps.incidents.holdForHuman(report.incident_id, `${tool.name} ${v.doc.action_id}: verification inconclusive`);
+        await this.escalation.escalate(
+          report,
+          `${tool.name}: verification stayed inconclusive; the repair is held, not undone`,
+          'verification_inconclusive',
+        );
+        return 'escalated';
+      }
     }
     if (mode === 'observe') {
       await deps.incidents.setStatus(report.incident_id, 'observed');
@@ -134,6 +173,38 @@ export class PlanLoop {
     }
     await this.escalation.escalate(report, 'every planned repair failed', 'plan_exhausted');
     return 'escalated';
+  }
+
+  /**
+   * Finishes the undo of every failed repair of the incident still `undoing` (a crash or an error
+   * cut it short), whatever revision it ran for; null when none is owed any more. One another
+   * replica holds a live lease on is left to it.
+   */
+  private async finishOwedUndos(report: RootCauseReport): Promise<IncidentOutcome | null> {
+    const { deps } = this;
+    for (const doc of await deps.actions.list({ incident: report.incident_id, statuses: ['undoing'] })) {
+      if (doc.owner !== null && doc.owner !== deps.instanceId && (doc.lease_until ?? 0) > Date.now()) return 'in_progress_elsewhere';
+      const current = await deps.actions.get(doc.key);
+      if (current === null || current.doc.status !== 'undoing') continue;
+      const owned = await deps.actions.update(current, { owner: deps.instanceId, lease_until: Date.now() + deps.leaseMs });
+      if (owned === null) return 'contended';
+      const tool = this.tools.named(doc.tool);
+      const undone = tool
+        ? await this.undoer.finishUndo(owned, tool, toolContextFor(deps, report), 'recovery')
+        : await this.undoer.abandonUndo(owned, `no tool named ${doc.tool} to undo it with`);
+      healingLog(
+        deps.logger,
+        { incident_id: report.incident_id, action_id: doc.action_id, tool: doc.tool },
+        `owed undo of the failed ${doc.tool}: ${undone.status}`,
+      );
+      if (undone.status === 'contended') return 'contended';
+      if (undone.status === 'undo_pending') return 'undo_pending';
+      if (undone.status === 'undo_failed') {
+        await this.escalation.escalate(report, `the undo of the failed ${doc.tool} could not be done: ${undone.message}`, 'undo_failed');
+        return 'escalated';
+      }
+    }
+    return null;
   }
 
   /**
@@ -150,4 +221,14 @@ export class PlanLoop {
       await new Promise((resolve) => setTimeout(resolve, Math.min(250, Math.max(0, deadline - Date.now()))));
     }
   }
+}
+
+/** A report whose revision cannot be believed: logged as forged or broken, counted, never used. */
+export function refuseImplausible(deps: Pick<EffectorDeps, 'logger' | 'metrics'>, report: RootCauseReport): 'refused' {
+  deps.metrics.reports.inc({ outcome: 'refused' });
+  deps.logger.error(
+    { incident_id: report.incident_id, report_revision: report.report_revision, report_event_id: report.event_id },
+    'report refused as forged or broken: its revision is implausible for the incident; it supersedes nothing',
+  );
+  return 'refused';
 }

@@ -73,7 +73,8 @@ export function branchMatches(branch: PolicyBranch, report: RootCauseReport, his
 
 /**
  * The ordered actions for a report: the first matching policy branch, reordered by memory's
- * strategy when memory answered from similar cases with enough confidence. Each step says why it was
+ * strategy when memory answered from similar cases with enough confidence (memory can only
+ * reorder the branch's tools, never add one: memory's answer is no authority over the policy). Each step says why it was
  * chosen and by whom; tools that already failed for the incident are left out.
  */
 export function decide(
@@ -106,19 +107,26 @@ export function decide(
     if (usable) {
       const caseIds = recommendation.citations.map((c) => c.case_id);
       const fromMemory: PlannedStep[] = [];
+      const outsideBranch: string[] = [];
       for (const item of recommendation.strategy) {
         const name = item.tool !== null && tools.named(item.tool) ? item.tool : INTENT_TOOLS[item.intent][0];
         if (name === undefined || fromMemory.some((s) => s.tool === name)) continue;
+        // Memory only reorders what the policy allows: a tool outside the matched branch is never added.
         const inPolicy = policySteps.find((s) => s.tool === name);
+        if (inPolicy === undefined) {
+          if (!outsideBranch.includes(name)) outsideBranch.push(name);
+          continue;
+        }
         fromMemory.push({
           tool: name,
-          params: inPolicy?.params ?? {},
+          params: inPolicy.params,
           reason: `memory: ${recommendation.reason} (similar cases healed with ${item.intent})`,
           chosen_by: 'memory',
           case_ids: caseIds,
         });
       }
       steps = [...fromMemory, ...policySteps.filter((s) => !fromMemory.some((m) => m.tool === s.tool))];
+      if (outsideBranch.length > 0) memoryNote += `; not in policy branch ${branch.id}, dropped: ${outsideBranch.join(', ')}`;
     }
   } else memoryNote = 'memory unavailable: policy only';
   // The terminal step (escalation) is never left out: a plan always ends with a human.

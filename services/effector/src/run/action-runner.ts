@@ -6,12 +6,17 @@ import type { ActionEvents } from '../events/action-events.ts';
 import type { SnapshotRecord } from '../snapshots/snapshot-record.ts';
 import type { SnapshotPruner } from '../snapshots/snapshot-pruning.ts';
 import type { ActionDoc, Versioned } from '../state/action-store.ts';
-import { VerificationTimeoutError, type ProbeMeasurement } from '../verify/recovery-verifier.ts';
+import { VerificationTimeoutError, verdictOf, type ProbeMeasurement } from '../verify/recovery-verifier.ts';
 import type { Undoer } from './undo.ts';
 
 type Failure = NonNullable<RepairAction['failure']>;
 export type Grant = RepairAction['grant'];
-export type RunOutcome = 'succeeded' | 'failed' | 'contended';
+/**
+ * succeeded / failed (undone) / contended; undo_pending: the failed repair's undo met an error and
+ * is owed (the plan must not go on); undo_failed: it cannot be undone; held: verification stayed
+ * inconclusive, the repair is left applied for a human. The last two escalate.
+ */
+export type RunOutcome = 'succeeded' | 'failed' | 'contended' | 'undo_pending' | 'undo_failed' | 'held';
 
 class Interrupted extends Error {}
 
@@ -131,7 +136,11 @@ export class ActionRunner {
       if (executed === null) throw new Interrupted('another replica took the action over');
       v = executed;
       const problem = await tool.verify(ctx, args);
-      const after = await deps.verifier.measure(report);
+      // The tool saying its change did not take is a verdict already: no measurement holds it.
+      const measured = problem === null ? await this.measureConclusively(v, tool, report) : null;
+      if (measured !== null && measured.held !== null) return measured.held;
+      if (measured !== null) v = measured.v;
+      const after = measured?.after ?? (await deps.verifier.measure(report));
       verification = {
         ...verificationBefore,
         fcs_after: after.fcs,
@@ -150,22 +159,75 @@ export class ActionRunner {
       failure = { reason: timedOut ? 'timeout' : 'tool_error', message: errorMessage(error) };
     }
     if (failure === null) return this.succeed(v, tool, report, verification);
-    const failed = await deps.actions.move(v, 'failed', { failure, verification, finished_at: new Date().toISOString() });
-    if (failed === null) return 'contended';
-    v = failed;
+    // Not `failed` yet: a failed repair still applied must not look finished. `undoing` survives a
+    // crash or an unreachable server mid-undo, and nothing else runs for the incident until it is done.
+    const undoing = await deps.actions.move(v, 'undoing', {
+      failure,
+      verification,
+      owner: deps.instanceId,
+      lease_until: Date.now() + deps.leaseMs,
+      finished_at: new Date().toISOString(),
+    });
+    if (undoing === null) return 'contended';
+    v = undoing;
+    // The published lifecycle is unchanged (failed, then rolled_back): `undoing` is internal.
     await this.events.emit(v.doc, 'failed');
     deps.logger.warn(
       { incident_id: report.incident_id, action_id: v.doc.action_id, tool: tool.name, failure },
       `repair ${tool.name} failed (${failure.reason}): undoing`,
     );
-    const undone = await this.undoer.undo(
-      v,
-      tool,
-      ctx,
-      `undone after ${failure.reason}`,
-      failure.reason === 'verification_failed' ? 'verification' : 'error',
-    );
-    return undone === null ? 'contended' : 'failed';
+    const undone = await this.undoer.finishUndo(v, tool, ctx, failure.reason === 'verification_failed' ? 'verification' : 'error');
+    return undone.status === 'rolled_back' ? 'failed' : undone.status;
+  }
+
+  /**
+   * Measures the repair until the measurement judges it: an inconclusive one (the measurement
+   * failed, not the repair) holds the action `executed` with its reason and measures again after
+   * the configured delay; past the bounded count the repair stays held for a human ('held').
+   * An error of the measurement itself (other than the verification budget running out, a
+   * `timeout` failure) counts as inconclusive too.
+   */
+  private async measureConclusively(
+    v0: Versioned<ActionDoc>,
+    tool: RepairTool,
+    report: RootCauseReport,
+  ): Promise<{ held: null; v: Versioned<ActionDoc>; after: ProbeMeasurement } | { held: RunOutcome; v: null; after: null }> {
+    const { deps } = this;
+    const hold = deps.inconclusiveHold ?? { remeasures: 3, delayMs: 30_000 };
+    let v = v0;
+    for (let measures = 1; ; measures += 1) {
+      let after: ProbeMeasurement | null = null;
+      let why: string;
+      try {
+        after = await deps.verifier.measure(report);
+        why = after.inconclusive ?? '';
+      } catch (error) {
+        if (error instanceof VerificationTimeoutError) throw error;
+        why = `the measurement failed: ${errorMessage(error)}`;
+      }
+      if (after !== null && verdictOf(after) !== 'inconclusive') {
+        if ((v.doc.hold_reason ?? null) === null) return { held: null, v, after };
+        const cleared = await deps.actions.update(v, { hold_reason: null });
+        if (cleared === null) throw new Interrupted('another replica took the action over');
+        return { held: null, v: cleared, after };
+      }
+      const last = measures > hold.remeasures;
+      const reason = `verification inconclusive (measure ${measures} of ${hold.remeasures + 1}): ${why}`;
+      const held = await deps.actions.update(v, {
+        hold_reason: last ? `${reason}; held for a human` : reason,
+        // Still owned while it waits: another replica must not take it over and undo it.
+        lease_until: last ? null : Date.now() + hold.delayMs + deps.leaseMs,
+      });
+      if (held === null) throw new Interrupted('another replica took the action over');
+      v = held;
+      healingLog(
+        deps.logger,
+        { incident_id: report.incident_id, action_id: v.doc.action_id, tool: tool.name },
+        last ? `repair ${tool.name}: ${reason}; held, not undone, for a human` : `repair ${tool.name}: ${reason}; measuring again`,
+      );
+      if (last) return { held: 'held', v: null, after: null };
+      await new Promise((resolve) => setTimeout(resolve, hold.delayMs));
+    }
   }
 
   private async succeed(

@@ -3,8 +3,27 @@ import { healingLog } from '@rag-immune/worker-runtime';
 import type { PriorState, RepairTool, ToolContext } from '../actions/repair-tool.ts';
 import { errorMessage, type EffectorDeps } from '../effector-deps.ts';
 import type { ActionEvents } from '../events/action-events.ts';
-import { SnapshotError } from '../snapshots/snapshot-store.ts';
 import type { ActionDoc, Versioned } from '../state/action-store.ts';
+
+/** Errors an undo may meet before a failed repair is declared impossible to undo (then a human looks). */
+export const MAX_UNDO_ATTEMPTS = 3;
+
+/** What finishing an owed undo came to. */
+export type UndoOutcome =
+  | { status: 'rolled_back' }
+  /** Failed for now (a server unreachable): still `undoing`, tried again at the next pass or start-up. */
+  | { status: 'undo_pending'; message: string }
+  /** Cannot be done: the action is `failed` with the undo's error; the incident must go to a human. */
+  | { status: 'undo_failed'; message: string }
+  | { status: 'contended' };
+
+/** The undo cannot succeed however often it is tried (its way back is gone). */
+export class UndoImpossible extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UndoImpossible';
+  }
+}
 
 type UndoDeps = Pick<EffectorDeps, 'actions' | 'snapshots' | 'metrics' | 'logger' | 'instanceId' | 'leaseMs'>;
 
@@ -24,24 +43,9 @@ export class Undoer {
     trigger: string,
   ): Promise<Versioned<ActionDoc> | null> {
     const { deps } = this;
-    const args = JSON.parse(v.doc.args_json) as Record<string, unknown>;
-    const prior = JSON.parse(v.doc.prior_json ?? '{}') as PriorState;
-    let toolUndoRefused: string | null = null;
+    let toolUndoRefused: string | null;
     try {
-      try {
-        await tool.undo(ctx, args, prior);
-      } catch (error) {
-        // The RAG refusing the undo (4xx) means it refused the change too: the snapshot still runs.
-        if (!(error instanceof RagHttpError && error.status < 500)) throw error;
-        toolUndoRefused = errorMessage(error);
-      }
-      if (v.doc.snapshot_id !== null) {
-        const record = await deps.snapshots.get(v.doc.snapshot_id);
-        if (record === null) throw new SnapshotError('restore', `snapshot ${v.doc.snapshot_id} is not recorded`);
-        const stop = deps.metrics.snapshotSeconds.startTimer({ operation: 'restore' });
-        await deps.snapshots.restore(record);
-        stop();
-      }
+      toolUndoRefused = await this.putBack(v, tool, ctx);
     } catch (error) {
       deps.logger.error(
         { incident_id: v.doc.incident_id, action_id: v.doc.action_id, err: errorMessage(error) },
@@ -50,6 +54,93 @@ export class Undoer {
       await deps.actions.update(v, { rollback_reason: `undo failed: ${errorMessage(error)}` });
       throw error;
     }
+    return this.rolledBack(v, reason, toolUndoRefused, trigger);
+  }
+
+  /**
+   * Finishes the undo a failed repair owes (status `undoing`), right after the failure or when a
+   * restarted effector finds it. An error that may pass (the RAG, Qdrant or Elasticsearch
+   * unreachable) leaves it `undoing` to be tried again; one that cannot (its snapshot is gone), or
+   * MAX_UNDO_ATTEMPTS errors, fails it with the undo's error recorded: the caller escalates.
+   */
+  async finishUndo(v: Versioned<ActionDoc>, tool: RepairTool, ctx: ToolContext, trigger: string): Promise<UndoOutcome> {
+    const { deps } = this;
+    const reason = `undone after ${v.doc.failure?.reason ?? 'a failure'}`;
+    let toolUndoRefused: string | null;
+    try {
+      toolUndoRefused = await this.putBack(v, tool, ctx);
+    } catch (error) {
+      const attempts = (v.doc.undo_attempts ?? 0) + 1;
+      const message = `undo of ${tool.name} failed (attempt ${attempts}): ${errorMessage(error)}`;
+      if (error instanceof UndoImpossible || attempts >= MAX_UNDO_ATTEMPTS) {
+        deps.logger.error(
+          { incident_id: v.doc.incident_id, action_id: v.doc.action_id, err: errorMessage(error) },
+          `${message}: escalating`,
+        );
+        const failed = await deps.actions.move(v, 'failed', {
+          undo_attempts: attempts,
+          rollback_reason: message,
+          lease_until: null,
+          finished_at: new Date().toISOString(),
+        });
+        return failed === null ? { status: 'contended' } : { status: 'undo_failed', message };
+      }
+      deps.logger.warn(
+        { incident_id: v.doc.incident_id, action_id: v.doc.action_id, err: errorMessage(error) },
+        `${message}: tried again later`,
+      );
+      const kept = await deps.actions.update(v, { undo_attempts: attempts, rollback_reason: message, lease_until: null });
+      return kept === null ? { status: 'contended' } : { status: 'undo_pending', message };
+    }
+    const rolled = await this.rolledBack(v, reason, toolUndoRefused, trigger);
+    return rolled === null ? { status: 'contended' } : { status: 'rolled_back' };
+  }
+
+  /** An owed undo nothing can carry out (its tool is gone): failed with why, for a human. */
+  async abandonUndo(v: Versioned<ActionDoc>, why: string): Promise<UndoOutcome> {
+    const message = `undo of ${v.doc.tool} cannot be done: ${why}`;
+    const failed = await this.deps.actions.move(v, 'failed', {
+      rollback_reason: message,
+      lease_until: null,
+      finished_at: new Date().toISOString(),
+    });
+    return failed === null ? { status: 'contended' } : { status: 'undo_failed', message };
+  }
+
+  /** Tool undo, then the snapshot restore; the RAG's refusal of the tool undo (4xx) is returned, not thrown. */
+  private async putBack(v: Versioned<ActionDoc>, tool: RepairTool, ctx: ToolContext): Promise<string | null> {
+    const { deps } = this;
+    const args = JSON.parse(v.doc.args_json) as Record<string, unknown>;
+    const prior = JSON.parse(v.doc.prior_json ?? '{}') as PriorState;
+    let toolUndoRefused: string | null = null;
+    try {
+      await tool.undo(ctx, args, prior);
+    } catch (error) {
+      // The RAG refusing the undo (4xx) means it refused the change too: the snapshot still runs.
+      if (!(error instanceof RagHttpError && error.status < 500)) throw error;
+      toolUndoRefused = errorMessage(error);
+    }
+    if (v.doc.snapshot_id !== null) {
+      const record = await deps.snapshots.get(v.doc.snapshot_id);
+      // A way back that is gone fails the same way on every try: no use trying again.
+      if (record === null || record.status === 'deleted')
+        throw new UndoImpossible(
+          `snapshot ${v.doc.snapshot_id} is ${record === null ? 'not recorded' : 'deleted by retention'}: it cannot be restored`,
+        );
+      const stop = deps.metrics.snapshotSeconds.startTimer({ operation: 'restore' });
+      await deps.snapshots.restore(record);
+      stop();
+    }
+    return toolUndoRefused;
+  }
+
+  private async rolledBack(
+    v: Versioned<ActionDoc>,
+    reason: string,
+    toolUndoRefused: string | null,
+    trigger: string,
+  ): Promise<Versioned<ActionDoc> | null> {
+    const { deps } = this;
     const rolled = await deps.actions.move(v, 'rolled_back', {
       rollback_reason: toolUndoRefused === null ? reason : `${reason} (the RAG refused the tool undo: ${toolUndoRefused})`,
       lease_until: null,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RepairAction, RootCauseReport } from '@rag-immune/contracts';
-import { assertActionTransition, assertInitialStatus, type ActionStatus } from './action-state.ts';
+import { FAILED_REPAIR, assertActionTransition, assertInitialStatus, type ActionStatus } from './action-state.ts';
 import { date, integer, keyword, type DocumentStore, type DocumentStores, type Versioned } from '@rag-immune/es-store';
 import { EFFECTOR_INDEX_SETTINGS } from '../config.ts';
 
@@ -36,6 +36,13 @@ export interface ActionDoc {
   executions: number;
   resumes: number;
   rollback_reason: string | null;
+  /** Undo attempts that failed while `undoing` (bounded: then the action is failed and escalated). Absent on older records. */
+  undo_attempts?: number;
+  /**
+   * Why a repair is held `executed` rather than judged: its verification was inconclusive (the
+   * measurement failed, not the repair), so it is neither succeeded nor undone. Absent/null: not held.
+   */
+  hold_reason?: string | null;
   created_at: string;
   updated_at: string;
   started_at: string | null;
@@ -184,7 +191,7 @@ export class ActionStore {
   /** Failed repairs of an incident (what the circuit breaker counts). */
   failedCount(incidentId: string): Promise<number> {
     // Only repairs that ran count: an inapplicable tool (refused before any change) is no failed repair.
-    return this.docs.count({ where: { incident_id: incidentId, status: ['failed', 'rolled_back'], executions: { gte: 1 } } });
+    return this.docs.count({ where: { incident_id: incidentId, status: [...FAILED_REPAIR], executions: { gte: 1 } } });
   }
 
   /** Repairs started on a component since a time (the per-component rate limit). */

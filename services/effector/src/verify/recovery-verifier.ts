@@ -11,6 +11,20 @@ export interface ProbeMeasurement {
   recovered: boolean;
   anomalies: string[];
   results: ProbeResult[];
+  /**
+   * Why these figures judge nothing (the baseline did not answer a probe, so there is nothing to
+   * compare the online answer with): the verdict is inconclusive, neither recovered nor not.
+   * Null or absent: conclusive.
+   */
+  inconclusive?: string | null;
+}
+
+/** A verification's verdict, as Argo Rollouts' analysis: the repair healed, did not, or the measurement failed. */
+export type Verdict = 'recovered' | 'not_recovered' | 'inconclusive';
+
+export function verdictOf(measurement: ProbeMeasurement): Verdict {
+  if (measurement.inconclusive) return 'inconclusive';
+  return measurement.recovered ? 'recovered' : 'not_recovered';
 }
 
 export class VerificationTimeoutError extends Error {
@@ -23,6 +37,13 @@ export class VerificationTimeoutError extends Error {
 function mean(values: (number | null | undefined)[]): number | null {
   const present = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
   return present.length === 0 ? null : present.reduce((a, b) => a + b, 0) / present.length;
+}
+
+/** The probes whose baseline side failed: the online answer has nothing to be judged against. */
+function unmeasured(results: ProbeResult[]): string | null {
+  const failed = results.filter((r) => r.baseline.call_status !== 'ok');
+  if (failed.length === 0) return null;
+  return `the baseline did not answer ${failed.map((r) => `${r.probe_id} (${r.baseline.call_status})`).join(', ')}`;
 }
 
 /** The report's affected probes as golden probes the shared ProbeRunner can run. */
@@ -68,6 +89,7 @@ export class RecoveryVerifier {
         recovered: results.every((r) => !r.anomaly && r.online.call_status === 'ok'),
         anomalies: results.filter((r) => r.anomaly).map((r) => `${r.probe_id}: ${r.anomaly_signals.join(',')}`),
         results,
+        inconclusive: unmeasured(results),
       };
     } finally {
       clearTimeout(timer);

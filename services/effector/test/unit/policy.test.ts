@@ -192,3 +192,26 @@ test("memory's confident case-based strategy goes first, citing its cases; a wea
     assert.match(d.memoryNote, /not followed/);
   }
 });
+
+test('memory may only reorder the matched branch: a recommended tool outside it is dropped, and the note says so', () => {
+  const r = report({ root_cause: 'generator_inconsistency', affected_component: 'generator' });
+  // A confident strategy naming a tool the generator branch does not hold (a snapshot restore) and one it does.
+  const d = decide(
+    policy,
+    r,
+    noHistory,
+    recommendation({
+      strategy: [
+        { intent: 'rebuild_index_incremental', tool: 'restore_collection_snapshot' },
+        { intent: 'enable_answer_validation_fallback', tool: 'enable_answer_validation' },
+      ],
+    }),
+    0.6,
+  );
+  assert.ok(d.ok);
+  assert.deepEqual(
+    d.steps.map((s) => s.tool),
+    ['enable_answer_validation', 'pin_generator_version', 'escalate_to_human'],
+  );
+  assert.match(d.memoryNote, /dropped: restore_collection_snapshot/);
+});

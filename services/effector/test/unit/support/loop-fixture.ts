@@ -41,6 +41,10 @@ export class FakeRag {
   /** Points in the fake collection: a Qdrant-writing tool changes them, a restore puts them back. */
   points = 100;
   readonly log: string[] = [];
+  /** The next this many tool undos fail as an unreachable RAG would (a transient error). */
+  undoFailures = 0;
+  /** The next this many measurements after a repair ran are inconclusive (the baseline did not answer). */
+  inconclusiveMeasures = 0;
 }
 
 export interface FakeToolSpec {
@@ -83,6 +87,11 @@ export function fakeTool(rag: FakeRag, spec: FakeToolSpec): RepairTool {
     },
     verify: async () => null,
     async undo(_ctx, _args, prior) {
+      if (rag.undoFailures > 0) {
+        rag.undoFailures -= 1;
+        rag.log.push(`undo ${spec.name} failed`);
+        throw new Error('connect ECONNREFUSED: the RAG is unreachable');
+      }
       rag.log.push(`undo ${spec.name}`);
       rag.healthy = prior.healthy_before === true;
     },
@@ -150,6 +159,10 @@ export interface LoopOptions {
   maxFailedRepairs?: number;
   recommendation?: Recommendation | null;
   instanceId?: string;
+  /** Real tools placed in the policy branch after the fakes (before the escalation). */
+  realTools?: RepairTool[];
+  restoreMaxSnapshotAgeMs?: number;
+  undoRetryMs?: number;
 }
 
 export interface Loop {
@@ -162,6 +175,8 @@ export interface Loop {
   lifecycle(incident: string): string[];
   /** A second effector replica on the same stores. */
   replica(instanceId: string): Effector;
+  /** The in-memory Elasticsearch twin, to shape records directly. */
+  docs: ReturnType<typeof memoryStores>;
 }
 
 export function report(incidentId: string, patch: Partial<RootCauseReport> = {}): RootCauseReport {
@@ -171,7 +186,7 @@ export function report(incidentId: string, patch: Partial<RootCauseReport> = {})
 export async function startLoop(options: LoopOptions): Promise<Loop> {
   const rag = new FakeRag();
   const archive = new FakeArchive(rag);
-  const tools = [...options.tools.map((spec) => fakeTool(rag, spec)), escalationTool(rag)];
+  const tools = [...options.tools.map((spec) => fakeTool(rag, spec)), ...(options.realTools ?? []), escalationTool(rag)];
   const policy: RepairPolicy = {
     policy_version: '9.9.9',
     branches: [
@@ -180,6 +195,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
         when: { cause: ['vector_index_corruption'], scope: 'any' },
         actions: [
           ...options.tools.map((t) => ({ tool: t.name, reason: `try ${t.name}`, params: {} })),
+          ...(options.realTools ?? []).map((t) => ({ tool: t.name, reason: `try ${t.name}`, params: {} })),
           { tool: 'page_on_call', reason: 'nothing healed', params: {} },
         ],
       },
@@ -206,6 +222,14 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     recovered: rag.healthy,
     anomalies: rag.healthy ? [] : ['fcs_drop'],
     results: [],
+    // The baseline not answering: a probe run reports baseline_error, which reads as not recovered.
+    ...(rag.inconclusiveMeasures > 0 && rag.log.some((l) => l.startsWith('execute'))
+      ? {
+          recovered: false,
+          anomalies: ['baseline_error'],
+          inconclusive: `the baseline did not answer probe (timeout), ${(rag.inconclusiveMeasures -= 1)} more to come`,
+        }
+      : {}),
   });
   const make = (instanceId: string): EffectorDeps => ({
     policy,
@@ -231,6 +255,9 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     ragTimeoutMs: 1_000,
     tools: toolBox(tools),
     snapshotRetention: { keepLast: 1, keepWithinDays: 0 },
+    inconclusiveHold: { remeasures: 2, delayMs: 1 },
+    ...(options.undoRetryMs !== undefined ? { undoRetryMs: options.undoRetryMs } : {}),
+    ...(options.restoreMaxSnapshotAgeMs !== undefined ? { restoreMaxSnapshotAgeMs: options.restoreMaxSnapshotAgeMs } : {}),
   });
   const deps = make(options.instanceId ?? 'replica-a') as Loop['deps'];
   return {
@@ -241,5 +268,6 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     deps,
     lifecycle: (incident) => events.filter((e) => e.incident_id === incident).map((e) => `${e.tool}:${e.status}`),
     replica: (instanceId) => new Effector(make(instanceId)),
+    docs,
   };
 }
