@@ -4,7 +4,7 @@ import { probesCommand } from './commands/probes.ts';
 import { ragCommand } from './commands/rag.ts';
 import { fcsCommand } from './commands/fcs.ts';
 import { casesCommand } from './commands/cases.ts';
-import { actionsCommand, effectorCommand, grantsCommand, rollbackCommand, snapshotsCommand } from './commands/effector.ts';
+import { actionsCommand, effectorCommand, grantsCommand, reopenCommand, rollbackCommand, snapshotsCommand } from './commands/effector.ts';
 import { incidentsCommand, ledgerCommand } from './commands/incidents.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
 
@@ -20,7 +20,7 @@ program.addCommand(ragCommand());
 program.addCommand(fcsCommand());
 program.addCommand(casesCommand());
 for (const command of [incidentsCommand(), ledgerCommand()]) program.addCommand(command);
-for (const command of [rollbackCommand(), snapshotsCommand(), actionsCommand(), grantsCommand(), effectorCommand()])
+for (const command of [rollbackCommand(), reopenCommand(), snapshotsCommand(), actionsCommand(), grantsCommand(), effectorCommand()])
   program.addCommand(command);
 
 // addCommand() does not pass exitOverride down; every level must throw instead of exiting so

@@ -142,6 +142,28 @@ export function rollbackCommand(): Command {
   });
 }
 
+export function reopenCommand(): Command {
+  return withApiOptions(
+    new Command('reopen')
+      .description('Hand an escalated incident back to the effector (after a manual rollback it stays held for a human until re-opened)')
+      .argument('<incident>', 'the incident id')
+      .option('--note <text>', 'why it is handed back (audit-logged)'),
+  ).action(async (incident: string, options: ApiOptions & { note?: string }) => {
+    const done = await call<{ incident_id: string; held_for_human: string | null }>(
+      options,
+      'POST',
+      `/incidents/${encodeURIComponent(incident)}/reopen`,
+      options.note === undefined ? {} : { note: options.note },
+    );
+    emit(
+      options.json,
+      done,
+      () =>
+        `Re-opened ${done.incident_id}${done.held_for_human ? ` (it was held: ${done.held_for_human})` : ''}: the effector may repair it again`,
+    );
+  });
+}
+
 const table = (rows: string[][]): string => {
   if (rows.length === 0) return '(none)';
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));

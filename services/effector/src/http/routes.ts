@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Express, Request, Response } from 'express';
 import { z } from 'zod';
 import { HttpRequestError, principalOf } from '@rag-immune/worker-runtime';
-import { RollbackRefused, type Effector } from '../effector.ts';
+import { ReopenRefused, RollbackRefused, type Effector } from '../effector.ts';
 import { GrantError, type GrantStore } from '../grants/grant-store.ts';
 import type { SnapshotStore } from '../snapshots/snapshot-store.ts';
 import type { ActionStore } from '../state/action-store.ts';
@@ -67,6 +67,7 @@ const GrantBody = z
       .optional(),
   })
   .strict();
+const ReopenBody = z.object({ note: z.string().max(500).optional() }).strict();
 const ModeBody = z.object({ mode: z.enum(MODES as [string, ...string[]]) }).strict();
 
 /**
@@ -105,6 +106,16 @@ export function effectorRoutes(deps: RouteDeps): (app: Express) => void {
         res.json(await deps.effector.rollback(body.target, { dryRun: body.dry_run, actor: actorOf(req, res).name }));
       } catch (error) {
         if (error instanceof RollbackRefused) throw new HttpRequestError(error.status, error.message);
+        throw error;
+      }
+    });
+    // A person hands an incident held for a human (after a manual rollback or a held repair) back to the effector.
+    app.post('/incidents/:id/reopen', async (req, res) => {
+      const body = ReopenBody.parse(req.body ?? {});
+      try {
+        res.json(await deps.effector.reopen(String(req.params.id), { actor: actorOf(req, res).name, note: body.note ?? null }));
+      } catch (error) {
+        if (error instanceof ReopenRefused) throw new HttpRequestError(error.status, error.message);
         throw error;
       }
     });

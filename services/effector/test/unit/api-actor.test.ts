@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { bearerAuth, workerHttpApp } from '@rag-immune/worker-runtime';
 import { effectorConfigFromEnv, effectorNamedTokens } from '../../src/config.ts';
+import { ReopenRefused } from '../../src/effector.ts';
 import { effectorRoutes, withActorProvenance, type RouteDeps } from '../../src/http/routes.ts';
 import type { AuditEntry, AuditLog } from '../../src/state/audit-log.ts';
 
@@ -42,6 +43,17 @@ async function serve() {
         await sleep(1);
         await audit.record({ actor, command: `grants.${decision === 'approved' ? 'approve' : 'deny'}`, target: key, outcome: 'ok' });
         return { ...grant, status: decision, decided_by: actor };
+      },
+      reopen: async (incidentId: string, options: { actor: string; note: string | null }) => {
+        if (incidentId !== 'inc-held') throw new ReopenRefused(409, `incident ${incidentId} is open, not escalated: nothing to re-open`);
+        await audit.record({
+          actor: options.actor,
+          command: 'incident.reopen',
+          target: incidentId,
+          outcome: 'ok',
+          detail: { note: options.note },
+        });
+        return { incident_id: incidentId, held_for_human: 'manual_rollback' };
       },
       rollback: async (target: string, options: { dryRun: boolean; actor: string }) => {
         await sleep(1);
@@ -161,4 +173,24 @@ test('EFFECTOR_API_TOKENS gives one token per caller; a bad value refuses to sta
     (error: Error & { issues?: { key: string }[] }) => error.issues?.[0]?.key === 'EFFECTOR_API_TOKEN',
   );
   assert.equal(effectorConfigFromEnv({ ...base, EFFECTOR_API_TOKEN: SHARED }).EFFECTOR_API_TOKEN, SHARED);
+});
+
+test("POST /incidents/:id/reopen hands a held incident back as the token's caller; a refusal is its 4xx with the message", async () => {
+  const effector = await serve();
+  try {
+    const done = await effector.api('POST', '/incidents/inc-held/reopen', ALICE, 'mallory', { note: 'fault found upstream' });
+    assert.equal(done.status, 200);
+    assert.deepEqual(done.json, { incident_id: 'inc-held', held_for_human: 'manual_rollback' });
+    assert.deepEqual(
+      effector.entries.map((e) => [e.command, e.actor, e.actor_verified]),
+      [['incident.reopen', 'alice', true]],
+    );
+    const refused = await effector.api('POST', '/incidents/inc-open/reopen', ALICE, 'alice');
+    assert.equal(refused.status, 409);
+    assert.match(JSON.stringify(refused.json), /not escalated/);
+    const bad = await effector.api('POST', '/incidents/inc-held/reopen', ALICE, 'alice', { note: 'x', extra: 1 });
+    assert.equal(bad.status, 400);
+  } finally {
+    await effector.close();
+  }
 });
