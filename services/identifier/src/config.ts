@@ -34,6 +34,12 @@ export const IdentifierEnv = z.object({
     .default('rag-immune'),
   IDENTIFIER_GROUP_ID: z.string().min(1).default('rag-immune-identifier'),
   IDENTIFIER_API_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /**
+   * The evidence ledger's key (from a Secret): records are HMAC-SHA256-keyed and chain heads signed
+   * with it, so whoever can write the ledger's indices without it cannot forge a chain that verifies.
+   * Unset: unkeyed SHA-256 (development), tamper-evident only; verify says `keyed: false`.
+   */
+  IDENTIFIER_LEDGER_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   IDENTIFIER_HOST: z.string().min(1).default('127.0.0.1'),
   IDENTIFIER_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
   /** An anomaly this long after an incident's last one opens a new incident. */

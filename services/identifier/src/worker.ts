@@ -27,7 +27,7 @@ import { IDENTIFIER_VERSION, Identifier } from './identifier.ts';
 import { IdentifierMetrics } from './identifier-metrics.ts';
 import { incidentRoutes } from './http/routes.ts';
 import { IncidentStore } from './incidents/incident-store.ts';
-import { EvidenceLedger } from './ledger/evidence-ledger.ts';
+import { EvidenceLedger, LEDGER_MAPPINGS } from './ledger/evidence-ledger.ts';
 import { traceSources } from './trace-diff/trace-source-config.ts';
 import { loadCalibration } from './verdict/calibration.ts';
 
@@ -75,7 +75,10 @@ export async function startIdentifierWorker(
   const es = createElasticsearchClient(elasticsearchConnection(config, { requestTimeoutMs: 10_000, maxRetries: 1 }));
   const docs = elasticsearchStores(es);
   const store = new IncidentStore(docs, config.ES_INDEX_PREFIX);
-  const ledger = new EvidenceLedger(docs, config.ES_INDEX_PREFIX, (outcome) => metrics.ledgerWrites.inc({ outcome }));
+  const ledger = new EvidenceLedger(docs, config.ES_INDEX_PREFIX, (outcome) => metrics.ledgerWrites.inc({ outcome }), {
+    key: config.IDENTIFIER_LEDGER_KEY,
+  });
+  if (!ledger.keyed) logger.warn('IDENTIFIER_LEDGER_KEY is not set: the evidence ledger is unkeyed (tamper-evident, not tamper-proof)');
 
   // BUS_PROCESSED_EVENTS=elasticsearch: each group's handled events shared by every replica.
   const bus = new EventBus(busConfig, logger, new BusMetrics(registry), { elasticsearch: es, indexPrefix: config.ES_INDEX_PREFIX });
@@ -113,6 +116,8 @@ export async function startIdentifierWorker(
     if (indicesReady) return;
     await store.ensureIndex();
     await ledger.ensureIndex();
+    // A ledger index made before keyed records: its strict mapping learns hash_scheme (adding a field is allowed).
+    if (ledger.keyed) await es.indices.putMapping({ index: ledger.index, properties: LEDGER_MAPPINGS.properties as never });
     indicesReady = true;
   };
   await ensureIndices().catch((error: unknown) => logger.warn({ err: error }, 'elasticsearch not ready; the handler will retry'));

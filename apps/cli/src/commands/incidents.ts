@@ -97,6 +97,8 @@ interface Verification {
   ok: boolean;
   records: number;
   head: string | null;
+  /** False when the chain is hashed without IDENTIFIER_LEDGER_KEY: tamper-evident, not tamper-proof. */
+  keyed?: boolean;
   orphans: string[];
   problems: { record_id: string; seq: number | null; problem: string }[];
 }
@@ -158,7 +160,7 @@ export function ledgerCommand(): Command {
     const result = await get<Verification>(options, `/incidents/${encodeURIComponent(incidentId)}/ledger/verify`);
     emit(options.json, result, () =>
       result.ok
-        ? `Ledger of ${incidentId}: OK, ${result.records} records chained from genesis to ${result.head ? short(result.head) : '-'}${result.orphans.length ? ` (${result.orphans.length} orphaned records off the chain)` : ''}`
+        ? `Ledger of ${incidentId}: OK, ${result.records} records chained from genesis to ${result.head ? short(result.head) : '-'}${result.keyed ? ' (keyed)' : ' (unkeyed: tamper-evident only)'}`
         : [`Ledger of ${incidentId}: BROKEN`, ...result.problems.map((p) => `  #${p.seq ?? '?'} ${short(p.record_id)}: ${p.problem}`)].join(
             '\n',
           ),

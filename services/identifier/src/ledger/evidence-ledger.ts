@@ -1,11 +1,29 @@
 /**
  * The append-only evidence ledger in Elasticsearch (`<prefix>-evidence-ledger`): a strict mapping,
- * document id = SHA-256 of the record's canonical content, written with `op_type: create` so an
- * existing id is never overwritten (a replay writes the same ids and changes nothing), each record
- * carrying its predecessor's hash for its incident.
+ * document id = the hash of the record's canonical content (HMAC-SHA256 under IDENTIFIER_LEDGER_KEY
+ * when one is configured), written with `op_type: create` so an existing id is never overwritten (a
+ * replay writes the same ids and changes nothing), each record carrying its predecessor's hash for
+ * its incident.
+ *
+ * Each incident's chain head lives in its own document in `<prefix>-evidence-ledger-heads`, outside
+ * the records' index. An append claims the next head there under compare-and-set *before* it writes
+ * its records, so two replicas can never both append after the same head: the loser re-reads the head
+ * and chains after the winner's records (or, after `attempts` losses, gives up with ContendedError),
+ * and no fork is ever written. The head document carries the claimed records (a write-ahead): an
+ * append interrupted between the claim and the write is completed by the next append of the incident.
  */
-import { double, epochMillis, keyword, long, opaque, type DocumentStore, type DocumentStores } from '@rag-immune/es-store';
-import { chain, verifyChain, type ChainVerification, type EvidenceDraft, type EvidenceRecord, type LedgerHead } from './evidence-record.ts';
+import { ContendedError, double, epochMillis, keyword, long, opaque, type DocumentStore, type DocumentStores } from '@rag-immune/es-store';
+import {
+  chain,
+  GENESIS_HASH,
+  headMac,
+  verifyChain,
+  type ChainVerification,
+  type EvidenceDraft,
+  type EvidenceRecord,
+  type LedgerHead,
+  type LedgerKey,
+} from './evidence-record.ts';
 
 export const LEDGER_MAPPINGS = {
   dynamic: 'strict' as const,
@@ -25,46 +43,115 @@ export const LEDGER_MAPPINGS = {
     baseline: double,
     occurred_at: epochMillis,
     detail: opaque,
+    hash_scheme: keyword,
   },
 };
 
+/** An incident's chain head, id = incident id. */
+export interface LedgerHeadDocument {
+  incident_id: string;
+  hash: string;
+  seq: number;
+  /** headMac under the ledger key; null when the ledger is unkeyed. */
+  mac: string | null;
+  /** The records of the append that moved the head here, written after the claim (a write-ahead). */
+  batch: EvidenceRecord[];
+}
+
+export const LEDGER_HEAD_MAPPINGS = {
+  dynamic: 'strict' as const,
+  properties: {
+    incident_id: keyword,
+    hash: keyword,
+    seq: long,
+    mac: keyword,
+    batch: opaque,
+  },
+};
+
+export interface EvidenceLedgerOptions {
+  /** IDENTIFIER_LEDGER_KEY: records are HMAC-keyed and heads signed with it; absent: unkeyed SHA-256 (tamper-evident only). */
+  key?: LedgerKey;
+  /** Head compare-and-set attempts before an append gives up with ContendedError (default 5). */
+  attempts?: number;
+}
+
 export class EvidenceLedger {
   private readonly docs: DocumentStore<EvidenceRecord>;
+  private readonly heads: DocumentStore<LedgerHeadDocument>;
+  private readonly key: LedgerKey;
+  private readonly attempts: number;
 
   constructor(
     stores: DocumentStores,
     prefix: string,
     private readonly onWrite?: (outcome: 'created' | 'existing') => void,
+    options: EvidenceLedgerOptions = {},
   ) {
     this.docs = stores.open<EvidenceRecord>({
       name: `${prefix}-evidence-ledger`,
       mappings: LEDGER_MAPPINGS,
       settings: { number_of_replicas: 0 },
     });
+    this.heads = stores.open<LedgerHeadDocument>({
+      name: `${prefix}-evidence-ledger-heads`,
+      mappings: LEDGER_HEAD_MAPPINGS,
+      settings: { number_of_replicas: 0 },
+    });
+    this.key = options.key;
+    this.attempts = options.attempts ?? 5;
   }
 
   get index(): string {
     return this.docs.index;
   }
 
-  ensureIndex(): Promise<void> {
-    return this.docs.ensureIndex();
+  get headIndex(): string {
+    return this.heads.index;
+  }
+
+  /** Whether records are keyed (IDENTIFIER_LEDGER_KEY configured). */
+  get keyed(): boolean {
+    return this.key !== undefined;
+  }
+
+  async ensureIndex(): Promise<void> {
+    await this.docs.ensureIndex();
+    await this.heads.ensureIndex();
   }
 
   /**
-   * Appends drafts after `head`; returns the records and the new head. Create-only: an id that
-   * exists already (the same content at the same place: a redelivery) is left as it is.
+   * Appends drafts after the incident's chain head; returns the records and the new head. `expected`
+   * is the head the incident knows: when the ledger's head has moved past it with exactly these
+   * drafts (a redelivery after a crash between the append and the incident's save), the records
+   * already there are returned and nothing is added. Otherwise the drafts go after the ledger's head,
+   * claimed under compare-and-set first. Create-only: an id that exists already is left as it is.
    */
   async append(
     incidentId: string,
-    head: LedgerHead,
+    expected: LedgerHead,
     drafts: readonly EvidenceDraft[],
   ): Promise<{ records: EvidenceRecord[]; head: LedgerHead }> {
-    const placed = chain(incidentId, head, drafts);
-    if (placed.records.length === 0) return placed;
-    const outcomes = await this.docs.createMany(placed.records.map((record) => ({ id: record.record_id, doc: record })));
-    for (const outcome of outcomes) this.onWrite?.(outcome === 'created' ? 'created' : 'existing');
-    return placed;
+    if (drafts.length === 0) return { records: [], head: expected };
+    for (let attempt = 0; attempt < this.attempts; attempt += 1) {
+      const current = await this.heads.get(incidentId);
+      // No head document: a new chain, or one written before head documents (its head is the incident's).
+      const at: LedgerHead = current ? { hash: current.doc.hash, seq: current.doc.seq } : expected;
+      if (current && at.hash !== expected.hash) {
+        // The head moved past what the incident knows: another replica's append, or one that was
+        // interrupted. Its claimed records first (idempotent), then: are these drafts already in?
+        await this.write(current.doc.batch);
+        const replay = chain(incidentId, expected, drafts, this.key);
+        if (await this.alreadyChained(replay.records, at)) return replay;
+      }
+      const placed = chain(incidentId, at, drafts, this.key);
+      const claimed = await this.heads.replace(incidentId, this.headDocument(incidentId, placed), current);
+      // Another replica claimed this head first: re-read it and chain after its records.
+      if (!claimed) continue;
+      await this.write(placed.records);
+      return placed;
+    }
+    throw new ContendedError(this.heads.index, incidentId, this.attempts);
   }
 
   /** The ids of `ids` that the ledger holds for this incident. */
@@ -74,13 +161,68 @@ export class EvidenceLedger {
     return new Set(found.filter((v) => v.doc.incident_id === incidentId).map((v) => v.id));
   }
 
-  /** Every record of an incident, in chain order. */
-  async records(incidentId: string): Promise<EvidenceRecord[]> {
-    return (await this.stored(incidentId)).map(({ record }) => record).sort((a, b) => a.seq - b.seq);
+  /**
+   * The incident's evidence: the records on its chain from the ledger's head back to genesis, in
+   * chain order. A record off the chain (a fork, an insertion) is never served. `anchor` (the
+   * incident's head) stands in for the head of a ledger written before head documents.
+   */
+  async records(incidentId: string, anchor?: LedgerHead): Promise<EvidenceRecord[]> {
+    const [stored, head] = await Promise.all([this.stored(incidentId), this.heads.get(incidentId)]);
+    const byId = new Map(stored.map(({ id, record }) => [id, record]));
+    // Claimed, not yet written (an append in flight or interrupted): the head document holds them.
+    for (const record of head?.doc.batch ?? []) if (!byId.has(record.record_id)) byId.set(record.record_id, record);
+    const newest = stored.map(({ record }) => record).sort((a, b) => b.seq - a.seq || (a.record_id < b.record_id ? -1 : 1))[0];
+    const tip = head ? head.doc.hash : anchor && anchor.hash !== GENESIS_HASH ? anchor.hash : newest?.record_id;
+    const out: EvidenceRecord[] = [];
+    const seen = new Set<string>();
+    for (let cursor = tip; cursor !== undefined && cursor !== GENESIS_HASH && !seen.has(cursor);) {
+      const record = byId.get(cursor);
+      if (record === undefined || record.incident_id !== incidentId) break;
+      seen.add(cursor);
+      out.push(record);
+      cursor = record.prev_hash;
+    }
+    return out.reverse();
   }
 
-  async verify(incidentId: string, head?: LedgerHead): Promise<ChainVerification> {
-    return verifyChain(incidentId, await this.stored(incidentId), head);
+  /**
+   * Verifies the incident's chain from the ledger's head (see verifyChain): hashes (HMACs when
+   * keyed), links, no orphans, a signed head for a keyed chain, and `anchor`, the incident's own
+   * head kept in the incidents index, on the chain.
+   */
+  async verify(incidentId: string, anchor?: LedgerHead): Promise<ChainVerification> {
+    const [stored, head] = await Promise.all([this.stored(incidentId), this.heads.get(incidentId)]);
+    const tip = head ? { hash: head.doc.hash, seq: head.doc.seq } : anchor && anchor.hash !== GENESIS_HASH ? anchor : undefined;
+    return verifyChain(incidentId, stored, tip, {
+      key: this.key,
+      ...(head ? { headMac: head.doc.mac } : {}),
+      ...(anchor ? { anchor } : {}),
+    });
+  }
+
+  private headDocument(incidentId: string, placed: { records: EvidenceRecord[]; head: LedgerHead }): LedgerHeadDocument {
+    return {
+      incident_id: incidentId,
+      hash: placed.head.hash,
+      seq: placed.head.seq,
+      mac: this.key === undefined ? null : headMac(this.key, incidentId, placed.head),
+      batch: placed.records,
+    };
+  }
+
+  /** Whether `records` (chained after some head) are all in the ledger and the last one is `at` or below it. */
+  private async alreadyChained(records: readonly EvidenceRecord[], at: LedgerHead): Promise<boolean> {
+    const last = records.at(-1);
+    if (last === undefined || last.seq > at.seq) return false;
+    if (last.record_id === at.hash) return true;
+    const found = await this.docs.getMany(records.map((r) => r.record_id));
+    return found.length === records.length;
+  }
+
+  private async write(records: readonly EvidenceRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const outcomes = await this.docs.createMany(records.map((record) => ({ id: record.record_id, doc: record })));
+    for (const outcome of outcomes) this.onWrite?.(outcome === 'created' ? 'created' : 'existing');
   }
 
   private async stored(incidentId: string): Promise<{ id: string; record: EvidenceRecord }[]> {

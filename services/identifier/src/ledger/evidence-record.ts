@@ -1,8 +1,12 @@
 import type { ClaimKind } from '../detectors/root-cause-detector.ts';
-import { contentHash } from './canonical-json.ts';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { canonicalJson, contentHash } from './canonical-json.ts';
 
 /** prev_hash of an incident's first record. */
 export const GENESIS_HASH = '0'.repeat(64);
+
+/** The keyed scheme's name as records carry it. */
+export const KEYED_SCHEME = 'hmac-sha256';
 
 export type EvidenceKind = 'measurement' | 'trace_unavailable' | 'verdict';
 
@@ -27,6 +31,12 @@ export interface EvidenceContent {
   occurred_at: number;
   /** Extra facts (trace ids, versions, hashes), part of the hashed content. */
   detail: Record<string, unknown>;
+  /**
+   * How the record's id was made (part of the hashed content): `hmac-sha256` = HMAC-SHA256 under the
+   * ledger key (IDENTIFIER_LEDGER_KEY) of prev_hash followed by the canonical JSON; absent = the
+   * unkeyed SHA-256 of the canonical JSON (development, and every record written before keys).
+   */
+  hash_scheme?: typeof KEYED_SCHEME;
 }
 
 export interface EvidenceRecord extends EvidenceContent {
@@ -34,7 +44,7 @@ export interface EvidenceRecord extends EvidenceContent {
 }
 
 /** A record as the chain needs it before it has a position. */
-export type EvidenceDraft = Omit<EvidenceContent, 'incident_id' | 'seq' | 'prev_hash'>;
+export type EvidenceDraft = Omit<EvidenceContent, 'incident_id' | 'seq' | 'prev_hash' | 'hash_scheme'>;
 
 export interface LedgerHead {
   hash: string;
@@ -43,21 +53,59 @@ export interface LedgerHead {
 
 export const EMPTY_HEAD: LedgerHead = { hash: GENESIS_HASH, seq: 0 };
 
-export function recordIdOf(content: EvidenceContent): string {
-  return contentHash(content);
+/** The secret records and heads are keyed with (IDENTIFIER_LEDGER_KEY); undefined: unkeyed. */
+export type LedgerKey = string | undefined;
+
+/** A keyed record hashed (made or checked) without the key. */
+export class LedgerKeyMissingError extends Error {
+  constructor() {
+    super(`a keyed record (${KEYED_SCHEME}) needs the ledger key (IDENTIFIER_LEDGER_KEY), and none is configured`);
+    this.name = 'LedgerKeyMissingError';
+  }
 }
 
-/** Places drafts after `head` in the incident's chain: each record names the previous one's hash. */
+/**
+ * A record's id: the unkeyed SHA-256 of its canonical JSON, or, for a keyed record, HMAC-SHA256
+ * under the ledger key of prev_hash followed by the canonical JSON (which names the scheme, so a
+ * record cannot be relabelled without changing its id).
+ */
+export function recordIdOf(content: EvidenceContent, key?: LedgerKey): string {
+  if (content.hash_scheme === undefined) return contentHash(content);
+  if (content.hash_scheme !== KEYED_SCHEME) throw new TypeError(`unknown hash scheme ${String(content.hash_scheme)}`);
+  if (key === undefined) throw new LedgerKeyMissingError();
+  return createHmac('sha256', key).update(content.prev_hash).update(canonicalJson(content)).digest('hex');
+}
+
+/** The MAC of an incident's chain head (domain-separated from record ids). */
+export function headMac(key: string, incidentId: string, head: LedgerHead): string {
+  return createHmac('sha256', key)
+    .update(canonicalJson({ purpose: 'rag-immune evidence ledger head', incident_id: incidentId, hash: head.hash, seq: head.seq }))
+    .digest('hex');
+}
+
+const sameHex = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+/**
+ * Places drafts after `head` in the incident's chain: each record names the previous one's hash.
+ * With a key every record is keyed (`hash_scheme: hmac-sha256`); without one, unkeyed SHA-256.
+ */
 export function chain(
   incidentId: string,
   head: LedgerHead,
   drafts: readonly EvidenceDraft[],
+  key?: LedgerKey,
 ): { records: EvidenceRecord[]; head: LedgerHead } {
   const records: EvidenceRecord[] = [];
   let current = head;
   for (const draft of drafts) {
-    const content: EvidenceContent = { ...draft, incident_id: incidentId, seq: current.seq + 1, prev_hash: current.hash };
-    const recordId = recordIdOf(content);
+    const content: EvidenceContent = {
+      ...draft,
+      incident_id: incidentId,
+      seq: current.seq + 1,
+      prev_hash: current.hash,
+      ...(key === undefined ? {} : { hash_scheme: KEYED_SCHEME }),
+    };
+    const recordId = recordIdOf(content, key);
     records.push({ ...content, record_id: recordId });
     current = { hash: recordId, seq: content.seq };
   }
@@ -69,43 +117,102 @@ export function contentOf(record: EvidenceRecord): EvidenceContent {
   return content;
 }
 
+/** Whether `record` is what its id says: its id recomputed (with the key when it is keyed) matches. */
+export function recordMatches(record: EvidenceRecord, id: string, key?: LedgerKey): boolean {
+  return record.record_id === id && sameHex(recordIdOf(contentOf(record), key), id);
+}
+
 export interface ChainVerification {
   incident_id: string;
   ok: boolean;
+  /** Records on the chain from the head back to genesis. */
   records: number;
   head: string | null;
-  /** Records of the incident not on the chain from its head (a replica's lost race, or an insertion). */
+  /**
+   * Whether a key protects the chain: a key is configured, the head's record is keyed and the head
+   * is signed. false: the chain is only tamper-evident (anyone who can write the ledger's indices
+   * can rewrite it whole and recompute every hash), not tamper-proof.
+   */
+  keyed: boolean;
+  /** Records on the chain hashed without a key (written before a key was configured, or without one). */
+  unkeyed_records: number;
+  /** Records of the incident not on the chain from its head (a lost append race, or an insertion): each one fails verification. */
   orphans: string[];
   problems: { record_id: string; seq: number | null; problem: string }[];
 }
 
+export interface VerifyOptions {
+  /** The ledger key; keyed records and signed heads are checked with it. */
+  key?: LedgerKey;
+  /**
+   * The MAC of `head` from its head document, null when that document is unsigned; undefined when
+   * there is no head document (a ledger written before them: `head` is the incident's own).
+   */
+  headMac?: string | null;
+  /**
+   * The incident document's head, kept outside the ledger's indices: it must be on the chain (the
+   * ledger's head may be ahead of it, never behind or beside it).
+   */
+  anchor?: LedgerHead;
+}
+
 /**
- * Checks an incident's chain: every record's id is the hash of its content, each names the previous
- * one, the chain runs unbroken from the head back to genesis.
+ * Checks an incident's chain: every record's id is the hash (or, keyed, the HMAC) of its content;
+ * the chain runs unbroken from the head back to genesis, its first record naming genesis; no record
+ * of the incident is off the chain; the head is signed when the chain is keyed; the incident's own
+ * head is on the chain. Without a head (none given) a chain with records fails: nothing says where
+ * it ends, so a truncation could not be seen.
  */
 export function verifyChain(
   incidentId: string,
   stored: readonly { id: string; record: EvidenceRecord }[],
   head?: LedgerHead,
+  options: VerifyOptions = {},
 ): ChainVerification {
+  const { key } = options;
   const problems: ChainVerification['problems'] = [];
   const byId = new Map<string, EvidenceRecord>();
   for (const { id, record } of stored) {
-    const recomputed = recordIdOf(contentOf(record));
-    if (recomputed !== id || record.record_id !== id)
-      problems.push({ record_id: id, seq: record.seq ?? null, problem: `content hash ${recomputed} does not match its id` });
+    const keyed = record.hash_scheme !== undefined;
+    if (keyed && key === undefined)
+      problems.push({ record_id: id, seq: record.seq ?? null, problem: 'keyed record: no ledger key (IDENTIFIER_LEDGER_KEY) to check it' });
+    else if (!recordMatchesSafely(record, id, key))
+      problems.push({
+        record_id: id,
+        seq: record.seq ?? null,
+        problem: keyed
+          ? 'content HMAC does not match its id (tampered, or written under another key)'
+          : `content hash ${safeId(record)} does not match its id`,
+      });
     if (record.incident_id !== incidentId)
       problems.push({ record_id: id, seq: record.seq ?? null, problem: 'belongs to another incident' });
     byId.set(id, record);
   }
+
+  if (head === undefined && byId.size > 0)
+    problems.push({
+      record_id: GENESIS_HASH,
+      seq: null,
+      problem: `no head: nothing says where the chain of ${byId.size} records ends (truncated, or its head removed)`,
+    });
   const start = head?.hash ?? [...byId.values()].sort((a, b) => b.seq - a.seq)[0]?.record_id ?? GENESIS_HASH;
   const visited = new Set<string>();
   let cursor = start;
   let expectedSeq = head?.seq ?? byId.get(start)?.seq ?? 0;
+  let newestUnkeyed: EvidenceRecord | undefined;
+  let downgradeSeen = false;
+  let unkeyed = 0;
   while (cursor !== GENESIS_HASH) {
     const record = byId.get(cursor);
     if (record === undefined) {
-      problems.push({ record_id: cursor, seq: expectedSeq, problem: 'missing: the chain points to a record that does not exist' });
+      problems.push({
+        record_id: cursor,
+        seq: expectedSeq,
+        problem:
+          cursor === start
+            ? 'missing head: the chain ends at a record that does not exist (truncated)'
+            : 'missing: the chain points to a record that does not exist (truncated)',
+      });
       break;
     }
     if (visited.has(cursor)) {
@@ -114,18 +221,92 @@ export function verifyChain(
     }
     if (record.seq !== expectedSeq)
       problems.push({ record_id: cursor, seq: record.seq, problem: `sequence ${record.seq}, expected ${expectedSeq}` });
+    // Keys only ever start: an unkeyed record newer than a keyed one was written without the key.
+    if (record.hash_scheme === undefined) {
+      unkeyed += 1;
+      newestUnkeyed ??= record;
+    } else if (newestUnkeyed !== undefined && !downgradeSeen) {
+      downgradeSeen = true;
+      problems.push({
+        record_id: newestUnkeyed.record_id,
+        seq: newestUnkeyed.seq,
+        problem: `unkeyed record after keyed record ${cursor} (a downgraded rewrite)`,
+      });
+    }
+    if (record.seq === 1 && record.prev_hash !== GENESIS_HASH)
+      problems.push({ record_id: cursor, seq: 1, problem: 'truncated: the first record names a predecessor, not genesis' });
     visited.add(cursor);
     cursor = record.prev_hash;
     expectedSeq -= 1;
   }
   if (cursor === GENESIS_HASH && expectedSeq !== 0)
     problems.push({ record_id: GENESIS_HASH, seq: expectedSeq, problem: 'chain reaches genesis early' });
+
+  const orphans = [...byId.keys()].filter((id) => !visited.has(id));
+  for (const id of orphans)
+    problems.push({
+      record_id: id,
+      seq: byId.get(id)!.seq ?? null,
+      problem: 'orphan: not on the chain from the head (a fork or an insertion)',
+    });
+
+  // The head. With a key configured every head document must be signed by it (an unsigned one was
+  // written without the key, or rewritten by someone without it); without head documents (a ledger
+  // written before them) the head is the incident's own, and a keyed chain always has one.
+  const headRecord = byId.get(start);
+  const headKeyed = headRecord !== undefined && headRecord.hash_scheme !== undefined;
+  let headSigned = false;
+  const headProblem = (problem: string) => problems.push({ record_id: start, seq: head?.seq ?? null, problem });
+  if (head !== undefined) {
+    if (options.headMac === undefined) {
+      if (headKeyed) headProblem('keyed chain without its signed head document (removed, or rewritten)');
+    } else if (options.headMac === null) {
+      if (key !== undefined || headKeyed)
+        headProblem('unsigned head while the ledger is keyed (written without the key, or rewritten by someone without it)');
+    } else if (key === undefined) {
+      headProblem('signed head: no ledger key (IDENTIFIER_LEDGER_KEY) to check it');
+    } else if (!sameHex(headMac(key, incidentId, head), options.headMac)) {
+      headProblem("head's MAC does not match (a forged or rewritten head)");
+    } else headSigned = true;
+  }
+
+  // The incident's own head (outside the ledger's indices) must be on the chain.
+  const anchor = options.anchor;
+  if (anchor !== undefined && anchor.hash !== GENESIS_HASH) {
+    const anchored = byId.get(anchor.hash);
+    if (!visited.has(anchor.hash) || anchored?.seq !== anchor.seq)
+      problems.push({
+        record_id: anchor.hash,
+        seq: anchor.seq,
+        problem: "the incident's head is not on the ledger's chain (truncated, or rewritten)",
+      });
+  }
+
   return {
     incident_id: incidentId,
     ok: problems.length === 0,
     records: visited.size,
     head: start === GENESIS_HASH ? null : start,
-    orphans: [...byId.keys()].filter((id) => !visited.has(id)),
+    keyed: key !== undefined && (start === GENESIS_HASH || (headKeyed && headSigned)),
+    unkeyed_records: unkeyed,
+    orphans,
     problems,
   };
+}
+
+/** recordMatches that says false (rather than throwing) for an unknown scheme or a missing key. */
+function recordMatchesSafely(record: EvidenceRecord, id: string, key: LedgerKey): boolean {
+  try {
+    return recordMatches(record, id, key);
+  } catch {
+    return false;
+  }
+}
+
+function safeId(record: EvidenceRecord): string {
+  try {
+    return recordIdOf(contentOf(record));
+  } catch {
+    return '(unhashable)';
+  }
 }

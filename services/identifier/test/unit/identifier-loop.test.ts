@@ -168,7 +168,7 @@ test('a publish that fails leaves the report staged; the next delivery publishes
 });
 
 test('two replicas on one store: concurrent anomalies on an open incident all join it (compare-and-set retries), no revision twice', async () => {
-  const { identifier, replica, store, reports } = startIdentifier();
+  const { identifier, replica, store, ledger, reports } = startIdentifier();
   const other = replica();
   const results = anomalies('reranker-drift').map((r) => fresh(r));
   await identifier.handleProbeResult(results[0]!);
@@ -177,6 +177,16 @@ test('two replicas on one store: concurrent anomalies on an open incident all jo
   assert.equal(incidents.length, 1);
   assert.equal(incidents[0]?.probe_event_ids.length, results.length);
   assert.equal(new Set(reports.map((r) => r.report_revision)).size, reports.length, 'no revision reported twice');
+  // The replica that lost the incident's compare-and-set never forked the evidence chain.
+  const verified = await ledger.verify(incidents[0]!.incident_id, incidents[0]!.ledger_head);
+  assert.deepEqual(verified.orphans, []);
+  assert.equal(verified.ok, true, JSON.stringify(verified.problems));
+  const cited = incidents[0]!.analyses.flatMap((a) => Object.values(a.evidence_ids).flatMap((ids) => ids ?? []));
+  const served = new Set((await ledger.records(incidents[0]!.incident_id)).map((r) => r.record_id));
+  assert.ok(
+    cited.every((id) => served.has(id)),
+    'an analysis cites evidence off the chain',
+  );
 });
 
 test('after a verified repair, a probe run begun since then opens a new incident (the old one closes as repaired); one begun before joins the old one', async () => {

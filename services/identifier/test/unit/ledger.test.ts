@@ -58,7 +58,7 @@ test('tampering with one record, or removing one, fails verification', () => {
   assert.match(removed.problems.map((p) => p.problem).join(), /missing/);
 });
 
-test('records not on the chain from the head are reported as orphans, not as breakage', () => {
+test('records not on the chain from the head are orphans, and an orphan fails verification', () => {
   const main = chain('inc-1', EMPTY_HEAD, [draft('a', 1)]);
   const lostRace = chain('inc-1', EMPTY_HEAD, [draft('other', 5)]);
   const verified = verifyChain(
@@ -66,6 +66,7 @@ test('records not on the chain from the head are reported as orphans, not as bre
     [...main.records, ...lostRace.records].map((r) => ({ id: r.record_id, record: r })),
     main.head,
   );
-  assert.equal(verified.ok, true);
+  assert.equal(verified.ok, false);
   assert.deepEqual(verified.orphans, [lostRace.records[0]!.record_id]);
+  assert.match(verified.problems.map((p) => p.problem).join(), /orphan/);
 });

@@ -1,0 +1,260 @@
+/**
+ * The evidence ledger on the in-memory twin of Elasticsearch (@rag-immune/es-store): the chain head
+ * is claimed under compare-and-set before records are written (two replicas never fork the chain),
+ * verification fails on orphans, truncation, tampering and a rewrite by someone without the key.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ContendedError, memoryStores, type DocumentStore } from '@rag-immune/es-store';
+import {
+  chain,
+  EMPTY_HEAD,
+  EvidenceLedger,
+  GENESIS_HASH,
+  type EvidenceDraft,
+  type EvidenceRecord,
+  type LedgerHeadDocument,
+} from '../../src/index.ts';
+
+const KEY = 'k'.repeat(16) + 'unit-ledger-key-0123456789';
+const INCIDENT = 'inc-0123456789abcdef';
+
+const draft = (metric: string, observed: number): EvidenceDraft => ({
+  kind: 'measurement',
+  probe_event_id: 'e1',
+  probe_id: 'p1',
+  detector: 'reranker_drift',
+  claim_kind: 'rerank_score_shift',
+  subject: 'p1',
+  metric,
+  observed,
+  baseline: 0,
+  occurred_at: 1_700_000_000_000,
+  detail: { trace: 't1' },
+});
+
+function setup(options: { key?: string; attempts?: number } = {}) {
+  const stores = memoryStores();
+  const make = (o: { key?: string; attempts?: number } = options) => new EvidenceLedger(stores, 'unit', undefined, o);
+  const ledger = make();
+  // What someone who can write the ledger's indices (but holds no key) can touch.
+  const records = stores.open<EvidenceRecord>({ name: 'unit-evidence-ledger', mappings: { properties: {} } });
+  const heads = stores.open<LedgerHeadDocument>({ name: 'unit-evidence-ledger-heads', mappings: { properties: {} } });
+  return { ledger, replica: make, records, heads };
+}
+
+const problems = (v: { problems: { problem: string }[] }) => v.problems.map((p) => p.problem).join(' | ');
+
+async function forks(records: DocumentStore<EvidenceRecord>): Promise<number> {
+  const all = await records.find({ where: { incident_id: INCIDENT }, size: 1000 });
+  const byPrev = new Map<string, number>();
+  for (const { doc } of all) byPrev.set(doc.prev_hash, (byPrev.get(doc.prev_hash) ?? 0) + 1);
+  return [...byPrev.values()].filter((n) => n > 1).length;
+}
+
+test('two replicas append after the same head: one claims it, the other re-reads and chains after it; no fork, nothing off the chain', async () => {
+  const { ledger, replica, records } = setup();
+  const other = replica();
+  const [a, b] = await Promise.all([
+    ledger.append(INCIDENT, EMPTY_HEAD, [draft('a', 1), draft('a2', 2)]),
+    other.append(INCIDENT, EMPTY_HEAD, [draft('b', 3)]),
+  ]);
+  const [first, second] = a.head.seq < b.head.seq ? [a, b] : [b, a];
+  assert.equal(first.records[0]!.prev_hash, GENESIS_HASH);
+  assert.equal(second.records[0]!.prev_hash, first.head.hash, 'the loser chained after the winner');
+  assert.equal(second.records[0]!.seq, first.head.seq + 1);
+  assert.equal(await forks(records), 0, 'two records name the same predecessor');
+  const served = await ledger.records(INCIDENT);
+  assert.equal(served.length, 3);
+  served.forEach((r, i) => assert.equal(r.prev_hash, i === 0 ? GENESIS_HASH : served[i - 1]!.record_id));
+  const verified = await ledger.verify(INCIDENT, second.head);
+  assert.equal(verified.ok, true, problems(verified));
+  assert.deepEqual(verified.orphans, []);
+});
+
+test('a replica that keeps losing the head gives up with ContendedError and leaves no record behind', async () => {
+  const { ledger, replica, records } = setup();
+  const loser = replica({ attempts: 1 });
+  const [won, lost] = await Promise.allSettled([
+    ledger.append(INCIDENT, EMPTY_HEAD, [draft('a', 1)]),
+    loser.append(INCIDENT, EMPTY_HEAD, [draft('b', 2)]),
+  ]);
+  assert.equal(won.status, 'fulfilled');
+  assert.equal(lost.status, 'rejected');
+  assert.ok((lost as PromiseRejectedResult).reason instanceof ContendedError);
+  const stored = await records.find({ where: { incident_id: INCIDENT } });
+  assert.deepEqual(
+    stored.map((s) => s.doc.metric),
+    ['a'],
+  );
+  assert.deepEqual(
+    (await ledger.records(INCIDENT)).map((r) => r.metric),
+    ['a'],
+  );
+  assert.equal((await ledger.verify(INCIDENT)).ok, true);
+});
+
+test('a redelivery after a crash between append and incident save adds nothing', async () => {
+  const { ledger, records } = setup({ key: KEY });
+  const first = await ledger.append(INCIDENT, EMPTY_HEAD, [draft('a', 1), draft('b', 2)]);
+  // The incident was never saved: it still knows the empty head.
+  const again = await ledger.append(INCIDENT, EMPTY_HEAD, [draft('a', 1), draft('b', 2)]);
+  assert.deepEqual(again, first);
+  assert.equal(await records.count({ where: { incident_id: INCIDENT } }), 2);
+});
+
+test('an append interrupted between claiming the head and writing its records is completed by the next one', async () => {
+  const { ledger, records } = setup({ key: KEY });
+  const first = await ledger.append(INCIDENT, EMPTY_HEAD, [draft('a', 1)]);
+  // As if the replica died right after its claim: the claimed record never reached the index.
+  await records.deleteMany(first.records.map((r) => r.record_id));
+  assert.deepEqual(
+    (await ledger.records(INCIDENT)).map((r) => r.metric),
+    ['a'],
+    'served from the head document meanwhile',
+  );
+  assert.match(problems(await ledger.verify(INCIDENT, first.head)), /missing head/);
+  await ledger.append(INCIDENT, EMPTY_HEAD, [draft('z', 9)]);
+  const verified = await ledger.verify(INCIDENT);
+  assert.equal(verified.ok, true, problems(verified));
+  assert.equal(verified.records, 2);
+});
+
+test('verify fails on an orphan: a record of the incident off the chain from the head is never served', async () => {
+  const { ledger, records } = setup();
+  const { head } = await ledger.append(INCIDENT, EMPTY_HEAD, [draft('a', 1), draft('b', 2)]);
+  const fork = chain(INCIDENT, EMPTY_HEAD, [draft('fork', 7)]).records[0]!;
+  await records.create(fork.record_id, fork);
+  const verified = await ledger.verify(INCIDENT, head);
+  assert.equal(verified.ok, false);
+  assert.deepEqual(verified.orphans, [fork.record_id]);
+  assert.match(problems(verified), /orphan/);
+  assert.ok(!(await ledger.records(INCIDENT)).some((r) => r.record_id === fork.record_id), 'an orphan was served as evidence');
+});
+
+test('verify fails on a truncated chain: the newest records gone with the head, or the first one gone', async () => {
+  const { ledger, records, heads } = setup();
+  const { records: written, head } = await ledger.append(INCIDENT, EMPTY_HEAD, [draft('a', 1), draft('b', 2), draft('c', 3)]);
+  await records.delete(written[2]!.record_id);
+  // Head document and newest record gone: nothing in the ledger says where the chain ended.
+  await heads.delete(INCIDENT);
+  const headless = await ledger.verify(INCIDENT);
+  assert.equal(headless.ok, false);
+  assert.match(problems(headless), /no head/);
+  // The incident's own head (kept outside the ledger) still names the removed record.
+  const anchored = await ledger.verify(INCIDENT, head);
+  assert.equal(anchored.ok, false);
+  assert.match(problems(anchored), /missing head/);
+
+  // Another chain: its first record removed.
+  const other = setup();
+  const chained = await other.ledger.append(INCIDENT, EMPTY_HEAD, [draft('a', 1), draft('b', 2)]);
+  await other.records.delete(chained.records[0]!.record_id);
+  const headless2 = await other.ledger.verify(INCIDENT, chained.head);
+  assert.equal(headless2.ok, false);
+  assert.match(problems(headless2), /missing/);
+});
+
+test('verify fails on a tampered record of a keyed chain', async () => {
+  const { ledger, records } = setup({ key: KEY });
+  const { records: written, head } = await ledger.append(INCIDENT, EMPTY_HEAD, [draft('a', 1), draft('b', 2), draft('c', 3)]);
+  const clean = await ledger.verify(INCIDENT, head);
+  assert.equal(clean.ok, true, problems(clean));
+  assert.equal(clean.keyed, true);
+  const victim = written[1]!;
+  await records.put(victim.record_id, { ...victim, observed: 12345 });
+  const tampered = await ledger.verify(INCIDENT, head);
+  assert.equal(tampered.ok, false);
+  assert.ok(
+    tampered.problems.some((p) => p.record_id === victim.record_id && /HMAC/.test(p.problem)),
+    problems(tampered),
+  );
+});
+
+test('verify fails on a full rewrite of a keyed chain by someone without the key', async () => {
+  const original = async () => {
+    const s = setup({ key: KEY });
+    const { records: written, head } = await s.ledger.append(INCIDENT, EMPTY_HEAD, [draft('a', 1), draft('b', 2), draft('c', 3)]);
+    const drafts = written.map(
+      ({ kind, probe_event_id, probe_id, detector, claim_kind, subject, metric, observed, baseline, occurred_at, detail }) => ({
+        kind,
+        probe_event_id,
+        probe_id,
+        detector,
+        claim_kind,
+        subject,
+        metric,
+        observed: metric === 'b' ? 99 : observed,
+        baseline,
+        occurred_at,
+        detail,
+      }),
+    );
+    await s.records.deleteMany(written.map((r) => r.record_id));
+    return { ...s, drafts, head };
+  };
+  // Rewritten unkeyed (plain SHA-256, as the unkeyed ledger hashes), with an unsigned head to match.
+  {
+    const s = await original();
+    const forged = chain(INCIDENT, EMPTY_HEAD, s.drafts);
+    await s.records.createMany(forged.records.map((r) => ({ id: r.record_id, doc: r })));
+    await s.heads.put(INCIDENT, { incident_id: INCIDENT, hash: forged.head.hash, seq: forged.head.seq, mac: null, batch: [] });
+    const verified = await s.ledger.verify(INCIDENT);
+    assert.equal(verified.ok, false, 'a keyless rewrite verified');
+    assert.match(problems(verified), /unsigned head/);
+    // Its head document removed as well: the incident's head, kept outside the ledger, is not on the forged chain.
+    await s.heads.delete(INCIDENT);
+    assert.equal((await s.ledger.verify(INCIDENT)).ok, false);
+    assert.match(problems(await s.ledger.verify(INCIDENT, s.head)), /not on the ledger's chain|missing head/);
+  }
+  // Rewritten as keyed records under another key, the head signed with it.
+  {
+    const s = await original();
+    const forger = setup({ key: 'f'.repeat(40) });
+    await forger.ledger.append(INCIDENT, EMPTY_HEAD, s.drafts);
+    const forgedRecords = await forger.records.find({ where: { incident_id: INCIDENT } });
+    await s.records.createMany(forgedRecords.map((r) => ({ id: r.id, doc: r.doc })));
+    await s.heads.put(INCIDENT, (await forger.heads.get(INCIDENT))!.doc);
+    const verified = await s.ledger.verify(INCIDENT);
+    assert.equal(verified.ok, false, 'a rewrite under another key verified');
+    assert.match(problems(verified), /HMAC/);
+    assert.match(problems(verified), /head's MAC/);
+  }
+});
+
+test('a clean keyed chain verifies as keyed; an old unkeyed ledger (no head document) still verifies, as unkeyed', async () => {
+  const keyed = setup({ key: KEY });
+  const { head } = await keyed.ledger.append(INCIDENT, EMPTY_HEAD, [draft('a', 1), draft('b', 2)]);
+  const next = await keyed.ledger.append(INCIDENT, head, [draft('c', 3)]);
+  const clean = await keyed.ledger.verify(INCIDENT, next.head);
+  assert.deepEqual(
+    { ok: clean.ok, keyed: clean.keyed, records: clean.records, unkeyed: clean.unkeyed_records },
+    { ok: true, keyed: true, records: 3, unkeyed: 0 },
+  );
+  assert.ok((await keyed.ledger.records(INCIDENT)).every((r) => r.hash_scheme === 'hmac-sha256'));
+
+  // A ledger as written before keys and head documents: unkeyed records, the head only in the incident.
+  const old = setup({ key: KEY });
+  const legacy = chain(INCIDENT, EMPTY_HEAD, [draft('a', 1), draft('b', 2)]);
+  await old.records.createMany(legacy.records.map((r) => ({ id: r.record_id, doc: r })));
+  assert.equal(legacy.records[0]!.hash_scheme, undefined);
+  const asOld = await old.ledger.verify(INCIDENT, legacy.head);
+  assert.deepEqual({ ok: asOld.ok, keyed: asOld.keyed, unkeyed: asOld.unkeyed_records }, { ok: true, keyed: false, unkeyed: 2 });
+  const unkeyedReader = await old.replica({}).verify(INCIDENT, legacy.head);
+  assert.deepEqual({ ok: unkeyedReader.ok, keyed: unkeyedReader.keyed }, { ok: true, keyed: false });
+  // Appending with the key continues the old chain keyed: the whole chain is then protected by its signed head.
+  const continued = await old.ledger.append(INCIDENT, legacy.head, [draft('c', 3)]);
+  assert.equal(continued.records[0]!.prev_hash, legacy.head.hash);
+  const mixed = await old.ledger.verify(INCIDENT, continued.head);
+  assert.deepEqual(
+    { ok: mixed.ok, keyed: mixed.keyed, unkeyed: mixed.unkeyed_records },
+    { ok: true, keyed: true, unkeyed: 2 },
+    problems(mixed),
+  );
+
+  // An unkeyed (development) ledger: ok, and says it is not keyed.
+  const dev = setup();
+  const devHead = await dev.ledger.append(INCIDENT, EMPTY_HEAD, [draft('a', 1)]);
+  const devVerified = await dev.ledger.verify(INCIDENT, devHead.head);
+  assert.deepEqual({ ok: devVerified.ok, keyed: devVerified.keyed }, { ok: true, keyed: false });
+});
