@@ -46,7 +46,10 @@ for chart in sentinel identifier effector memory trace-intake; do
   helm lint --strict --kube-version "$KUBE_VERSION" -f "helm/$chart/ci/values.yaml" "helm/$chart"
   helm template "rag-immune-$chart" "helm/$chart" -n rag-immune --kube-version "$KUBE_VERSION" -f "helm/$chart/ci/values.yaml" >"$work/$chart.yaml"
   kubeconform_strict "$work/$chart.yaml"
-  for kind in Deployment Service PodDisruptionBudget ConfigMap ServiceAccount; do
+  # The effector is a StatefulSet (stable pod names are its replicas' identities); the others Deployments.
+  workload=Deployment
+  [ "$chart" = effector ] && workload=StatefulSet
+  for kind in $workload Service PodDisruptionBudget ConfigMap ServiceAccount; do
     grep -q "^kind: $kind$" "$work/$chart.yaml" || { echo "ops:check: $chart renders no $kind" >&2; exit 1; }
   done
 done

@@ -197,7 +197,7 @@ spec:
 {{- end }}
 
 {{/*
-The Deployment. .worker.volumes / .worker.volumeMounts add worker-specific mounts (the sentinel's
+The Deployment (a StatefulSet when .worker.statefulSet: stable pod names). .worker.volumes / .worker.volumeMounts add worker-specific mounts (the sentinel's
 probe file); /tmp is always a writable emptyDir because the root filesystem is read-only.
 */}}
 {{- define "rag-immune-common.deployment" -}}
@@ -206,7 +206,12 @@ probe file); /tmp is always a writable emptyDir because the root filesystem is r
 {{- $kafkaTls := dict }}
 {{- if not .worker.noBus }}{{ $kafkaTls = $v.bus.tls }}{{ end }}
 apiVersion: apps/v1
+{{- if .worker.statefulSet }}
+{{- /* Stable pod names (<fullname>-0, -1, …) that survive a reschedule: the replica's identity (podNameEnv). */}}
+kind: StatefulSet
+{{- else }}
 kind: Deployment
+{{- end }}
 metadata:
   name: {{ include "rag-immune-common.fullname" . }}
   namespace: {{ .ctx.Release.Namespace }}
@@ -215,9 +220,19 @@ metadata:
 spec:
   replicas: {{ $v.replicaCount }}
   revisionHistoryLimit: 5
+  {{- if .worker.statefulSet }}
+  serviceName: {{ include "rag-immune-common.fullname" . }}
+  # Replicas start and stop together (no ordinal-by-ordinal wait): each drains on its own.
+  podManagementPolicy: Parallel
+  {{- with $v.updateStrategy }}
+  updateStrategy:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  {{- else }}
   {{- with $v.strategy }}
   strategy:
     {{- toYaml . | nindent 4 }}
+  {{- end }}
   {{- end }}
   selector:
     matchLabels:

@@ -82,6 +82,22 @@ export const EffectorConfigSchema = z.object({
   EFFECTOR_MAX_FAILED_REPAIRS: int(1, 20).default(3),
   EFFECTOR_COMPONENT_RATE_LIMIT: int(1, 1000).default(6),
   EFFECTOR_COMPONENT_RATE_WINDOW_SECONDS: int(1, 86_400).default(600),
+  /**
+   * The identifier's API (its GET /incidents/{id}): a report is acted on only when the identifier's
+   * own record of the incident agrees (the incident exists, the revision is its latest, the probes
+   * and window are its own). Unset (development): reports are trusted as they come, with a warning.
+   */
+  EFFECTOR_IDENTIFIER_URL: z.string().url().optional(),
+  /** The identifier's bearer token (its IDENTIFIER_API_TOKEN). */
+  EFFECTOR_IDENTIFIER_TOKEN: z.string().min(1).optional(),
+  /** Per call to the identifier; 2 tries a delivery, then the bus retries the delivery with backoff. */
+  EFFECTOR_IDENTIFIER_TIMEOUT_MS: int(100, 10_000).default(2000),
+  /** A report naming more affected probes than this is refused as implausible (verification re-runs each one). */
+  EFFECTOR_MAX_AFFECTED_PROBES: int(1, 10_000).default(200),
+  /** Repairs this process runs at once (across incidents); further reports wait, in arrival order. */
+  EFFECTOR_MAX_CONCURRENT_REPAIRS: int(1, 64).default(2),
+  /** Affected probes a verification runs at once (each is an online and a baseline query). */
+  EFFECTOR_VERIFY_CONCURRENCY: int(1, 256).default(8),
   EFFECTOR_GRANT_TTL_SECONDS: int(10, 7 * 86_400).default(900),
   /** An `unknown` verdict waits this long for a revision that names the cause before paging a human. */
   EFFECTOR_ABSTENTION_GRACE_SECONDS: int(0, 3600).default(15),
@@ -102,8 +118,20 @@ export const EffectorConfigSchema = z.object({
     .min(0)
     .max(24 * 365)
     .default(24),
-  /** How long a replica's claim on an action holds without it finishing (then another may take it over). */
+  /**
+   * How long a replica's claim on an action holds without being renewed (then another may take it
+   * over). Renewed every third of it while the replica works on the action; must exceed
+   * EFFECTOR_EXECUTE_TIMEOUT_MS + EFFECTOR_VERIFY_TIMEOUT_MS + LEASE_MARGIN_MS.
+   */
   EFFECTOR_LEASE_MS: int(1000, 3_600_000).default(600_000),
+  /** Every this often, actions whose lease expired (their replica died) are taken over and resumed or undone. */
+  EFFECTOR_RECOVERY_SWEEP_SECONDS: int(1, 3600).default(60),
+  /**
+   * On SIGTERM: no new reports are read, and repairs in hand get this long to finish; those still
+   * running are then given up at a safe point for another replica to resume. Keep it at least 10 s
+   * below the pod's terminationGracePeriodSeconds (the process exits at drain + 8 s whatever happens).
+   */
+  EFFECTOR_DRAIN_SECONDS: int(0, 3600).default(20),
   /** Benchmark hook: SIGKILL the process at this step of an action (see bench/effector). Never set in production. */
   EFFECTOR_TEST_CRASH_AT: z
     .enum(['after_planned', 'after_snapshot', 'after_started', 'after_execute', 'after_executed', 'after_succeeded'])
@@ -141,13 +169,38 @@ function apiTokenIssue(config: EffectorConfig): ConfigIssue | null {
   return null;
 }
 
+/** The effector's Elasticsearch request timeout: a lease renewal may take this long to land. */
+export const ES_REQUEST_TIMEOUT_MS = 30_000;
+/** Slack on top of a renewal's round trip (clock skew between replicas, the event loop). */
+export const LEASE_MARGIN_MS = 5_000;
+
+/**
+ * The lease must survive one renewal going slowly: renewed every third of it, a renewal that takes
+ * the whole Elasticsearch request timeout (plus the margin) must still land before it runs out, or
+ * a replica that is still working would see its action taken over and undone under it. A working
+ * replica renews for as long as execute and verify take, and gives the action up (its execute
+ * cancelled) when it cannot renew in time, so the lease need not outlast EFFECTOR_EXECUTE_TIMEOUT_MS +
+ * EFFECTOR_VERIFY_TIMEOUT_MS itself (test/loop runs a 60 s lease with the 300 s + 120 s defaults).
+ */
+function leaseIssue(config: EffectorConfig): ConfigIssue | null {
+  const renewal = ES_REQUEST_TIMEOUT_MS + LEASE_MARGIN_MS;
+  if (config.EFFECTOR_LEASE_MS - Math.floor(config.EFFECTOR_LEASE_MS / 3) > renewal) return null;
+  return {
+    key: 'EFFECTOR_LEASE_MS',
+    message:
+      `too short to be renewed in time: renewed every third of it, the remaining two thirds must exceed a renewal's ` +
+      `worst round trip (${ES_REQUEST_TIMEOUT_MS} ms Elasticsearch timeout + ${LEASE_MARGIN_MS} ms), i.e. more than ` +
+      `${Math.ceil((renewal * 3) / 2)} ms; got ${config.EFFECTOR_LEASE_MS}`,
+  };
+}
+
 /** The per-caller tokens, from EFFECTOR_API_TOKENS or its file. */
 export function effectorNamedTokens(config: EffectorConfig): Record<string, string> {
   return config.EFFECTOR_API_TOKENS ?? config.EFFECTOR_API_TOKENS_FILE ?? {};
 }
 
 export function effectorConfigFromEnv(env: NodeJS.ProcessEnv): EffectorConfig {
-  return parseWorkerEnv('effector', EffectorConfigSchema, env, [elasticsearchCredentialsIssue, apiTokenIssue]);
+  return parseWorkerEnv('effector', EffectorConfigSchema, env, [elasticsearchCredentialsIssue, apiTokenIssue, leaseIssue]);
 }
 
 /** Elasticsearch indices of the effector, all under the prefix so tests and deployments isolate. */
@@ -159,6 +212,8 @@ export function effectorIndices(prefix: string) {
     grants: `${prefix}-repair-grants`,
     audit: `${prefix}-effector-audit`,
     settings: `${prefix}-effector-settings`,
+    /** The component rate limit's claims (breaker/rate-claims.ts): one create-only or compare-and-set slot per repair started. */
+    rateClaims: `${prefix}-repair-rate-claims`,
   };
 }
 export type EffectorIndices = ReturnType<typeof effectorIndices>;

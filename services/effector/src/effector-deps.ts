@@ -5,7 +5,9 @@ import type { MemoryClient } from '@rag-immune/memory-client';
 import type { RagClient } from '@rag-immune/rag-contract';
 import { CATALOGUE } from './actions/catalogue.ts';
 import type { PriorState, ToolBox, ToolContext } from './actions/repair-tool.ts';
+import type { IdentifierRecords } from './admission/identifier-records.ts';
 import type { BreakerLimits } from './breaker/circuit-breaker.ts';
+import type { ComponentRateClaims } from './breaker/rate-claims.ts';
 import type { GrantStore } from './grants/grant-store.ts';
 import type { EffectorMetrics } from './metrics.ts';
 import type { RepairPolicy } from './policy/policy.ts';
@@ -44,6 +46,20 @@ export interface EffectorDeps {
   tracer: Tracer;
   instanceId: string;
   limits: BreakerLimits;
+  /**
+   * The component rate limit's atomic claims (breaker/rate-claims.ts): a repair starts only after
+   * claiming a slot, so two replicas cannot both start past the limit. Absent: the count alone.
+   */
+  rateClaims?: ComponentRateClaims;
+  /**
+   * The identifier's record of each incident (its HTTP API): a report from Kafka is acted on only when
+   * it is the identifier's own. Null or absent (development): reports are trusted as they come.
+   */
+  identifierRecords?: IdentifierRecords | null;
+  /** A report naming more affected probes is refused as implausible. Absent: 200. */
+  maxAffectedProbes?: number;
+  /** Repairs this process runs at once; further ones wait in arrival order. Absent: 2. */
+  maxConcurrentRepairs?: number;
   leaseMs: number;
   executeTimeoutMs: number;
   ragTimeoutMs: number;

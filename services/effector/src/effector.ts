@@ -2,6 +2,7 @@ import { context as otelContext, type Context } from '@opentelemetry/api';
 import type { RootCauseReport } from '@rag-immune/contracts';
 import { inSpan } from '@rag-immune/worker-runtime';
 import { CATALOGUE } from './actions/catalogue.ts';
+import { admitReport } from './admission/report-admission.ts';
 import { errorMessage, type EffectorDeps } from './effector-deps.ts';
 import { Escalation } from './escalation/escalation.ts';
 import { ActionEvents } from './events/action-events.ts';
@@ -10,6 +11,7 @@ import { decideGrant } from './operator/grant-decisions.ts';
 import { reopenIncident } from './operator/reopen.ts';
 import { Rollback, type RollbackPlan } from './operator/rollback.ts';
 import { PlanLoop, refuseImplausible, type IncidentOutcome } from './plan/plan-loop.ts';
+import { RepairSlots } from './plan/repair-slots.ts';
 import { ActionRunner } from './run/action-runner.ts';
 import { Undoer } from './run/undo.ts';
 import { SnapshotPruner } from './snapshots/snapshot-pruning.ts';
@@ -34,8 +36,11 @@ export class Effector {
   private readonly chains = new Map<string, Promise<unknown>>();
   private readonly loop: PlanLoop;
   private readonly rollbacks: Rollback;
+  /** At most deps.maxConcurrentRepairs repairs at once in this process; the others wait in order. */
+  private readonly slots: RepairSlots;
 
   constructor(private readonly deps: EffectorDeps) {
+    this.slots = new RepairSlots(deps.maxConcurrentRepairs ?? 2, (waiting) => deps.metrics.repairsWaiting.set(waiting));
     const tools = deps.tools ?? CATALOGUE;
     const events = new ActionEvents(deps.publish, deps.metrics);
     const undoer = new Undoer(deps, events);
@@ -65,7 +70,16 @@ export class Effector {
    * loses nothing: start-up re-runs open incidents), then repairs in the background, so a long
    * repair never stalls the consumer's heartbeats.
    */
-  async accept(report: RootCauseReport, parent: Context, onOutcome?: (outcome: IncidentOutcome | Error) => void): Promise<void> {
+  async accept(received: RootCauseReport, parent: Context, onOutcome?: (outcome: IncidentOutcome | Error) => void): Promise<void> {
+    // Who may make the effector act: a report is recorded only once it passed the probe cap and, when
+    // the identifier's API is configured, matches the identifier's own record (admission/). An
+    // identifier that cannot be asked throws: the bus retries, then leaves the report in Kafka.
+    const admission = await admitReport(this.deps, received);
+    if (!admission.admitted) {
+      onOutcome?.(admission.superseded ? 'superseded' : 'refused');
+      return;
+    }
+    const report = admission.report;
     const recorded = await this.deps.incidents.record(report);
     if (recorded === 'implausible') {
       onOutcome?.(refuseImplausible(this.deps, report));
@@ -97,10 +111,13 @@ export class Effector {
     while (this.chains.size > 0) await Promise.allSettled([...this.chains.values()]);
   }
 
-  /** One incident at a time within this process (a grant approval and a redelivery must not interleave). */
+  /**
+   * One incident at a time within this process (a grant approval and a redelivery must not interleave),
+   * and at most maxConcurrentRepairs incidents at once (the others wait, in order).
+   */
   process(report: RootCauseReport): Promise<IncidentOutcome> {
     const previous = this.chains.get(report.incident_id) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(() => this.loop.run(report));
+    const next = previous.catch(() => undefined).then(() => this.slots.run(() => this.loop.run(report)));
     this.chains.set(report.incident_id, next);
     void next
       .finally(() => {

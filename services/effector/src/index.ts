@@ -23,6 +23,23 @@ export { toolBox, defineTool, type RepairTool, type ToolBox, type ToolContext } 
 export { loadPolicy, parsePolicy, InvalidPolicyError, RepairPolicySchema, type RepairPolicy } from './policy/policy.ts';
 export { decide, toolsNotToRetry, branchMatches, type Decision, type PlannedStep, type RepairHistory } from './policy/decision.ts';
 export { breakerVerdict, type BreakerLimits, type BreakerVerdict } from './breaker/circuit-breaker.ts';
+export { ComponentRateClaims, type RateClaim, type RateClaimDoc } from './breaker/rate-claims.ts';
+export {
+  IdentifierRecordClient,
+  IdentifierUnreachableError,
+  IdentifierIncidentSchema,
+  type IdentifierIncident,
+  type IdentifierRecords,
+} from './admission/identifier-records.ts';
+export {
+  admitReport,
+  checkAgainstRecord,
+  probeCapRefusal,
+  DEFAULT_MAX_AFFECTED_PROBES,
+  type Admission,
+  type RefusalReason,
+} from './admission/report-admission.ts';
+export { RepairSlots } from './plan/repair-slots.ts';
 export { effectiveStatus, GrantStore, GrantError, type GrantDoc, type GrantStatus } from './grants/grant-store.ts';
 export { SnapshotStore, SnapshotError } from './snapshots/snapshot-store.ts';
 export { QdrantSnapshotArchive, type SnapshotArchive, type SnapshotRecovery } from './snapshots/qdrant-archive.ts';

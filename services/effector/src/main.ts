@@ -24,10 +24,16 @@ async function main(): Promise<void> {
     logger,
   });
   const worker = await startEffectorWorker({ config, busConfig, logger, fcs, tracer: telemetry.tracer });
-  onTerminationSignal(async () => {
-    await worker.stop();
-    await telemetry.shutdown();
-  }, logger);
+  // Drain (EFFECTOR_DRAIN_SECONDS), the given-up repairs' settle (5 s), then closing: the process
+  // exits by drain + 8 s, inside the pod's terminationGracePeriodSeconds (drain + 10 s at least).
+  onTerminationSignal(
+    async () => {
+      await worker.stop();
+      await telemetry.shutdown();
+    },
+    logger,
+    (config.EFFECTOR_DRAIN_SECONDS + 8) * 1000,
+  );
 }
 
 main().catch((error: unknown) => {

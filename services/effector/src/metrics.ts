@@ -10,6 +10,9 @@ export class EffectorMetrics {
   readonly snapshotSeconds: Histogram<'operation'>;
   readonly snapshotsPruned: Counter;
   readonly reports: Counter<'outcome'>;
+  readonly reportsRefused: Counter<'reason'>;
+  readonly identifierUnreachable: Gauge;
+  readonly repairsWaiting: Gauge;
 
   constructor(registry: Registry) {
     this.actions = new Counter({
@@ -59,6 +62,22 @@ export class EffectorMetrics {
       name: 'effector_reports_total',
       help: 'RootCauseReports handled, by outcome',
       labelNames: ['outcome'],
+      registers: [registry],
+    });
+    this.reportsRefused = new Counter({
+      name: 'effector_reports_refused_total',
+      help: "RootCauseReports refused before any repair, by reason (too many probes, or not the identifier's own record of the incident)",
+      labelNames: ['reason'],
+      registers: [registry],
+    });
+    this.identifierUnreachable = new Gauge({
+      name: 'effector_identifier_unreachable',
+      help: '1 while reports are held because the identifier could not be asked whether they are its own (page on it)',
+      registers: [registry],
+    });
+    this.repairsWaiting = new Gauge({
+      name: 'effector_repairs_waiting',
+      help: 'Repairs waiting for one of the EFFECTOR_MAX_CONCURRENT_REPAIRS slots of this process',
       registers: [registry],
     });
   }

@@ -19,8 +19,11 @@ import {
   traceHeaders,
   workerHttpApp,
 } from '@rag-immune/worker-runtime';
-import { EFFECTOR_VERSION, effectorIndices, effectorNamedTokens, type EffectorConfig } from './config.ts';
+import { EFFECTOR_VERSION, ES_REQUEST_TIMEOUT_MS, effectorIndices, effectorNamedTokens, type EffectorConfig } from './config.ts';
+import { IdentifierRecordClient } from './admission/identifier-records.ts';
+import { ComponentRateClaims } from './breaker/rate-claims.ts';
 import { Effector, type IncidentOutcome } from './effector.ts';
+import { DRAIN_SETTLE_MS, RecoverySweep, drainRepairs } from './run/recovery-sweep.ts';
 import { GrantStore } from './grants/grant-store.ts';
 import { effectorRoutes, withActorProvenance } from './http/routes.ts';
 import { EffectorMetrics } from './metrics.ts';
@@ -72,7 +75,7 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
   const metrics = new EffectorMetrics(registry);
   const tracer = options.tracer ?? trace.getTracer('rag-immune-effector', EFFECTOR_VERSION);
   const indices = effectorIndices(config.ES_INDEX_PREFIX);
-  const es = createElasticsearchClient(elasticsearchConnection(config, { requestTimeoutMs: 30_000 }));
+  const es = createElasticsearchClient(elasticsearchConnection(config, { requestTimeoutMs: ES_REQUEST_TIMEOUT_MS }));
   const qdrantConnection = {
     url: config.EFFECTOR_QDRANT_URL ?? config.QDRANT_URL,
     apiKey: config.EFFECTOR_QDRANT_API_KEY ?? config.QDRANT_API_KEY,
@@ -98,6 +101,19 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     modes: new ModeStore(docs, indices.settings, config.EFFECTOR_MODE),
   };
   for (const store of Object.values(stores)) await store.init();
+  const rateClaims = new ComponentRateClaims(docs, indices.rateClaims);
+  await rateClaims.init();
+  const identifierRecords = config.EFFECTOR_IDENTIFIER_URL
+    ? new IdentifierRecordClient({
+        baseUrl: config.EFFECTOR_IDENTIFIER_URL,
+        timeoutMs: config.EFFECTOR_IDENTIFIER_TIMEOUT_MS,
+        ...(config.EFFECTOR_IDENTIFIER_TOKEN ? { token: config.EFFECTOR_IDENTIFIER_TOKEN } : {}),
+      })
+    : null;
+  if (identifierRecords === null)
+    logger.warn(
+      "effector: no EFFECTOR_IDENTIFIER_URL set; reports are acted on without checking them against the identifier's record (anyone who can write the reports topic can make the effector act: development only)",
+    );
 
   const headers = { 'user-agent': `rag-immune-effector/${EFFECTOR_VERSION}`, ...config.EFFECTOR_RAG_HEADERS };
   const online = ragClientWithHeaders(config.EFFECTOR_ONLINE_RAG_URL, headers, config.EFFECTOR_RAG_TIMEOUT_MS);
@@ -120,6 +136,8 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
   const publisher = await bus.publisher();
   const publish = (events: RepairAction[]) => publisher.publishMany('actions', events, undefined, () => traceHeaders());
 
+  // A StatefulSet pod's name (effector-0, …) survives a reschedule: the replica resumes what it owned.
+  const instanceId = config.EFFECTOR_INSTANCE_ID ?? process.env.HOSTNAME ?? hostname();
   const effector = new Effector({
     policy,
     online,
@@ -128,7 +146,7 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     sourceByPrefix: config.EFFECTOR_SOURCE_BY_PREFIX,
     ...stores,
     aliases,
-    verifier: new RecoveryVerifier(runner, config.EFFECTOR_VERIFY_TIMEOUT_MS),
+    verifier: new RecoveryVerifier(runner, config.EFFECTOR_VERIFY_TIMEOUT_MS, config.EFFECTOR_VERIFY_CONCURRENCY),
     memory: config.EFFECTOR_MEMORY_URL
       ? new MemoryClient({
           baseUrl: config.EFFECTOR_MEMORY_URL,
@@ -142,12 +160,16 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     metrics,
     logger,
     tracer,
-    instanceId: config.EFFECTOR_INSTANCE_ID ?? process.env.HOSTNAME ?? hostname(),
+    instanceId,
     limits: {
       maxFailedRepairs: config.EFFECTOR_MAX_FAILED_REPAIRS,
       componentRateLimit: config.EFFECTOR_COMPONENT_RATE_LIMIT,
       componentRateWindowMs: config.EFFECTOR_COMPONENT_RATE_WINDOW_SECONDS * 1000,
     },
+    rateClaims,
+    identifierRecords,
+    maxAffectedProbes: config.EFFECTOR_MAX_AFFECTED_PROBES,
+    maxConcurrentRepairs: config.EFFECTOR_MAX_CONCURRENT_REPAIRS,
     leaseMs: config.EFFECTOR_LEASE_MS,
     executeTimeoutMs: config.EFFECTOR_EXECUTE_TIMEOUT_MS,
     ragTimeoutMs: config.EFFECTOR_RAG_TIMEOUT_MS,
@@ -187,8 +209,18 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
   // Actions this replica left in flight (a crash) are put back and resumed before new reports are read.
   const recovered = await effector.recoverInFlight();
   if (recovered.length > 0) logger.info({ recovered }, 'open incidents re-run after start-up');
+  // And without a restart: actions whose replica died (their lease ran out) are taken over and resumed.
+  const sweep = new RecoverySweep({
+    actions: stores.actions,
+    incidents: stores.incidents,
+    instanceId,
+    leaseMs: config.EFFECTOR_LEASE_MS,
+    logger,
+    process: (report) => effector.process(report),
+  });
+  sweep.start(config.EFFECTOR_RECOVERY_SWEEP_SECONDS * 1000);
 
-  await bus.subscribe({
+  const reports = await bus.subscribe({
     topic: 'reports',
     groupId: config.EFFECTOR_GROUP_ID,
     handle: (report, delivery) =>
@@ -204,8 +236,18 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     stores,
     async stop() {
       ready = false;
+      // Drain: no new reports; repairs in hand finish within EFFECTOR_DRAIN_SECONDS or are given up
+      // at a safe point (lease expired for another replica's sweep); the publisher stays up meanwhile.
+      await reports.stop();
+      await sweep.stop();
+      await drainRepairs({
+        idle: () => effector.idle(),
+        leases: () => stores.actions.heldLeases(),
+        graceMs: config.EFFECTOR_DRAIN_SECONDS * 1000,
+        settleMs: DRAIN_SETTLE_MS,
+        logger,
+      });
       await bus.stop();
-      await effector.idle();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await es.close();

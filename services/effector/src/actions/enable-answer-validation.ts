@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PreconditionError, defineTool } from './repair-tool.ts';
+import { PreconditionError, defineTool, repairCallOptions } from './repair-tool.ts';
 
 /** Turns on the answer-validation fallback: answers whose facts are not in their evidence are withheld. */
 export const enableAnswerValidation = defineTool({
@@ -16,7 +16,7 @@ export const enableAnswerValidation = defineTool({
       throw new PreconditionError('the RAG serves no answer_validation hook');
   },
   capture: async (ctx) => ({ enabled: (await ctx.online.capabilities()).answer_validation ?? false }),
-  execute: (ctx) => ctx.online.answerValidation({ enabled: true }, { timeoutMs: ctx.timeoutMs }),
+  execute: (ctx) => ctx.online.answerValidation({ enabled: true }, repairCallOptions(ctx)),
   async verify(ctx) {
     const on = (await ctx.online.capabilities()).answer_validation;
     return on === false ? 'answer validation is still off' : null;

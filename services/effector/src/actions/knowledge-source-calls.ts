@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PreconditionError, sourcesOf, type ToolContext } from './repair-tool.ts';
+import { PreconditionError, sourcesOf, type ToolContext, repairCallOptions } from './repair-tool.ts';
 
 /** What the knowledge-source tools take: the sources to act on (from the report's affected knowledge). */
 export const knowledgeSourcesInput = z.object({ sources: z.array(z.string().min(1)).min(1).max(20) }).strict();
@@ -24,6 +24,10 @@ type SourceAction = 'switch_to_backup' | 'switch_to_primary' | 'refresh';
 /** Calls `POST /repair/knowledge-source` for each source in turn; the RAG's answers are the detail. */
 export async function onEachSource(ctx: ToolContext, sources: readonly string[], action: SourceAction): Promise<unknown[]> {
   const results = [];
-  for (const source of sources) results.push(await ctx.online.knowledgeSource({ action, source }, { timeoutMs: ctx.timeoutMs }));
+  for (const source of sources) {
+    // One job per source: each call's idempotency key names its source.
+    const key = ctx.idempotencyKey === undefined ? {} : { idempotencyKey: `${ctx.idempotencyKey}:${source}` };
+    results.push(await ctx.online.knowledgeSource({ action, source }, repairCallOptions({ ...ctx, ...key })));
+  }
   return results;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PreconditionError, defineTool } from './repair-tool.ts';
+import { PreconditionError, defineTool, repairCallOptions } from './repair-tool.ts';
 
 /**
  * Pins the generator to the build the baseline runs (`POST /repair/generator/pin`). The contract has
@@ -25,7 +25,7 @@ export const pinGeneratorVersion = defineTool({
       throw new PreconditionError(`the RAG has no generator build ${args.version}`);
   },
   capture: async (ctx) => ({ version: (await ctx.online.capabilities()).active_versions?.generator ?? null }),
-  execute: (ctx, args) => ctx.online.pinGenerator({ version: args.version }, { timeoutMs: ctx.timeoutMs }),
+  execute: (ctx, args) => ctx.online.pinGenerator({ version: args.version }, repairCallOptions(ctx)),
   async verify(ctx, args) {
     const active = (await ctx.online.capabilities()).active_versions?.generator;
     return active === undefined || active === args.version ? null : `generator is ${active}, not ${args.version}`;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PreconditionError, defineTool } from './repair-tool.ts';
+import { PreconditionError, defineTool, repairCallOptions } from './repair-tool.ts';
 
 /** Pins the reranker to the version the baseline runs (`POST /repair/reranker/pin`). */
 export const pinRerankerVersion = defineTool({
@@ -22,7 +22,7 @@ export const pinRerankerVersion = defineTool({
       throw new PreconditionError(`the RAG has no reranker version ${args.version}`);
   },
   capture: async (ctx) => ({ version: (await ctx.online.capabilities()).active_versions?.reranker ?? null }),
-  execute: (ctx, args) => ctx.online.pinReranker({ version: args.version }, { timeoutMs: ctx.timeoutMs }),
+  execute: (ctx, args) => ctx.online.pinReranker({ version: args.version }, repairCallOptions(ctx)),
   async verify(ctx, args) {
     const active = (await ctx.online.capabilities()).active_versions?.reranker;
     return active === undefined || active === args.version ? null : `reranker is ${active}, not ${args.version}`;

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { aliasGeneration, CollectionName } from '@rag-immune/rag-contract';
-import { PreconditionError, defineTool, scopedKnowledgeIds, type ToolContext } from './repair-tool.ts';
+import { PreconditionError, defineTool, scopedKnowledgeIds, type ToolContext, repairCallOptions } from './repair-tool.ts';
 
 const Prior = z.object({ from_collection: z.string().min(1) });
 
@@ -68,7 +68,7 @@ export const reindexIntoNewCollection = defineTool({
   async execute(ctx, args) {
     const from = await liveGeneration(ctx, args.alias);
     if (from === args.target_collection) return { detail: { switched: false, collection: from, note: 'already live' } };
-    const result = await ctx.online.reindex({ target_collection: args.target_collection }, { timeoutMs: ctx.timeoutMs });
+    const result = await ctx.online.reindex({ target_collection: args.target_collection }, repairCallOptions(ctx));
     const [built, live] = await Promise.all([ctx.aliases.describe(args.target_collection), ctx.aliases.describe(from)]);
     // Checked before anyone reads it: a build that is empty, short of what the RAG says it wrote, or
     // shaped differently from the live generation is never switched to.

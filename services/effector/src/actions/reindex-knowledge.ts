@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, scopedKnowledgeIds } from './repair-tool.ts';
+import { defineTool, scopedKnowledgeIds, repairCallOptions } from './repair-tool.ts';
 
 /** Re-embeds and rewrites the named knowledge's chunks (`POST /repair/reindex`, forced). */
 export const reindexKnowledge = defineTool({
@@ -13,7 +13,7 @@ export const reindexKnowledge = defineTool({
   plan: async (ctx) => ({ knowledge_ids: scopedKnowledgeIds(ctx) }),
   preconditions: async () => {},
   capture: async () => ({}),
-  execute: (ctx, args) => ctx.online.reindex({ knowledge_ids: args.knowledge_ids }, { timeoutMs: ctx.timeoutMs }),
+  execute: (ctx, args) => ctx.online.reindex({ knowledge_ids: args.knowledge_ids }, repairCallOptions(ctx)),
   verify: async () => null,
   undo: async () => {},
   describeUndo: (args) => [`the ${args.knowledge_ids.length} reindexed knowledge ids come back with the collection snapshot`],

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { RepairIntent, RootCauseReport } from '@rag-immune/contracts';
-import type { RagClient, RepairResult } from '@rag-immune/rag-contract';
+import type { CallOptions, RagClient, RepairResult } from '@rag-immune/rag-contract';
 import type { CollectionAliases } from '../snapshots/collection-aliases.ts';
 import type { SnapshotRecord } from '../snapshots/snapshot-record.ts';
 
@@ -20,8 +20,27 @@ export interface ToolContext {
   /** Collections an action still in flight names (its way back or its build): retention keeps them. */
   collectionsInFlight(): Promise<Set<string>>;
   timeoutMs: number;
+  /**
+   * Only while the tool's execute runs: aborts on the execute timeout (or when this replica lost the
+   * action's lease), so the repair hook's fetch is cancelled before the undo starts.
+   */
+  signal?: AbortSignal;
+  /** Only while the tool's execute runs: the action id, sent as the repair call's `Idempotency-Key`. */
+  idempotencyKey?: string;
   /** A snapshot restore older than this needs a human grant (EFFECTOR_RESTORE_MAX_SNAPSHOT_AGE_HOURS); absent: 24 h. */
   restoreMaxSnapshotAgeMs?: number;
+}
+
+/**
+ * The options of a repair-hook call: the context's timeout and, during execute, its abort signal and
+ * the action's idempotency key (header `Idempotency-Key`: the RAG can tell a retry of the same job).
+ */
+export function repairCallOptions(ctx: ToolContext): CallOptions {
+  return {
+    timeoutMs: ctx.timeoutMs,
+    ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
+    ...(ctx.idempotencyKey !== undefined ? { headers: { 'idempotency-key': ctx.idempotencyKey } } : {}),
+  };
 }
 
 /** The tool does not apply to this report (e.g. nothing to scope it to): the next action is tried. */

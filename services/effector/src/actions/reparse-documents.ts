@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PreconditionError, defineTool, scopedKnowledgeIds } from './repair-tool.ts';
+import { PreconditionError, defineTool, scopedKnowledgeIds, repairCallOptions } from './repair-tool.ts';
 
 /** Pins the parser to the baseline's build and re-parses the affected knowledge with it (`POST /repair/parser`). */
 export const reparseDocuments = defineTool({
@@ -24,7 +24,7 @@ export const reparseDocuments = defineTool({
   },
   capture: async (ctx) => ({ parser_version: (await ctx.online.capabilities()).active_versions?.parser ?? null }),
   execute: (ctx, args) =>
-    ctx.online.repairParser({ version: args.parser_version, knowledge_ids: args.knowledge_ids }, { timeoutMs: ctx.timeoutMs }),
+    ctx.online.repairParser({ version: args.parser_version, knowledge_ids: args.knowledge_ids }, repairCallOptions(ctx)),
   async verify(ctx, args) {
     const active = (await ctx.online.capabilities()).active_versions?.parser;
     return active === undefined || active === args.parser_version ? null : `parser is ${active}, not ${args.parser_version}`;

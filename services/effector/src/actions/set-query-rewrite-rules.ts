@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { QueryRewriteRule } from '@rag-immune/rag-contract';
-import { PreconditionError, defineTool } from './repair-tool.ts';
+import { PreconditionError, defineTool, repairCallOptions } from './repair-tool.ts';
 
 /**
  * A generic rule set, not a patch for one fault: Unicode look-alikes of ASCII punctuation used inside
@@ -38,7 +38,7 @@ export const setQueryRewriteRules = defineTool({
   async execute(ctx, args) {
     const current = (await ctx.online.getQueryRewriteRules()).rules;
     const merged = [...current, ...args.rules.filter((rule) => !current.some((c) => c.pattern === rule.pattern))];
-    return ctx.online.setQueryRewriteRules({ rules: merged }, { timeoutMs: ctx.timeoutMs });
+    return ctx.online.setQueryRewriteRules({ rules: merged }, repairCallOptions(ctx));
   },
   async verify(ctx, args) {
     const current = (await ctx.online.getQueryRewriteRules()).rules;

@@ -1,7 +1,7 @@
 import type { RootCauseReport } from '@rag-immune/contracts';
 import { healingLog } from '@rag-immune/worker-runtime';
 import type { RepairTool, ToolBox } from '../actions/repair-tool.ts';
-import { checkBreaker } from '../breaker/breaker-gate.ts';
+import { checkBreaker, claimRateSlot, releaseRateSlotUnlessStarted } from '../breaker/breaker-gate.ts';
 import { toolContextFor, type EffectorDeps } from '../effector-deps.ts';
 import type { Escalation } from '../escalation/escalation.ts';
 import type { ActionEvents } from '../events/action-events.ts';
@@ -147,7 +147,14 @@ export class PlanLoop {
         if (gate.denied) continue;
         return 'awaiting_grant';
       }
+      // The rate limit's atomic half: a slot claimed right before the start, so replicas cannot both pass the count above.
+      const claim = await claimRateSlot(deps, report, v.doc.key);
+      if (claim.open) {
+        await this.escalation.escalate(report, `circuit breaker: ${claim.message}`, claim.reason);
+        return 'escalated';
+      }
       const outcome = await this.runner.run(v, tool, report, ctx, gate.grant);
+      await releaseRateSlotUnlessStarted(deps, report, v.doc.key);
       if (outcome === 'succeeded') return 'recovered';
       if (outcome === 'contended') return 'contended';
       if (outcome === 'undo_pending') return 'undo_pending';

@@ -5,7 +5,7 @@ import { crashPoint, errorMessage, type EffectorDeps } from '../effector-deps.ts
 import type { ActionEvents } from '../events/action-events.ts';
 import type { SnapshotRecord } from '../snapshots/snapshot-record.ts';
 import type { SnapshotPruner } from '../snapshots/snapshot-pruning.ts';
-import type { ActionDoc, Versioned } from '../state/action-store.ts';
+import type { ActionDoc, ActionLease, Versioned } from '../state/action-store.ts';
 import { VerificationTimeoutError, verdictOf, type ProbeMeasurement } from '../verify/recovery-verifier.ts';
 import type { Undoer } from './undo.ts';
 
@@ -20,12 +20,46 @@ export type RunOutcome = 'succeeded' | 'failed' | 'contended' | 'undo_pending' |
 
 class Interrupted extends Error {}
 
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+/**
+ * Runs `work` with a signal that aborts when `ms` pass (or `stop` aborts: the lease was lost). On
+ * the timeout the signal cancels the work on the RAG (the repair hooks pass it to fetch) and the
+ * work is given up to `settleMs` to wind down before the TimeoutError is thrown, so an undo never
+ * starts while the repair call is still in flight.
+ */
+async function withCancellingTimeout<T>(
+  work: (signal: AbortSignal) => Promise<T>,
+  ms: number,
+  what: string,
+  stop: AbortSignal,
+  settleMs: number,
+): Promise<T> {
+  const controller = new AbortController();
+  const signal = AbortSignal.any([controller.signal, stop]);
+  const running = Promise.resolve().then(() => work(signal));
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error(`${what} did not finish within ${ms} ms`), { name: 'TimeoutError' })), ms);
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), ms);
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  const stopped = new Promise<'stopped'>((resolve) => {
+    if (stop.aborted) resolve('stopped');
+    else stop.addEventListener('abort', () => resolve('stopped'), { once: true });
+  });
+  try {
+    const first = await Promise.race([running.then((value) => ({ value })), timeout, stopped]);
+    if (first !== 'timeout' && first !== 'stopped') return first.value;
+    const error =
+      first === 'timeout'
+        ? Object.assign(new Error(`${what} did not finish within ${ms} ms`), { name: 'TimeoutError' })
+        : new Interrupted(`${what}: the lease was lost`);
+    controller.abort(error);
+    // Let the cancelled call wind down (bounded: a tool that ignores its signal cannot hold the undo forever).
+    let settle: NodeJS.Timeout | undefined;
+    await Promise.race([running.catch(() => undefined), new Promise((resolve) => (settle = setTimeout(resolve, settleMs)))]);
+    clearTimeout(settle);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -43,7 +77,7 @@ export class ActionRunner {
 
   async run(v0: Versioned<ActionDoc>, tool: RepairTool, report: RootCauseReport, ctx: ToolContext, grant: Grant): Promise<RunOutcome> {
     const { deps } = this;
-    let v: Versioned<ActionDoc> = v0;
+    const v: Versioned<ActionDoc> = v0;
     const args = tool.input.parse(JSON.parse(v.doc.args_json)) as Record<string, unknown>;
     const fail = async (failure: Failure, verification: RepairAction['verification'] = null) => {
       const failed = await deps.actions.move(v, 'failed', { failure, verification, finished_at: new Date().toISOString() });
@@ -117,8 +151,27 @@ export class ActionRunner {
       failure: null,
     });
     if (started === null) return 'contended';
+    // Renewed while this replica works on it (execute, verify, re-measure waits, undo); lost: it stops.
+    const lease = deps.actions.hold(started, { owner: deps.instanceId, leaseMs: deps.leaseMs });
+    try {
+      return await this.runStarted(started, lease, tool, report, ctx, args, verificationBefore);
+    } finally {
+      lease.release();
+    }
+  }
+
+  private async runStarted(
+    started: Versioned<ActionDoc>,
+    lease: ActionLease,
+    tool: RepairTool,
+    report: RootCauseReport,
+    ctx: ToolContext,
+    args: Record<string, unknown>,
+    verificationBefore: NonNullable<RepairAction['verification']>,
+  ): Promise<RunOutcome> {
+    const { deps } = this;
+    let v = started;
     crashPoint(deps, 'after_started');
-    v = started;
     await this.events.emit(v.doc, 'started');
     healingLog(
       deps.logger,
@@ -129,7 +182,15 @@ export class ActionRunner {
     let failure: Failure | null = null;
     let verification: NonNullable<RepairAction['verification']> = verificationBefore;
     try {
-      await withTimeout(tool.execute(ctx, args), deps.executeTimeoutMs, tool.name);
+      // The signal cancels the RAG call on the timeout (or a lost lease); the action id is its
+      // idempotency key, so a retried or resumed call is the same job to the RAG.
+      await withCancellingTimeout(
+        (signal) => tool.execute({ ...ctx, signal, idempotencyKey: v.doc.action_id }, args),
+        deps.executeTimeoutMs,
+        tool.name,
+        lease.signal,
+        Math.min(deps.ragTimeoutMs, 10_000),
+      );
       crashPoint(deps, 'after_execute');
       const executed = await deps.actions.move(v, 'executed');
       crashPoint(deps, 'after_executed');
@@ -137,7 +198,7 @@ export class ActionRunner {
       v = executed;
       const problem = await tool.verify(ctx, args);
       // The tool saying its change did not take is a verdict already: no measurement holds it.
-      const measured = problem === null ? await this.measureConclusively(v, tool, report) : null;
+      const measured = problem === null ? await this.measureConclusively(v, tool, report, lease.signal) : null;
       if (measured !== null && measured.held !== null) return measured.held;
       if (measured !== null) v = measured.v;
       const after = measured?.after ?? (await deps.verifier.measure(report));
@@ -154,7 +215,7 @@ export class ActionRunner {
           message: problem ?? `probes still anomalous against the baseline: ${after.anomalies.join('; ')}`,
         };
     } catch (error) {
-      if (error instanceof Interrupted) return 'contended';
+      if (error instanceof Interrupted || lease.lost) return 'contended';
       const timedOut = error instanceof VerificationTimeoutError || (error instanceof Error && error.name === 'TimeoutError');
       failure = { reason: timedOut ? 'timeout' : 'tool_error', message: errorMessage(error) };
     }
@@ -191,6 +252,7 @@ export class ActionRunner {
     v0: Versioned<ActionDoc>,
     tool: RepairTool,
     report: RootCauseReport,
+    stop: AbortSignal,
   ): Promise<{ held: null; v: Versioned<ActionDoc>; after: ProbeMeasurement } | { held: RunOutcome; v: null; after: null }> {
     const { deps } = this;
     const hold = deps.inconclusiveHold ?? { remeasures: 3, delayMs: 30_000 };
@@ -226,7 +288,8 @@ export class ActionRunner {
         last ? `repair ${tool.name}: ${reason}; held, not undone, for a human` : `repair ${tool.name}: ${reason}; measuring again`,
       );
       if (last) return { held: 'held', v: null, after: null };
-      await new Promise((resolve) => setTimeout(resolve, hold.delayMs));
+      await sleepUnless(hold.delayMs, stop);
+      if (stop.aborted) throw new Interrupted('the lease was lost while the repair was held');
     }
   }
 
@@ -255,4 +318,18 @@ export class ActionRunner {
     );
     return 'succeeded';
   }
+}
+
+/** Waits `ms`, or less when `stop` aborts. */
+function sleepUnless(ms: number, stop: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (stop.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      stop.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    stop.addEventListener('abort', done, { once: true });
+  });
 }

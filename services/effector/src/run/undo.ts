@@ -64,6 +64,16 @@ export class Undoer {
    * MAX_UNDO_ATTEMPTS errors, fails it with the undo's error recorded: the caller escalates.
    */
   async finishUndo(v: Versioned<ActionDoc>, tool: RepairTool, ctx: ToolContext, trigger: string): Promise<UndoOutcome> {
+    // Renewed while the undo runs (a snapshot restore can be long): another replica must not take it over meanwhile.
+    const lease = this.deps.actions.hold(v, { owner: this.deps.instanceId, leaseMs: this.deps.leaseMs });
+    try {
+      return await this.finishUndoHeld(v, tool, ctx, trigger);
+    } finally {
+      lease.release();
+    }
+  }
+
+  private async finishUndoHeld(v: Versioned<ActionDoc>, tool: RepairTool, ctx: ToolContext, trigger: string): Promise<UndoOutcome> {
     const { deps } = this;
     const reason = `undone after ${v.doc.failure?.reason ?? 'a failure'}`;
     let toolUndoRefused: string | null;
@@ -158,6 +168,21 @@ export class Undoer {
     const { deps } = this;
     const owned = await deps.actions.update(v, { owner: deps.instanceId, lease_until: Date.now() + deps.leaseMs });
     if (owned === null) return null;
+    const lease = deps.actions.hold(owned, { owner: deps.instanceId, leaseMs: deps.leaseMs });
+    try {
+      return await this.resetHeld(owned, tool, ctx, reason);
+    } finally {
+      lease.release();
+    }
+  }
+
+  private async resetHeld(
+    owned: Versioned<ActionDoc>,
+    tool: RepairTool,
+    ctx: ToolContext,
+    reason: string,
+  ): Promise<Versioned<ActionDoc> | null> {
+    const { deps } = this;
     const args = JSON.parse(owned.doc.args_json) as Record<string, unknown>;
     const prior = JSON.parse(owned.doc.prior_json ?? '{}') as PriorState;
     await tool.undo(ctx, args, prior);

@@ -175,8 +175,45 @@ export class ActionStore {
   }
 
   private write(current: Versioned<ActionDoc>, patch: Partial<ActionDoc>): Promise<Versioned<ActionDoc> | null> {
+    const held = this.held.get(current.doc.key);
+    if (held !== undefined) return held.write(current, patch);
+    return this.writeNow(current, patch);
+  }
+
+  private writeNow(current: Versioned<ActionDoc>, patch: Partial<ActionDoc>): Promise<Versioned<ActionDoc> | null> {
     const doc = { ...current.doc, ...patch, updated_at: new Date().toISOString() };
     return this.docs.replace(doc.key, doc, current);
+  }
+
+  private readonly held = new Map<string, HeldLease>();
+
+  /**
+   * Keeps this replica's lease on an action it is working on alive: every `renewEveryMs` the lease
+   * is pushed to now + `leaseMs` by a compare-and-set. While held, this process's own writes to the
+   * record are serialised with the renewals and rebased over them (a renewal changes only
+   * `lease_until`), so a renewal never makes the worker's next move look contended. A renewal that
+   * loses its compare-and-set means another replica took the action over: the lease is lost, its
+   * `signal` aborts and every later write of this process to the record is refused (null), which the
+   * runner treats as an interruption. Nested holds of one key share the lease. Release when done.
+   */
+  hold(current: Versioned<ActionDoc>, options: { owner: string; leaseMs: number; renewEveryMs?: number }): ActionLease {
+    const existing = this.held.get(current.doc.key);
+    if (existing !== undefined) return existing.share();
+    const lease = new HeldLease(
+      current,
+      options,
+      (v, patch) => this.writeNow(v, patch),
+      (ended) => {
+        if (this.held.get(ended.key) === ended) this.held.delete(ended.key);
+      },
+    );
+    this.held.set(current.doc.key, lease);
+    return lease.share();
+  }
+
+  /** The leases this process holds now (drain: released so another replica takes them over). */
+  heldLeases(): Pick<ActionLease, 'key' | 'relinquish'>[] {
+    return [...this.held.values()].map((lease) => ({ key: lease.key, relinquish: (why: string) => lease.relinquish(why) }));
   }
 
   async list(filter: { incident?: string; statuses?: ActionStatus[] } = {}, size = 500): Promise<ActionDoc[]> {
@@ -198,4 +235,149 @@ export class ActionStore {
   startedSince(component: string, since: Date): Promise<number> {
     return this.docs.count({ where: { component, started_at: { gte: since.toISOString() } } });
   }
+}
+
+/** This replica's hold on one action's lease (ActionStore.hold). */
+export interface ActionLease {
+  readonly key: string;
+  /** Aborts when the lease is lost (another replica took the action over) or relinquished. */
+  readonly signal: AbortSignal;
+  readonly lost: boolean;
+  /** Stops renewing (this share); the record keeps whatever lease its last write set. */
+  release(): void;
+  /**
+   * Gives the action up without finishing it (drain before exit): its lease is set expired, so
+   * another replica's sweep takes it over at once, and this process may no longer write it.
+   */
+  relinquish(why: string): Promise<void>;
+}
+
+type Write = (current: Versioned<ActionDoc>, patch: Partial<ActionDoc>) => Promise<Versioned<ActionDoc> | null>;
+
+/** Statuses whose lease is renewed while held: the repair may have changed the RAG, or its undo is under way. */
+const LEASED: ReadonlySet<ActionStatus> = new Set(['started', 'executed', 'undoing']);
+
+class HeldLease {
+  private latest: Versioned<ActionDoc>;
+  /**
+   * The versions that differ from the latest only by a renewal (the last write of this process and
+   * the renewals since): a write based on one of them is rebased onto the latest, any other is a
+   * plain compare-and-set (a stale view of this or another replica fails as it would unheld).
+   */
+  private equivalent = new Set<string>();
+  private chain: Promise<unknown> = Promise.resolve();
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private readonly every: number;
+  private shares = 0;
+  private gone = false;
+
+  constructor(
+    current: Versioned<ActionDoc>,
+    private readonly options: { owner: string; leaseMs: number; renewEveryMs?: number },
+    private readonly writeNow: Write,
+    private readonly forget: (lease: HeldLease) => void,
+  ) {
+    this.latest = current;
+    this.equivalent.add(versionOf(current));
+    this.every = options.renewEveryMs ?? Math.max(50, Math.floor(options.leaseMs / 3));
+    this.timer = setInterval(() => void this.renew(), this.every);
+    this.timer.unref();
+  }
+
+  get key(): string {
+    return this.latest.doc.key;
+  }
+
+  get lost(): boolean {
+    return this.gone;
+  }
+
+  share(): ActionLease {
+    this.shares += 1;
+    let released = false;
+    const isLost = () => this.gone;
+    return {
+      key: this.key,
+      signal: this.controller.signal,
+      get lost() {
+        return isLost();
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        this.shares -= 1;
+        if (this.shares === 0) this.end();
+      },
+      relinquish: (why) => this.relinquish(why),
+    };
+  }
+
+  /** Serialised with the renewals; rebased over them when `current` is this process's latest view. */
+  write(current: Versioned<ActionDoc>, patch: Partial<ActionDoc>): Promise<Versioned<ActionDoc> | null> {
+    return this.serial(async () => {
+      if (this.gone) return null;
+      const rebase = this.equivalent.has(versionOf(current));
+      const base = rebase ? { ...this.latest, doc: { ...current.doc, lease_until: this.latest.doc.lease_until } } : current;
+      const written = await this.writeNow(base, patch);
+      if (written === null) return null;
+      this.latest = written;
+      this.equivalent = new Set([versionOf(written)]);
+      // Another replica (sharing this store in-process) took the action over: this hold is over.
+      if (written.doc.owner !== this.options.owner && LEASED.has(written.doc.status))
+        this.lose(new Error(`lease on ${written.doc.key} taken over by ${written.doc.owner ?? 'nobody'}`));
+      return written;
+    });
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.chain.then(work, work);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  private renew(): Promise<void> {
+    return this.serial(async () => {
+      const v = this.latest;
+      if (this.gone || !LEASED.has(v.doc.status) || v.doc.owner !== this.options.owner || v.doc.lease_until === null) return;
+      const until = Math.max(v.doc.lease_until, Date.now() + this.options.leaseMs);
+      const renewed = await this.writeNow(v, { lease_until: until }).catch(() => undefined);
+      if (renewed === undefined) {
+        // Elasticsearch unreachable: tried again at the next tick, unless the lease would run out
+        // before then; this replica then stops on its own (fencing), before another may take it over.
+        if (Date.now() + this.every >= v.doc.lease_until) this.lose(new Error(`lease on ${v.doc.key} could not be renewed in time`));
+        return;
+      }
+      if (renewed === null) {
+        this.lose(new Error(`lease on ${v.doc.key} lost: another replica took the action over`));
+        return;
+      }
+      this.latest = renewed;
+      this.equivalent.add(versionOf(renewed));
+    });
+  }
+
+  relinquish(why: string): Promise<void> {
+    return this.serial(async () => {
+      if (this.gone) return;
+      const v = this.latest;
+      if (LEASED.has(v.doc.status) && v.doc.owner === this.options.owner) await this.writeNow(v, { lease_until: 0 }).catch(() => undefined);
+      this.lose(new Error(`lease on ${v.doc.key} given up: ${why}`));
+    });
+  }
+
+  private lose(reason: Error): void {
+    this.gone = true;
+    this.controller.abort(reason);
+    this.end();
+  }
+
+  private end(): void {
+    clearInterval(this.timer);
+    this.forget(this);
+  }
+}
+
+function versionOf(v: Versioned<ActionDoc>): string {
+  return `${v.primaryTerm}:${v.seqNo}`;
 }

@@ -46,6 +46,20 @@ function unmeasured(results: ProbeResult[]): string | null {
   return `the baseline did not answer ${failed.map((r) => `${r.probe_id} (${r.baseline.call_status})`).join(', ')}`;
 }
 
+/** `work` over every item, at most `limit` at once, results in the items' order. */
+export async function mapBounded<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, lane));
+  return results;
+}
+
 /** The report's affected probes as golden probes the shared ProbeRunner can run. */
 export function probesOf(report: RootCauseReport): GoldenProbe[] {
   return report.affected_probes.map((p) => ({
@@ -69,6 +83,8 @@ export class RecoveryVerifier {
   constructor(
     private readonly runner: Pick<ProbeRunner, 'run'>,
     private readonly timeoutMs: number,
+    /** Probes run at once (each an online and a baseline query): a large incident must not flood both RAGs. */
+    private readonly concurrency = 8,
   ) {}
 
   /** Runs the probes; `timeoutMs` overrides the verification budget (the before-repair figures get the RAG's call budget). */
@@ -80,7 +96,7 @@ export class RecoveryVerifier {
       timer = setTimeout(() => reject(new VerificationTimeoutError(timeoutMs)), timeoutMs);
     });
     try {
-      const results = await Promise.race([Promise.all(probes.map((probe) => this.runner.run(probe))), timeout]);
+      const results = await Promise.race([mapBounded(probes, this.concurrency, (probe) => this.runner.run(probe)), timeout]);
       return {
         probe_ids: probes.map((p) => p.id),
         fcs: mean(results.map((r) => r.online.signals?.fcs)),

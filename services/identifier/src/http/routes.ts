@@ -7,7 +7,7 @@ import type { EvidenceLedger } from '../ledger/evidence-ledger.ts';
 
 const ID = /^inc-[0-9a-f]{16}$/;
 
-/** GET /incidents, GET /incidents/:id (timeline + evidence chain), GET /incidents/:id/ledger/verify. */
+/** GET /incidents, GET /incidents/:id (timeline + evidence chain; ?evidence=false: the incident only), GET /incidents/:id/ledger/verify. */
 export function incidentRoutes(store: IncidentStore, ledger: EvidenceLedger): (app: Express) => void {
   const load = async (id: string) => {
     if (!ID.test(id)) throw new HttpRequestError(400, `invalid incident id "${id}": expected inc-<16 hex digits>`);
@@ -23,10 +23,16 @@ export function incidentRoutes(store: IncidentStore, ledger: EvidenceLedger): (a
       const incidents = await store.list(state ? { state } : {});
       res.json({ incidents: incidents.map(summarise) });
     });
+    // ?evidence=false: the incident alone (its report revision, probes and window), without reading
+    // the ledger: what the effector checks a report against before it acts on it.
     app.get('/incidents/:id', async (req, res) => {
       const incident = await load(req.params.id);
-      const evidence = await ledger.records(incident.incident_id);
       const { analyses: _analyses, pending_report: _pending, ...rest } = incident;
+      if (req.query.evidence === 'false') {
+        res.json({ incident: rest });
+        return;
+      }
+      const evidence = await ledger.records(incident.incident_id);
       res.json({ incident: rest, evidence });
     });
     app.get('/incidents/:id/ledger/verify', async (req, res) => {

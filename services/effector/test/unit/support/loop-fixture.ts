@@ -17,6 +17,7 @@ import {
   ActionStore,
   AuditLog,
   CollectionAliases,
+  ComponentRateClaims,
   Effector,
   GrantStore,
   IncidentStore,
@@ -27,6 +28,7 @@ import {
   toolBox,
   type EffectorDeps,
   type EffectorMode,
+  type IdentifierRecords,
   type ProbeMeasurement,
   type RepairPolicy,
   type RepairTool,
@@ -45,6 +47,35 @@ export class FakeRag {
   undoFailures = 0;
   /** The next this many measurements after a repair ran are inconclusive (the baseline did not answer). */
   inconclusiveMeasures = 0;
+  /** The next this many executes hang until their abort signal fires (logged `… aborted`) or `finishHung()`. */
+  hangExecutes = 0;
+  /** The idempotency key each execute was given. */
+  readonly idempotencyKeys: (string | undefined)[] = [];
+  private readonly hung: (() => void)[] = [];
+  /** How many executes are hanging now. */
+  get hanging(): number {
+    return this.hung.length;
+  }
+  /** Lets every hanging execute finish (as if the RAG answered). */
+  finishHung(): void {
+    for (const finish of this.hung.splice(0)) finish();
+  }
+  /** What an execute of the fake RAG does when told to hang: waits for the answer or its cancellation. */
+  async hang(name: string, signal: AbortSignal | undefined): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      const finish = () => resolve();
+      this.hung.push(finish);
+      signal?.addEventListener(
+        'abort',
+        () => {
+          this.hung.splice(this.hung.indexOf(finish), 1);
+          this.log.push(`execute ${name} aborted`);
+          reject(signal.reason as Error);
+        },
+        { once: true },
+      );
+    });
+  }
 }
 
 export interface FakeToolSpec {
@@ -78,8 +109,13 @@ export function fakeTool(rag: FakeRag, spec: FakeToolSpec): RepairTool {
     },
     preconditions: async () => {},
     capture: async () => ({ healthy_before: rag.healthy }),
-    async execute() {
+    async execute(ctx) {
       rag.log.push(`execute ${spec.name}`);
+      rag.idempotencyKeys.push(ctx.idempotencyKey);
+      if (rag.hangExecutes > 0) {
+        rag.hangExecutes -= 1;
+        await rag.hang(spec.name, ctx.signal);
+      }
       if (spec.throws) throw new Error(`${spec.name} broke`);
       if (spec.touchesQdrant) rag.points += 1;
       rag.healthy = spec.heals;
@@ -163,6 +199,18 @@ export interface LoopOptions {
   realTools?: RepairTool[];
   restoreMaxSnapshotAgeMs?: number;
   undoRetryMs?: number;
+  /** Default 100 starts of a component per 10 minutes. */
+  componentRateLimit?: number;
+  /** The identifier's record of incidents (admission); absent: reports are trusted, as without EFFECTOR_IDENTIFIER_URL. */
+  identifier?: IdentifierRecords;
+  /** Default 200. */
+  maxAffectedProbes?: number;
+  /** Default 2. */
+  maxConcurrentRepairs?: number;
+  /** Default 60 s (renewed every third of it while an action is worked on). */
+  leaseMs?: number;
+  /** Default 5 s. */
+  executeTimeoutMs?: number;
 }
 
 export interface Loop {
@@ -212,6 +260,8 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     modes: new ModeStore(docs, indices.settings, options.mode ?? 'auto'),
   };
   for (const store of Object.values(stores)) await store.init();
+  const rateClaims = new ComponentRateClaims(docs, indices.rateClaims);
+  await rateClaims.init();
   const events: RepairAction[] = [];
   const rags = new RagClient({ baseUrl: 'http://127.0.0.1:9' });
   const measure = async (r: RootCauseReport): Promise<ProbeMeasurement> => ({
@@ -249,11 +299,19 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     logger: pino({ level: 'silent' }),
     tracer: trace.getTracer('unit'),
     instanceId,
-    limits: { maxFailedRepairs: options.maxFailedRepairs ?? 3, componentRateLimit: 100, componentRateWindowMs: 600_000 },
-    leaseMs: 60_000,
-    executeTimeoutMs: 5_000,
+    limits: {
+      maxFailedRepairs: options.maxFailedRepairs ?? 3,
+      componentRateLimit: options.componentRateLimit ?? 100,
+      componentRateWindowMs: 600_000,
+    },
+    leaseMs: options.leaseMs ?? 60_000,
+    executeTimeoutMs: options.executeTimeoutMs ?? 5_000,
     ragTimeoutMs: 1_000,
     tools: toolBox(tools),
+    rateClaims,
+    ...(options.identifier ? { identifierRecords: options.identifier } : {}),
+    ...(options.maxAffectedProbes !== undefined ? { maxAffectedProbes: options.maxAffectedProbes } : {}),
+    ...(options.maxConcurrentRepairs !== undefined ? { maxConcurrentRepairs: options.maxConcurrentRepairs } : {}),
     snapshotRetention: { keepLast: 1, keepWithinDays: 0 },
     inconclusiveHold: { remeasures: 2, delayMs: 1 },
     ...(options.undoRetryMs !== undefined ? { undoRetryMs: options.undoRetryMs } : {}),
