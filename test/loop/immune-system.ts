@@ -52,6 +52,7 @@ export class ImmuneSystem {
   /** Bearer tokens of the workers' HTTP APIs (CLI-style calls from tests). */
   readonly tokens: Record<WorkerKind, string>;
   private memoryPort = 0;
+  private identifierPort = 0;
 
   constructor(readonly options: ImmuneSystemOptions) {
     const token = () => randomBytes(16).toString('hex');
@@ -120,6 +121,10 @@ export class ImmuneSystem {
         // A restarted replica resumes the actions it owned (its name is stable across restarts).
         EFFECTOR_INSTANCE_ID: '__NAME__',
         EFFECTOR_LEASE_MS: '60000',
+        // Every report is admitted against the identifier's own record, as in production.
+        ...(this.identifierPort > 0
+          ? { EFFECTOR_IDENTIFIER_URL: `http://127.0.0.1:${this.identifierPort}`, EFFECTOR_IDENTIFIER_TOKEN: this.tokens.identifier }
+          : {}),
       },
       memory: {
         MEMORY_HOST: '127.0.0.1',
@@ -136,6 +141,7 @@ export class ImmuneSystem {
   private async instance(kind: WorkerKind, index: number, count: number): Promise<WorkerInstance> {
     const port = await freePort();
     if (kind === 'memory' && index === 1) this.memoryPort = port;
+    if (kind === 'identifier' && index === 1) this.identifierPort = port;
     const name = count > 1 ? `${kind}-${index}` : kind;
     const proc = new ManagedProcess({
       name,
