@@ -2,7 +2,8 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const both = (name) => [name, `${name}/*`];
-const SERVICES = ['sentinel', 'identifier', 'effector', 'memory', 'reference-rag'].flatMap((s) => both(`@rag-immune/${s}`));
+const SERVICE_NAMES = ['sentinel', 'identifier', 'effector', 'memory', 'reference-rag'];
+const SERVICES = SERVICE_NAMES.flatMap((s) => both(`@rag-immune/${s}`));
 const APPS = both('@rag-immune/cli');
 const TOOLS = both('@rag-immune/stack');
 
@@ -36,11 +37,29 @@ export default tseslint.config(
   // relative paths included, in npm run lint).
   {
     files: ['packages/*/src/**/*.ts', 'packages/*/scripts/**/*.ts'],
-    ignores: ['packages/testkit/**'],
+    ignores: ['packages/test-kit/**'],
     rules: {
       'no-restricted-imports': [
         'error',
         { patterns: [{ group: [...SERVICES, ...APPS, ...TOOLS], message: 'a package never imports a service, an app or the dev stack' }] },
+      ],
+    },
+  },
+  // The test kit drives the dev stack and the reference RAG like a test: the RAG through its testing subpath only.
+  {
+    files: ['packages/test-kit/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              // Every service and app except the reference RAG's testing subpath.
+              regex: `^@rag-immune/(${[...SERVICE_NAMES.filter((s) => s !== 'reference-rag'), 'cli'].join('|')})(/|$)|^@rag-immune/reference-rag(?!/testing$)`,
+              message: 'the test kit never imports a service (the reference RAG: @rag-immune/reference-rag/testing) or an app',
+            },
+          ],
+        },
       ],
     },
   },

@@ -7,7 +7,9 @@
  *   - an app (apps/*) never imports a service or the dev stack;
  *   - nothing reaches into another workspace by a relative path: across workspaces, by package name
  *     (bench/, scripts/ and test/ included).
- * packages/testkit is the test kit: it may drive the dev stack and the reference RAG, like a test.
+ * packages/test-kit is the test kit: like a test, it may drive the dev stack and reach the reference
+ * RAG through `@rag-immune/reference-rag/testing`; never another service or an app (it starts the
+ * workers as processes, by their entry files).
  */
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -46,12 +48,7 @@ const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclud
   .filter((f) => f !== '' && !f.includes('node_modules/') && !f.includes('/generated/') && existsSync(join(root, f)));
 
 /** Known breaks being removed: each names the step that removes it. */
-const PENDING = new Set([
-  // The identifier's probe driver, scenarios and stack helpers move into packages/testkit (issue 28, step 5).
-  'bench/identifier/run.ts ../../services/identifier/test/support/scenarios.ts',
-  'bench/identifier/run.ts ../../services/identifier/test/support/probe-driver.ts',
-  'bench/identifier/run.ts ../../services/identifier/test/support/stack.ts',
-]);
+const PENDING = new Set<string>([]);
 
 export interface Violation {
   file: string;
@@ -88,9 +85,13 @@ export function violations(): Violation[] {
       if (!byName && to !== null) add('another workspace is imported by its package name, not a relative path');
       if (to === null) continue;
       const testCode = from !== null && isTestCode(file, from);
-      const testkit = from === 'packages/testkit';
+      const testkit = from === 'packages/test-kit';
       const testingSubpath = specifier === '@rag-immune/reference-rag/testing';
-      if (fromKind === 'package' && !testkit) {
+      if (fromKind === 'package' && testkit) {
+        if (toKind === 'app') add('the test kit never imports an app');
+        else if (toKind === 'service' && !testingSubpath)
+          add('the test kit never imports a service (the reference RAG: @rag-immune/reference-rag/testing)');
+      } else if (fromKind === 'package') {
         if (toKind === 'service' || toKind === 'app') add('a package never imports a service or an app');
         else if (toKind === 'tool' && !testCode) add('a package never imports the dev stack (tools/)');
       }

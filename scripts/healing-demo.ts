@@ -12,10 +12,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '@rag-immune/stack';
-import { LoopRun } from '../test/loop/loop-run.ts';
-import { ALL_FAULT_KINDS, expectationOf } from '../test/loop/faults.ts';
-import { healingSteps, runTrial, type TrialResult } from '../test/loop/trial.ts';
-import { healingReportHtml, trialSection } from '../test/loop/html-report.ts';
+import { LoopRun } from '@rag-immune/test-kit/loop/loop-run';
+import { ALL_FAULT_KINDS, expectationOf } from '@rag-immune/test-kit/loop/faults';
+import { healingSteps, runTrial, type TrialResult } from '@rag-immune/test-kit/loop/trial';
+import { healingReportHtml, trialSection } from '@rag-immune/test-kit/loop/html-report';
 
 const requested = process.env.DEMO_FAULT ?? 'vector-index-corruption';
 const kinds = requested === 'all' ? [...ALL_FAULT_KINDS] : [requested];

@@ -18,7 +18,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { exampleProbeResult, type ProbeResult } from '@rag-immune/contracts';
 import { EventBus, busDefaults, parseBusConfig } from '@rag-immune/bus';
-import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import { sleep } from '@rag-immune/test-kit';
+import { endpoints } from '@rag-immune/test-kit/stack';
 
 const { values } = parseArgs({
   options: {
@@ -35,7 +36,6 @@ const latencySeconds = Number(values.seconds);
 const batchSize = Number(values.batch);
 const partitionCounts = String(values.partitions).split(',').map(Number);
 
-const endpoints = stackEndpoints(loadStackConfig());
 const defaults = busDefaults('development');
 const config = parseBusConfig({
   ...defaults,
@@ -52,7 +52,6 @@ await admin.connect();
 const nowMs = (): number => performance.timeOrigin + performance.now();
 const percentile = (sorted: number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A fresh topic per measurement so earlier runs' events never mix in. */
 async function freshTopic(partitions: number, purpose: string): Promise<string> {

@@ -26,7 +26,9 @@ import { EventBus, busDefaults, parseBusConfig } from '@rag-immune/bus';
 import { exampleRootCauseReport, type RepairAction, type RootCauseReport } from '@rag-immune/contracts';
 import { isExactAnswer, loadQuestions, startReferenceRagPair } from '@rag-immune/reference-rag/testing';
 import { RagClient, callFaultAdmin } from '@rag-immune/rag-contract';
-import { loadStackConfig, stackEndpoints, qdrantEnv } from '@rag-immune/stack';
+import { qdrantEnv } from '@rag-immune/stack';
+import { sleep } from '@rag-immune/test-kit';
+import { endpoints } from '@rag-immune/test-kit/stack';
 import {
   ActionStore,
   CRASH_POINTS,
@@ -49,10 +51,8 @@ const { values: args } = parseArgs({
   },
 });
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const endpoints = stackEndpoints(loadStackConfig());
 const logger = pino({ level: 'warn' });
 const run = randomUUID().slice(0, 8);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const es = new Client({ node: endpoints.elasticsearchUrl });
 const qdrant = createQdrantClient({ url: endpoints.qdrantUrl, apiKey: endpoints.qdrantApiKey, timeoutMs: 600_000 });
 const prefix = `bench-eff-${run}`;

@@ -15,14 +15,13 @@ import { trace } from '@opentelemetry/api';
 import { pino } from 'pino';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
 import type { ScorerVersion } from '@rag-immune/fcs';
-import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import { endpoints } from '@rag-immune/test-kit/stack';
 import { loadQuestions, startReferenceRagPair, touchedByTokenizerAnomaly } from '@rag-immune/reference-rag/testing';
 import { ProbeRunner, defaultThresholds, probesFromQuestions, type GoldenProbe } from '@rag-immune/probing';
 
 const { values } = parseArgs({ options: { out: { type: 'string', default: 'bench/fcs/sentinel-faults.json' } } });
 const PACKAGES = Number(process.env.FCS_BENCH_PACKAGES ?? 30);
 const logger = pino({ level: 'warn' });
-const endpoints = stackEndpoints(loadStackConfig());
 const rags = await startReferenceRagPair({
   qdrantUrl: endpoints.qdrantUrl,
   qdrantApiKey: endpoints.qdrantApiKey,

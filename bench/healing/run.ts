@@ -15,9 +15,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpus, totalmem } from 'node:os';
 import { repoRoot } from '@rag-immune/stack';
-import { LoopRun } from '../../test/loop/loop-run.ts';
-import { ALL_FAULT_KINDS, expectationOf, type FaultPlan } from '../../test/loop/faults.ts';
-import { runTrial, type TrialResult } from '../../test/loop/trial.ts';
+import { LoopRun } from '@rag-immune/test-kit/loop/loop-run';
+import { ALL_FAULT_KINDS, expectationOf, type FaultPlan } from '@rag-immune/test-kit/loop/faults';
+import { runTrial, type TrialResult } from '@rag-immune/test-kit/loop/trial';
 
 const { values } = parseArgs({
   options: {

@@ -17,9 +17,11 @@ import type { ProbeResult, RootCauseReport } from '@rag-immune/contracts';
 import { loadQuestions, startReferenceRagPair } from '@rag-immune/reference-rag/testing';
 import { startIdentifierWorker } from '@rag-immune/identifier';
 import { reliability } from '@rag-immune/identifier';
-import { FAULT_SCENARIOS, selectProbes, type FaultScenario } from '../../services/identifier/test/support/scenarios.ts';
-import { ProbeDriver } from '../../services/identifier/test/support/probe-driver.ts';
-import { cleanup, collectReports, endpoints, identifierEnv, namespace, sleep } from '../../services/identifier/test/support/stack.ts';
+import { FAULT_SCENARIOS, selectProbes, type FaultScenario } from '@rag-immune/test-kit/identifier/scenarios';
+import { ProbeDriver } from '@rag-immune/test-kit/identifier/probe-driver';
+import { sleep } from '@rag-immune/test-kit';
+import { endpoints } from '@rag-immune/test-kit/stack';
+import { cleanup, collectReports, identifierEnv, namespace } from '@rag-immune/test-kit/identifier/stack';
 
 const { values } = parseArgs({
   options: {

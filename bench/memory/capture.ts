@@ -12,7 +12,8 @@ import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { EventBus, busConfigFromEnv } from '@rag-immune/bus';
-import { loadStackConfig, repoRoot, stackEndpoints } from '@rag-immune/stack';
+import { repoRoot } from '@rag-immune/stack';
+import { endpoints } from '@rag-immune/test-kit/stack';
 
 const { values } = parseArgs({
   options: {
@@ -25,7 +26,6 @@ if (values.prefix === undefined) {
   console.error('usage: capture.ts --prefix <topic prefix> [--out file] [--idle seconds]');
   process.exit(64);
 }
-const endpoints = stackEndpoints(loadStackConfig());
 const out = resolve(repoRoot(), values.out ?? `bench/memory/cases/${values.prefix.replace(/[^a-zA-Z0-9_-]/g, '')}.jsonl`);
 mkdirSync(dirname(out), { recursive: true });
 const bus = new EventBus(

@@ -1,6 +1,6 @@
 /**
  * Produces a case history for bench/memory from REAL healing runs of the loop: the reference RAG
- * pair and the four workers as processes on the local stack (test/loop), one fault per trial with
+ * pair and the four workers as processes on the local stack (@rag-immune/test-kit/loop), one fault per trial with
  * kind, mode, scope fraction and seed varied, each on a fresh online RAG. After every trial the
  * RootCauseReport and RepairAction events the run's topics carried so far are (re)written to
  * bench/memory/cases/<file>.jsonl, so a stopped run still leaves what it produced.
@@ -13,9 +13,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from '@rag-immune/stack';
-import { LoopRun } from '../../test/loop/loop-run.ts';
-import { SEEN_FAULT_KINDS, expectationOf, type FaultPlan } from '../../test/loop/faults.ts';
-import { runTrial } from '../../test/loop/trial.ts';
+import { LoopRun } from '@rag-immune/test-kit/loop/loop-run';
+import { SEEN_FAULT_KINDS, expectationOf, type FaultPlan } from '@rag-immune/test-kit/loop/faults';
+import { runTrial } from '@rag-immune/test-kit/loop/trial';
 
 const { values } = parseArgs({
   options: {

@@ -22,7 +22,8 @@ import { trace } from '@opentelemetry/api';
 import { SentenceEmbedder } from '@rag-immune/embeddings';
 import { elasticsearchStores } from '@rag-immune/es-store';
 import { MemoryClient, RecommendRequest } from '@rag-immune/memory-client';
-import { loadStackConfig, repoRoot, stackEndpoints } from '@rag-immune/stack';
+import { repoRoot } from '@rag-immune/stack';
+import { endpoints } from '@rag-immune/test-kit/stack';
 import type { RepairAction, RootCauseReport } from '@rag-immune/contracts';
 import {
   CachedEmbedder,
@@ -58,7 +59,6 @@ const { values } = parseArgs({
 });
 const seed = Number(values.seed);
 const run = randomUUID().slice(0, 8);
-const endpoints = stackEndpoints(loadStackConfig());
 const logger = pino({ level: 'error' });
 const config = memoryConfigFromEnv({});
 const rules = ExpertRules.load(config.MEMORY_RULES_FILE);

@@ -15,7 +15,7 @@ import { pino } from 'pino';
 import { trace } from '@opentelemetry/api';
 import { EventBus, busDefaults, parseBusConfig } from '@rag-immune/bus';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
-import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import { endpoints } from '@rag-immune/test-kit/stack';
 import { loadQuestions, startReferenceRagPair } from '@rag-immune/reference-rag/testing';
 import { ProbeRunner, defaultThresholds, probesFromQuestions, type FactConsistencyPort, type GoldenProbe } from '@rag-immune/probing';
 
@@ -29,7 +29,6 @@ const { values } = parseArgs({
 });
 const seconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
-const endpoints = stackEndpoints(loadStackConfig());
 const logger = pino({ level: 'warn' });
 
 console.error(`ingesting ${values.packages} packages into two instances...`);

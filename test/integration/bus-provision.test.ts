@@ -10,10 +10,10 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { createKafka, busDefaults, plannedTopics } from '@rag-immune/bus';
-import { loadStackConfig, repoRoot, stackEndpoints } from '@rag-immune/stack';
+import { repoRoot } from '@rag-immune/stack';
+import { endpoints } from '@rag-immune/test-kit/stack';
 
 const run = promisify(execFile);
-const endpoints = stackEndpoints(loadStackConfig());
 const prefix = `opsprov-${randomUUID().slice(0, 8)}-`;
 const kafka = createKafka({ clientId: 'ops-provision-test', brokers: [endpoints.kafkaBrokers[0] ?? ''] });
 

@@ -1,6 +1,6 @@
 /**
  * Every PromQL query of every committed Grafana dashboard (grafana/dashboards/*.json) against the
- * stack's real Prometheus, scraping the real workers of a closed-loop run (test/loop): the four
+ * stack's real Prometheus, scraping the real workers of a closed-loop run (@rag-immune/test-kit/loop): the four
  * workers run as processes, Prometheus scrapes them through a file_sd target file, and the run
  * produces what the panels show: a healed fault (vector-index corruption), an escalated one (a
  * silent embedding-model swap no repair can undo), a poison message (dead letters), an unreachable
@@ -14,9 +14,9 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { createKafka, topicNameOf } from '@rag-immune/bus';
 import { repoRoot } from '@rag-immune/stack';
-import { LoopRun } from '../loop/loop-run.ts';
-import { injectFault, runTrial, type TrialResult } from '../loop/trial.ts';
-import { sleep } from '../loop/processes.ts';
+import { LoopRun } from '@rag-immune/test-kit/loop/loop-run';
+import { injectFault, runTrial, type TrialResult } from '@rag-immune/test-kit/loop/trial';
+import { sleep } from '@rag-immune/test-kit';
 
 interface PanelQuery {
   dashboard: string;

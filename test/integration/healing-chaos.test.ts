@@ -18,10 +18,10 @@ import { promisify } from 'node:util';
 import { Client } from '@elastic/elasticsearch';
 import { createQdrantClient } from '@rag-immune/worker-runtime';
 import { repoRoot } from '@rag-immune/stack';
-import { LoopRun } from '../loop/loop-run.ts';
-import { runTrial, type TrialResult } from '../loop/trial.ts';
-import { ProcessStartError, logMessage, sleep } from '../loop/processes.ts';
-import type { WorkerKind } from '../loop/immune-system.ts';
+import { LoopRun } from '@rag-immune/test-kit/loop/loop-run';
+import { runTrial, type TrialResult } from '@rag-immune/test-kit/loop/trial';
+import { ProcessStartError, logMessage, sleep } from '@rag-immune/test-kit';
+import type { WorkerKind } from '@rag-immune/test-kit/loop/immune-system';
 
 const INTERVAL_SECONDS = 4;
 /** Where each worker dies, in the order an incident reaches them. */

@@ -11,10 +11,10 @@
 import { callFaultAdmin } from '@rag-immune/rag-contract';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LoopRun } from '../loop/loop-run.ts';
-import { expectationOf } from '../loop/faults.ts';
-import { runTrial, type TrialResult } from '../loop/trial.ts';
-import { sleep } from '../loop/processes.ts';
+import { LoopRun } from '@rag-immune/test-kit/loop/loop-run';
+import { expectationOf } from '@rag-immune/test-kit/loop/faults';
+import { runTrial, type TrialResult } from '@rag-immune/test-kit/loop/trial';
+import { sleep } from '@rag-immune/test-kit';
 
 const INTERVAL_SECONDS = 4;
 /** Publishing and reading back, and a result the sentinel had in flight. */

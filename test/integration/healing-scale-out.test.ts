@@ -7,8 +7,8 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LoopRun } from '../loop/loop-run.ts';
-import { runTrial } from '../loop/trial.ts';
+import { LoopRun } from '@rag-immune/test-kit/loop/loop-run';
+import { runTrial } from '@rag-immune/test-kit/loop/trial';
 
 let run: LoopRun;
 

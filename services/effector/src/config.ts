@@ -180,7 +180,7 @@ export const LEASE_MARGIN_MS = 5_000;
  * a replica that is still working would see its action taken over and undone under it. A working
  * replica renews for as long as execute and verify take, and gives the action up (its execute
  * cancelled) when it cannot renew in time, so the lease need not outlast EFFECTOR_EXECUTE_TIMEOUT_MS +
- * EFFECTOR_VERIFY_TIMEOUT_MS itself (test/loop runs a 60 s lease with the 300 s + 120 s defaults).
+ * EFFECTOR_VERIFY_TIMEOUT_MS itself (the test kit's loop runs a 60 s lease with the 300 s + 120 s defaults).
  */
 function leaseIssue(config: EffectorConfig): ConfigIssue | null {
   const renewal = ES_REQUEST_TIMEOUT_MS + LEASE_MARGIN_MS;

@@ -19,8 +19,8 @@ import {
   DEFAULT_CALIBRATION_PATH,
 } from '../src/testing.ts';
 import { labelledSamples } from '../src/verdict/labelled-samples.ts';
-import { loadRecordedRuns, TRACE_PAIRS } from '../test/support/fixtures.ts';
-import { FAULT_SCENARIOS } from '../test/support/scenarios.ts';
+import { loadRecordedRuns, TRACE_PAIRS } from '../test/fixtures/recorded-runs.ts';
+import { FAULT_SCENARIOS } from '@rag-immune/test-kit/identifier/scenarios';
 
 const files = process.argv.slice(2);
 const runs = (files.length > 0 ? files : [TRACE_PAIRS]).flatMap((file) => loadRecordedRuns(file));

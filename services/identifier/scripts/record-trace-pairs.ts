@@ -12,16 +12,15 @@ import { trace } from '@opentelemetry/api';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
 import { ProbeRunner, defaultThresholds } from '@rag-immune/probing';
 import { RagClient, ragClientWithHeaders, callFaultAdmin } from '@rag-immune/rag-contract';
-import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import { endpoints } from '@rag-immune/test-kit/stack';
 import { loadQuestions, startReferenceRagPair } from '@rag-immune/reference-rag/testing';
-import { FAULT_SCENARIOS, selectProbes } from '../test/support/scenarios.ts';
+import { FAULT_SCENARIOS, selectProbes } from '@rag-immune/test-kit/identifier/scenarios';
 
 const out = process.argv[2] ?? 'services/identifier/test/fixtures/trace-pairs.jsonl.gz';
 const packages = Number(process.argv[3] ?? 25);
 const seed = process.argv[4] ?? 'record';
 const probeCount = Number(process.argv[5] ?? 12);
 const logger = pino({ level: 'warn' });
-const endpoints = stackEndpoints(loadStackConfig());
 const rags = await startReferenceRagPair({
   qdrantUrl: endpoints.qdrantUrl,
   qdrantApiKey: endpoints.qdrantApiKey,

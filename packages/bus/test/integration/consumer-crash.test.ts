@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exampleProbeResult } from '@rag-immune/contracts';
 import { EventBus } from '../../src/index.ts';
-import { sleep, stackBusConfig, uniqueGroup } from './support.ts';
+import { sleep } from '@rag-immune/test-kit';
+import { stackBusConfig, uniqueGroup } from '@rag-immune/test-kit/bus';
 
 const fixture = fileURLToPath(new URL('./fixtures/crashing-consumer.ts', import.meta.url));
 const bus = new EventBus(stackBusConfig());

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { SchemaType } from '@kafkajs/confluent-schema-registry';
 import { exampleProbeResult, Topics } from '@rag-immune/contracts';
 import { EventBus, DEAD_LETTER_TOPIC, DeadLetterHeaders } from '../../src/index.ts';
-import { stackBusConfig, uniqueGroup } from './support.ts';
+import { stackBusConfig, uniqueGroup } from '@rag-immune/test-kit/bus';
 
 const bus = new EventBus(stackBusConfig());
 

@@ -19,7 +19,8 @@ import {
   type TopicId,
 } from '@rag-immune/contracts';
 import { DeadLetterHeaders, EventBus, parseBusConfig, topicNameOf } from '../../src/index.ts';
-import { sleep, stackBusConfig } from './support.ts';
+import { sleep } from '@rag-immune/test-kit';
+import { stackBusConfig } from '@rag-immune/test-kit/bus';
 
 const PER_TOPIC = 10_000;
 const GOOD = 400;

@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { repoRoot } from '@rag-immune/stack';
 import { exampleProbeResult } from '@rag-immune/contracts';
 import { EventBus } from '../../src/index.ts';
-import { sleep, stackBusConfig, uniqueGroup } from './support.ts';
+import { sleep } from '@rag-immune/test-kit';
+import { stackBusConfig, uniqueGroup } from '@rag-immune/test-kit/bus';
 
 const run = promisify(execFile);
 const bus = new EventBus(stackBusConfig());

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { exampleProbeResult, exampleRepairAction, exampleRootCauseReport, Topics, topicIds } from '@rag-immune/contracts';
 import { EventBus } from '../../src/index.ts';
-import { collectEvents, plain, stackBusConfig } from './support.ts';
+import { collectEvents, plain, stackBusConfig } from '@rag-immune/test-kit/bus';
 
 const bus = new EventBus(stackBusConfig());
 

@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 import { exampleProbeResult } from '@rag-immune/contracts';
 import { loadStackConfig, repoRoot, stackEndpoints } from '@rag-immune/stack';
 import { busConfigFromEnv, EventBus } from '../../src/index.ts';
-import { sleep } from './support.ts';
+import { sleep } from '@rag-immune/test-kit';
 
 const execFileAsync = promisify(execFile);
 const stack = loadStackConfig();

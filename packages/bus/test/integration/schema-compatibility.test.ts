@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { loadTopicSchema } from '@rag-immune/contracts';
-import { stackBusConfig } from './support.ts';
+import { stackBusConfig } from '@rag-immune/test-kit/bus';
 
 const registry = new SchemaRegistry({ host: stackBusConfig().schemaRegistryUrl });
 

@@ -16,7 +16,8 @@ import { Client } from '@elastic/elasticsearch';
 import { exampleProbeResult } from '@rag-immune/contracts';
 import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
 import { ElasticsearchProcessedEventStore, EventBus, EventClaimedElsewhereError, parseBusConfig } from '../../src/index.ts';
-import { sleep, stackBusConfig, uniqueGroup } from './support.ts';
+import { sleep } from '@rag-immune/test-kit';
+import { stackBusConfig, uniqueGroup } from '@rag-immune/test-kit/bus';
 
 const fixture = fileURLToPath(new URL('./fixtures/replica-consumer.ts', import.meta.url));
 const run = randomUUID().slice(0, 8);

@@ -27,12 +27,11 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { RagClient, RagHttpError } from '@rag-immune/rag-contract';
-import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import { endpoints } from '@rag-immune/test-kit/stack';
 import { decodeJsonExport, mapSpans, newProbeTraceContext, type SpanRecord } from '@rag-immune/traces';
 import { createQdrantClient } from '@rag-immune/worker-runtime';
 import { AliasReindex, ImmuneRetriever, KnowledgeSourceSwitch, PinnedGenerator, queryHandler, repairRoutes } from '../../src/index.ts';
 
-const endpoints = stackEndpoints(loadStackConfig());
 const qdrant = createQdrantClient({ url: endpoints.qdrantUrl, apiKey: endpoints.qdrantApiKey });
 const run = randomUUID().slice(0, 8);
 const alias = `it-langchain-${run}`;

@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import type { EffectorWorker } from '../../src/index.ts';
-import { degradedQuestions, fault, lifecycle, questionsAbout, reportFor, sleep, startHarness, type Harness } from './harness.ts';
+import { sleep } from '@rag-immune/test-kit';
+import { degradedQuestions, fault, lifecycle, questionsAbout, reportFor, startHarness, type Harness } from './harness.ts';
 import { REPO_ROOT, processEnv } from './process.ts';
 
 let h: Harness;

@@ -14,14 +14,14 @@ import { EventBus, busDefaults, parseBusConfig, type BusConfig, type EventPublis
 import { exampleRootCauseReport, type RepairAction, type RootCauseReport } from '@rag-immune/contracts';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
 import { RagClient, callFaultAdmin } from '@rag-immune/rag-contract';
-import { loadStackConfig, stackEndpoints, qdrantEnv } from '@rag-immune/stack';
+import { qdrantEnv } from '@rag-immune/stack';
+import { sleep } from '@rag-immune/test-kit';
+import { endpoints } from '@rag-immune/test-kit/stack';
 import { isExactAnswer, loadQuestions, startReferenceRagPair, type ReferenceRagPair } from '@rag-immune/reference-rag/testing';
 import { effectorConfigFromEnv, startEffectorWorker, type EffectorWorker, type IncidentOutcome } from '../../src/index.ts';
 
-export const endpoints = stackEndpoints(loadStackConfig());
 export const API_TOKEN = 'effector-test-token-0123456789';
 export const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'warn' });
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let fcsPromise: Promise<FactConsistencyScorer> | undefined;
 export function sharedFcs(): Promise<FactConsistencyScorer> {

@@ -9,7 +9,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EffectorWorker } from '../../src/index.ts';
-import { answers, fault, injectVectorCorruption, lifecycle, reportFor, sleep, startHarness, type Harness } from './harness.ts';
+import { sleep } from '@rag-immune/test-kit';
+import { answers, fault, injectVectorCorruption, lifecycle, reportFor, startHarness, type Harness } from './harness.ts';
 
 let h: Harness;
 let worker: EffectorWorker;

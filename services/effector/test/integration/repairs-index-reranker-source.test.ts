@@ -8,6 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EffectorWorker } from '../../src/index.ts';
+import { sleep } from '@rag-immune/test-kit';
 import {
   answers,
   changedSinceBaseline,
@@ -17,7 +18,6 @@ import {
   lifecycle,
   questionsAbout,
   reportFor,
-  sleep,
   startHarness,
   type Harness,
 } from './harness.ts';

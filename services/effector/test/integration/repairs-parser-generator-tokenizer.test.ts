@@ -8,6 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { touchedByTokenizerAnomaly } from '@rag-immune/reference-rag/testing';
 import type { EffectorWorker } from '../../src/index.ts';
+import { sleep } from '@rag-immune/test-kit';
 import {
   API_TOKEN,
   answers,
@@ -16,7 +17,6 @@ import {
   lifecycle,
   questionsAbout,
   reportFor,
-  sleep,
   startHarness,
   type Harness,
 } from './harness.ts';

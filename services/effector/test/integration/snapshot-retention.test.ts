@@ -8,7 +8,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EffectorWorker } from '../../src/index.ts';
-import { fault, injectVectorCorruption, reportFor, sleep, startHarness, type Harness } from './harness.ts';
+import { sleep } from '@rag-immune/test-kit';
+import { fault, injectVectorCorruption, reportFor, startHarness, type Harness } from './harness.ts';
 
 let h: Harness;
 let worker: EffectorWorker;

@@ -212,7 +212,7 @@ test('config: a lease too short to be renewed in time refuses to start naming EF
   const defaults = effectorConfigFromEnv(base);
   assert.equal(defaults.EFFECTOR_RECOVERY_SWEEP_SECONDS, 60);
   assert.equal(defaults.EFFECTOR_DRAIN_SECONDS, 20);
-  // test/loop's effector (60 s lease, default execute and verify budgets) and the integration harness's.
+  // the test kit's loop's effector (60 s lease, default execute and verify budgets) and the integration harness's.
   assert.equal(effectorConfigFromEnv({ ...base, EFFECTOR_LEASE_MS: '60000' }).EFFECTOR_LEASE_MS, 60_000);
   assert.ok(effectorConfigFromEnv({ ...base, EFFECTOR_VERIFY_TIMEOUT_MS: '90000' }));
 });

@@ -14,9 +14,11 @@ import { pino } from 'pino';
 import { exampleRepairAction, type RootCauseReport } from '@rag-immune/contracts';
 import type { EventBus } from '@rag-immune/bus';
 import { loadQuestions, startReferenceRagPair, type ReferenceRagPair } from '@rag-immune/reference-rag/testing';
-import { FAULT_SCENARIOS, STALE_AS_OF, selectProbes } from '../support/scenarios.ts';
-import { ProbeDriver } from '../support/probe-driver.ts';
-import { cleanup, collectReports, identifierEnv, namespace, spawnIdentifier, waitFor, endpoints } from '../support/stack.ts';
+import { FAULT_SCENARIOS, STALE_AS_OF, selectProbes } from '@rag-immune/test-kit/identifier/scenarios';
+import { ProbeDriver } from '@rag-immune/test-kit/identifier/probe-driver';
+import { waitFor } from '@rag-immune/test-kit';
+import { endpoints } from '@rag-immune/test-kit/stack';
+import { cleanup, collectReports, identifierEnv, namespace, spawnIdentifier } from '@rag-immune/test-kit/identifier/stack';
 
 const ns = namespace('idf');
 const logger = pino({ level: 'warn' });

@@ -15,19 +15,19 @@ import { pino } from 'pino';
 import type { EventBus } from '@rag-immune/bus';
 import { callFaultAdmin } from '@rag-immune/rag-contract';
 import { loadQuestions, startReferenceRagPair, type ReferenceRag, type ReferenceRagPair } from '@rag-immune/reference-rag/testing';
-import { selectProbes } from '../support/scenarios.ts';
-import { ProbeDriver } from '../support/probe-driver.ts';
+import { selectProbes } from '@rag-immune/test-kit/identifier/scenarios';
+import { ProbeDriver } from '@rag-immune/test-kit/identifier/probe-driver';
+import { waitFor } from '@rag-immune/test-kit';
+import { endpoints } from '@rag-immune/test-kit/stack';
 import {
   cleanup,
   collectReports,
-  endpoints,
   identifierEnv,
   namespace,
   spawnIdentifier,
   spawnTraceIntake,
-  waitFor,
   type ServiceProcess,
-} from '../support/stack.ts';
+} from '@rag-immune/test-kit/identifier/stack';
 
 const ns = namespace('idt');
 const logger = pino({ level: 'warn' });

@@ -18,9 +18,11 @@ import { startTelemetry, traceHeaders, type Telemetry } from '@rag-immune/worker
 import { topicNameOf, type EventBus } from '@rag-immune/bus';
 import { exampleRepairAction, type ProbeResult, type RepairAction, type RootCauseReport } from '@rag-immune/contracts';
 import { startIdentifierWorker, type IdentifierWorker } from '../../src/index.ts';
-import { loadRecordedRuns } from '../support/fixtures.ts';
-import { MALFORMED_TRACE, SLOW_TRACE, serveRecordedTraces } from '../support/recorded-rag.ts';
-import { cleanup, collectReports, endpoints, identifierEnv, namespace, sleep, waitFor, type Namespace } from '../support/stack.ts';
+import { loadRecordedRuns } from '../fixtures/recorded-runs.ts';
+import { MALFORMED_TRACE, SLOW_TRACE, serveRecordedTraces } from '@rag-immune/test-kit/identifier/recorded-rag';
+import { sleep, waitFor } from '@rag-immune/test-kit';
+import { endpoints } from '@rag-immune/test-kit/stack';
+import { cleanup, collectReports, identifierEnv, namespace, type Namespace } from '@rag-immune/test-kit/identifier/stack';
 
 const logger = pino({ level: 'warn' });
 

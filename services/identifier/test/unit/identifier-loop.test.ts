@@ -13,7 +13,7 @@ import { exampleRepairAction, type ProbeResult, type RepairAction, type RootCaus
 import { memoryStores } from '@rag-immune/es-store';
 import { RagClient, type Trace } from '@rag-immune/rag-contract';
 import { EvidenceLedger, Identifier, IdentifierMetrics, IncidentStore, loadCalibration } from '../../src/index.ts';
-import { loadRecordedRuns } from '../support/fixtures.ts';
+import { loadRecordedRuns } from '../fixtures/recorded-runs.ts';
 
 const runs = loadRecordedRuns();
 const traces = new Map<string, Trace>(runs.flatMap((r) => [r.online_trace!, r.baseline_trace!]).map((t) => [t.trace_id, t]));

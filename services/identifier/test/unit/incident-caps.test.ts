@@ -26,7 +26,7 @@ import {
 } from '../../src/index.ts';
 import { buildReport } from '../../src/report/report-builder.ts';
 import { newIncident } from '../../src/incidents/grouping.ts';
-import { loadRecordedRuns } from '../support/fixtures.ts';
+import { loadRecordedRuns } from '../fixtures/recorded-runs.ts';
 
 const runs = loadRecordedRuns();
 const traces = new Map<string, Trace>(runs.flatMap((r) => [r.online_trace!, r.baseline_trace!]).map((t) => [t.trace_id, t]));

@@ -14,12 +14,13 @@ import { trace } from '@opentelemetry/api';
 import { EventBus, busConfigFromEnv } from '@rag-immune/bus';
 import { SentenceEmbedder } from '@rag-immune/embeddings';
 import { MemoryClient, Recommendation, type RecommendRequest } from '@rag-immune/memory-client';
-import { loadStackConfig, repoRoot, stackEndpoints, qdrantEnv } from '@rag-immune/stack';
+import { repoRoot, qdrantEnv } from '@rag-immune/stack';
+import { sleep } from '@rag-immune/test-kit';
+import { endpoints } from '@rag-immune/test-kit/stack';
 import { memoryConfigFromEnv, MemoryWorker, type HealingCase } from '../../src/index.ts';
 import { action, claim, report } from '../support/events.ts';
 
 const run = randomUUID().slice(0, 8);
-const endpoints = stackEndpoints(loadStackConfig());
 const logger = pino({ level: 'warn' });
 const TOKEN = `memory-test-token-${run}`;
 const env = {
@@ -44,7 +45,6 @@ let bus: EventBus;
 let client: MemoryClient;
 let baseUrl: string;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const rerankClaims = (observed = 0.41) => [claim('rerank_score_shift', 'top1_rerank_score', observed, 0.92)];
 /** The same claims as a RecommendRequest carries them (no ledger ids, no subject). */
 const asked = (claims: ReturnType<typeof claim>[]) =>

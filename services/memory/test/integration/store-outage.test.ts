@@ -14,12 +14,12 @@ import { trace } from '@opentelemetry/api';
 import { EventBus, busConfigFromEnv } from '@rag-immune/bus';
 import { SentenceEmbedder } from '@rag-immune/embeddings';
 import { MemoryClient } from '@rag-immune/memory-client';
-import { loadStackConfig, stackEndpoints, qdrantEnv } from '@rag-immune/stack';
+import { qdrantEnv } from '@rag-immune/stack';
+import { endpoints } from '@rag-immune/test-kit/stack';
 import { caseIdOf, memoryConfigFromEnv, MemoryWorker } from '../../src/index.ts';
 import { action, report } from '../support/events.ts';
 
 const run = randomUUID().slice(0, 8);
-const endpoints = stackEndpoints(loadStackConfig());
 const esTarget = new URL(endpoints.elasticsearchUrl);
 
 /** A relay to Elasticsearch that the test can cut (closing every connection) and restore on the same port. */

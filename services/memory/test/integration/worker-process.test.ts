@@ -15,11 +15,11 @@ import { Client } from '@elastic/elasticsearch';
 import { createQdrantClient } from '@rag-immune/worker-runtime';
 import { EventBus, busConfigFromEnv } from '@rag-immune/bus';
 import { MemoryClient } from '@rag-immune/memory-client';
-import { loadStackConfig, repoRoot, stackEndpoints, qdrantEnv } from '@rag-immune/stack';
+import { repoRoot, qdrantEnv } from '@rag-immune/stack';
+import { endpoints } from '@rag-immune/test-kit/stack';
 import { action, claim, report } from '../support/events.ts';
 
 const run = randomUUID().slice(0, 8);
-const endpoints = stackEndpoints(loadStackConfig());
 const TOKEN = `memory-process-token-${run}`;
 const env: Record<string, string> = {
   KAFKA_BROKERS: endpoints.kafkaBrokers.join(','),

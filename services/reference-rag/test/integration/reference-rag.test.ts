@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { loadSentenceEmbedder } from '../../src/embedding/sentence-embedder.ts';
 import { RagClient, RagHttpError, callFaultAdmin } from '@rag-immune/rag-contract';
-import { loadStackConfig, stackEndpoints, qdrantEnv } from '@rag-immune/stack';
+import { qdrantEnv } from '@rag-immune/stack';
+import { endpoints } from '@rag-immune/test-kit/stack';
 import pino from 'pino';
 import { ragConfigFromEnv } from '../../src/config.ts';
 import { CachingEmbedder } from '../../src/embedding/embedder.ts';
@@ -17,7 +18,6 @@ import { touchedByTokenizerAnomaly } from '../../src/text/query-normalizer.ts';
 const PACKAGES = 30;
 const PINNED = '2024-06-01T00:00:00.000Z';
 const run = randomUUID().slice(0, 8);
-const endpoints = stackEndpoints(loadStackConfig());
 const logger = pino({ level: 'warn' });
 
 let online: ReferenceRag;

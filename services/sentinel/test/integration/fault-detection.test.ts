@@ -12,7 +12,8 @@ import { pino } from 'pino';
 import { trace } from '@opentelemetry/api';
 import { EventBus, busDefaults, parseBusConfig } from '@rag-immune/bus';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
-import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import { sleep } from '@rag-immune/test-kit';
+import { endpoints } from '@rag-immune/test-kit/stack';
 import type { ProbeResult } from '@rag-immune/contracts';
 import {
   loadDebianKnowledge,
@@ -30,7 +31,6 @@ const STALE_AS_OF = '2024-06-01T00:00:00.000Z';
 const INTERVAL_MS = 4000;
 const JITTER = 0.1;
 const run = randomUUID().slice(0, 8);
-const endpoints = stackEndpoints(loadStackConfig());
 const logger = pino({ level: 'warn' });
 
 let rags: ReferenceRagPair;
@@ -43,8 +43,6 @@ let changedSinceStale: Set<string>;
 const results: { at: number; result: ProbeResult }[] = [];
 /** How long each probe run took (both calls, scoring): the slack "within one interval" allows. */
 const runDurations: number[] = [];
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const faultApi = (method: 'POST' | 'DELETE', kind: string, body: unknown = {}) => callFaultAdmin(onlineUrl, method, kind, body);
 

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
 import { RagClient } from '@rag-immune/rag-contract';
-import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import { endpoints } from '@rag-immune/test-kit/stack';
 import { loadQuestions, startReferenceRagPair, type ReferenceRagPair } from '@rag-immune/reference-rag/testing';
 import {
   ProbeSetBuilder,
@@ -32,7 +32,6 @@ import {
 } from '@rag-immune/probing';
 
 const cli = fileURLToPath(new URL('../../../../apps/cli/src/main.ts', import.meta.url));
-const endpoints = stackEndpoints(loadStackConfig());
 /**
  * Off-domain queries someone might add as probes: nothing in the Debian knowledge answers them, the
  * RAG answers with an unrelated package's summary, FCS sits near the floor on both sides and there

@@ -16,13 +16,12 @@ import { trace } from '@opentelemetry/api';
 import { EventBus, busDefaults, parseBusConfig } from '@rag-immune/bus';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
 import { RagClient, ragClientWithHeaders } from '@rag-immune/rag-contract';
-import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import { endpoints } from '@rag-immune/test-kit/stack';
 import type { ProbeResult } from '@rag-immune/contracts';
 import { loadQuestions, startReferenceRagPair, type ReferenceRagPair } from '@rag-immune/reference-rag/testing';
 import { Sentinel, SentinelMetrics } from '../../src/index.ts';
 import { ProbeRunner, defaultThresholds, probesFromQuestions, type GoldenProbe } from '@rag-immune/probing';
 
-const endpoints = stackEndpoints(loadStackConfig());
 const logger = pino({ level: 'warn' });
 const run = randomUUID().slice(0, 8);
 const STALE_PIN = new Date('2024-06-01T00:00:00Z');

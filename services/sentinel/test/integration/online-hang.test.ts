@@ -17,7 +17,9 @@ import { pino } from 'pino';
 import { trace } from '@opentelemetry/api';
 import { EventBus, busDefaults, parseBusConfig } from '@rag-immune/bus';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
-import { loadStackConfig, stackEndpoints, qdrantEnv } from '@rag-immune/stack';
+import { qdrantEnv } from '@rag-immune/stack';
+import { sleep } from '@rag-immune/test-kit';
+import { endpoints } from '@rag-immune/test-kit/stack';
 import type { ProbeResult } from '@rag-immune/contracts';
 import { loadQuestions } from '@rag-immune/reference-rag/testing';
 import { Sentinel, SentinelMetrics } from '../../src/index.ts';
@@ -31,7 +33,6 @@ const CALL_TIMEOUT_MS = 3000;
 const DEADLINE_MS = 4500;
 const MAX_CONCURRENT = 4;
 const run = randomUUID().slice(0, 8);
-const endpoints = stackEndpoints(loadStackConfig());
 const logger = pino({ level: 'warn' });
 const ragMain = fileURLToPath(new URL('../../../reference-rag/src/main.ts', import.meta.url));
 const children: ChildProcess[] = [];
@@ -40,8 +41,6 @@ const results: { at: number; result: ProbeResult }[] = [];
 let bus: EventBus;
 let sentinel: Sentinel;
 let online: ChildProcess;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Starts one reference RAG in a child process and resolves with its URL once it listens. */
 async function startRag(instance: 'online' | 'baseline'): Promise<{ child: ChildProcess; url: string }> {

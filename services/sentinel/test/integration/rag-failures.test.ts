@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import express from 'express';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { EventBus, busDefaults, parseBusConfig } from '@rag-immune/bus';
-import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import { endpoints } from '@rag-immune/test-kit/stack';
 import type { ProbeResult } from '@rag-immune/contracts';
 import { Sentinel, SentinelMetrics } from '../../src/index.ts';
 import { ProbeRunner, defaultThresholds, type GoldenProbe } from '@rag-immune/probing';
@@ -27,7 +27,6 @@ function brokenRag(mode: 'hang' | 'error'): express.Express {
   return app;
 }
 
-const endpoints = stackEndpoints(loadStackConfig());
 const bus = new EventBus(
   parseBusConfig({
     ...busDefaults('development'),

@@ -15,13 +15,12 @@ import { trace } from '@opentelemetry/api';
 import { EventBus, busDefaults, parseBusConfig } from '@rag-immune/bus';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
 import { loadTopicSchema, type ProbeResult } from '@rag-immune/contracts';
-import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import { endpoints } from '@rag-immune/test-kit/stack';
 import { ProbeRunner, defaultThresholds, type FactConsistencyPort, type GoldenProbe } from '@rag-immune/probing';
 import { malformedButValidResponse, seededRandom, startContractRag } from '../fixtures/contract-rag-server.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 1234);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
-const endpoints = stackEndpoints(loadStackConfig());
 const bus = new EventBus(
   parseBusConfig({
     ...busDefaults('development'),

@@ -16,14 +16,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createKafka, topicNameOf } from '@rag-immune/bus';
-import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import { sleep } from '@rag-immune/test-kit';
+import { endpoints } from '@rag-immune/test-kit/stack';
 
 const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const run = randomUUID().slice(0, 8);
 const prefix = `it-secrets-${run}.`;
 const API_KEY = `sk-live-${randomUUID().replace(/-/g, '')}`;
 const API_TOKEN = `sentinel-token-${randomUUID().replace(/-/g, '')}`;
-const endpoints = stackEndpoints(loadStackConfig());
 const dir = mkdtempSync(join(tmpdir(), 'sentinel-secrets-'));
 const debugDir = join(dir, 'debug');
 
@@ -33,8 +33,6 @@ const keysSeenByRag: (string | undefined)[] = [];
 let sentinel: ChildProcess;
 let output = '';
 let port = 0;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function answer(instance: string) {
   const chunk = {

@@ -17,11 +17,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
-import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import { endpoints } from '@rag-immune/test-kit/stack';
 import { startContractRag } from '../fixtures/contract-rag-server.ts';
 
 const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-const endpoints = stackEndpoints(loadStackConfig());
 const SHUTDOWN_LIMIT_MS = 2000;
 let rag: Awaited<ReturnType<typeof startContractRag>>;
 let probesFile: string;

@@ -9,10 +9,9 @@ import { after, before, test } from 'node:test';
 import { Client } from '@elastic/elasticsearch';
 import pino from 'pino';
 import { ElasticsearchSpanStore, type SpanRecord } from '@rag-immune/traces';
-import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
+import { endpoints } from '@rag-immune/test-kit/stack';
 import { startTraceIntake, type TraceIntake } from '../../src/index.ts';
 
-const endpoints = stackEndpoints(loadStackConfig());
 const prefix = `it-intake-${randomUUID().slice(0, 8)}`;
 const es = new Client({ node: endpoints.elasticsearchUrl });
 let intake: TraceIntake;

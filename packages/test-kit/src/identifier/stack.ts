@@ -8,9 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from '@elastic/elasticsearch';
 import { EventBus, busDefaults, parseBusConfig, type BusConfig } from '@rag-immune/bus';
 import type { RootCauseReport } from '@rag-immune/contracts';
-import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
-
-export const endpoints = stackEndpoints(loadStackConfig());
+import { endpoints } from '../stack.ts';
 
 export interface Namespace {
   run: string;
@@ -71,23 +69,6 @@ export async function collectReports(ns: Namespace): Promise<{ reports: RootCaus
     handle: async (report) => void reports.push(report),
   });
   return { reports, bus };
-}
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-export async function waitFor<T>(
-  what: string,
-  probe: () => T | undefined | Promise<T | undefined>,
-  timeoutMs: number,
-  everyMs = 200,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
 }
 
 /** The identifier as its own process (npx tsx services/identifier/src/main.ts); resolves once it logs "identifier listening". */

@@ -7,8 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readSync, statSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { repoRoot } from '@rag-immune/stack';
-
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep } from './wait.ts';
 
 /** A TCP port free right now on loopback (the kernel's pick), for a child that must be told its port. */
 export async function freePort(): Promise<number> {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { qdrantEnv } from '@rag-immune/stack';
 import { randomBytes } from 'node:crypto';
 import type { StackEndpoints } from '@rag-immune/stack';
-import { ManagedProcess, freePort, logMessage } from './processes.ts';
+import { ManagedProcess, freePort, logMessage } from '../processes.ts';
 
 export type WorkerKind = 'sentinel' | 'identifier' | 'effector' | 'memory';
 export const WORKER_KINDS: readonly WorkerKind[] = ['memory', 'identifier', 'effector', 'sentinel'];

@@ -8,7 +8,7 @@ import type { ProbeResult, RepairAction, RootCauseReport } from '@rag-immune/con
 import { expectationOf, injectionBody, touchedProbes, type FaultPlan } from './faults.ts';
 import type { LoopProbes } from './probes.ts';
 import type { HealingLine, LoopRecorder } from './timeline.ts';
-import { sleep } from './processes.ts';
+import { sleep } from '../wait.ts';
 
 export interface TrialContext {
   onlineUrl: string;

@@ -1,7 +1,7 @@
+/** Bus helpers for tests on the local stack: its configuration, unique consumer groups, collecting events. */
 import { randomUUID } from 'node:crypto';
 import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
-import type { EventBus } from '../../src/index.ts';
-import { busDefaults, parseBusConfig, type BusConfig } from '../../src/index.ts';
+import { busDefaults, parseBusConfig, type BusConfig, type EventBus } from '@rag-immune/bus';
 import type { TopicEvents, TopicId } from '@rag-immune/contracts';
 
 /** Bus configuration pointing at the local stack started by `npm run stack -- up`. */
@@ -52,8 +52,4 @@ export async function collectEvents<T extends TopicId>(
 /** Avro records decode to class instances; compare as plain JSON. */
 export function plain<T>(value: T): unknown {
   return JSON.parse(JSON.stringify(value));
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { EventBus, type BusConfig } from '@rag-immune/bus';
 import type { ProbeResult, RepairAction, RootCauseReport } from '@rag-immune/contracts';
-import type { LogRecord, ManagedProcess } from './processes.ts';
+import type { LogRecord, ManagedProcess } from '../processes.ts';
 
 export interface Received<T> {
   event: T;

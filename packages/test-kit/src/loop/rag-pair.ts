@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { createQdrantClient } from '@rag-immune/worker-runtime';
 import { loadDebianKnowledge } from '@rag-immune/reference-rag/testing';
-import { ManagedProcess, freePort, logMessage, type LogRecord } from './processes.ts';
+import { ManagedProcess, freePort, logMessage, type LogRecord } from '../processes.ts';
 
 export interface RagPairOptions {
   qdrantUrl: string;
