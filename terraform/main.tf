@@ -184,8 +184,9 @@ module "effector" {
   env         = merge(local.shared_env, local.sasl_env.effector, local.signing_env.effector, local.worker_env.effector, lookup(var.worker_config, "effector", {}))
   secret_name = local.secret_name
   secret_env = merge(local.bus_secret_env, local.sasl_secret_env.effector, local.signing_secret_env.effector, local.verify_secret_env, {
-    EFFECTOR_API_TOKEN    = var.secret_keys["EFFECTOR_API_TOKEN"]
-    EFFECTOR_MEMORY_TOKEN = var.secret_keys["MEMORY_API_TOKEN"]
+    EFFECTOR_API_TOKEN        = var.secret_keys["EFFECTOR_API_TOKEN"]
+    EFFECTOR_MEMORY_TOKEN     = var.secret_keys["MEMORY_API_TOKEN"]
+    EFFECTOR_IDENTIFIER_TOKEN = var.secret_keys["IDENTIFIER_API_TOKEN"]
   })
   resources         = local.resources.default
   pdb_min_available = 1

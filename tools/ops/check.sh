@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # npm run ops:check — proves the operations artefacts with the tools their users run:
 #   Helm:      helm lint --strict; helm template | kubeconform -strict (offline Kubernetes schemas);
+#              a NetworkPolicy by default, HTTPS probes with tls.secretName;
 #              the values schema refuses literal secrets and a missing broker list.
 #   OpenTofu:  tofu fmt -check; tofu init (kubernetes provider from the local mirror) + tofu validate
 #              of the root module and the example; tflint on the root module and its modules.
@@ -49,9 +50,22 @@ for chart in sentinel identifier effector memory trace-intake; do
   # The effector is a StatefulSet (stable pod names are its replicas' identities); the others Deployments.
   workload=Deployment
   [ "$chart" = effector ] && workload=StatefulSet
-  for kind in $workload Service PodDisruptionBudget ConfigMap ServiceAccount; do
+  # NetworkPolicy: on by default (ci/values.yaml leaves networkPolicy alone), ingress on the HTTP port only.
+  for kind in $workload Service PodDisruptionBudget ConfigMap ServiceAccount NetworkPolicy; do
     grep -q "^kind: $kind$" "$work/$chart.yaml" || { echo "ops:check: $chart renders no $kind" >&2; exit 1; }
   done
+  # networkPolicy.enabled=false renders none; tls.secretName switches the probes to HTTPS (and still validates).
+  if helm template x "helm/$chart" --kube-version "$KUBE_VERSION" -f "helm/$chart/ci/values.yaml" --set networkPolicy.enabled=false |
+    grep -q '^kind: NetworkPolicy$'; then
+    echo "ops:check: $chart renders a NetworkPolicy with networkPolicy.enabled=false" >&2
+    exit 1
+  fi
+  helm template x "helm/$chart" --kube-version "$KUBE_VERSION" -f "helm/$chart/ci/values.yaml" \
+    --set tls.secretName=http-tls,networkPolicy.egress.restrict=true >"$work/$chart-tls.yaml"
+  kubeconform_strict "$work/$chart-tls.yaml"
+  [ "$(grep -c 'scheme: HTTPS' "$work/$chart-tls.yaml")" = 3 ] || { echo "ops:check: $chart: tls.secretName gives no HTTPS probes" >&2; exit 1; }
+  grep -q 'HTTP_TLS_KEY_FILE: "/etc/rag-immune/http-tls/tls.key"' "$work/$chart-tls.yaml" ||
+    { echo "ops:check: $chart: tls.secretName sets no HTTP_TLS_KEY_FILE" >&2; exit 1; }
 done
 helm lint --strict --kube-version "$KUBE_VERSION" helm/rag-immune-observability 2>&1 | grep -v 'found symbolic link'
 # Helm warns on stderr that it follows the chart's links to grafana/dashboards and prometheus/rules.

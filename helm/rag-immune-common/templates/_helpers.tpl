@@ -110,6 +110,15 @@ OTEL_RESOURCE_ATTRIBUTES: {{ .resourceAttributes | quote }}
 {{- end }}
 {{- end }}
 {{ printf "%s_HOST" .worker.prefix }}: "0.0.0.0"
+{{- with ($v.tls | default dict) }}
+{{- if .secretName }}
+HTTP_TLS_CERT_FILE: {{ printf "/etc/rag-immune/http-tls/%s" .certKey | quote }}
+HTTP_TLS_KEY_FILE: {{ printf "/etc/rag-immune/http-tls/%s" .keyKey | quote }}
+{{- if .clientCaKey }}
+HTTP_TLS_CLIENT_CA_FILE: {{ printf "/etc/rag-immune/http-tls/%s" .clientCaKey | quote }}
+{{- end }}
+{{- end }}
+{{- end }}
 {{ printf "%s_PORT" .worker.prefix }}: {{ .worker.port | quote }}
 {{- if .worker.groupId }}
 {{ printf "%s_GROUP_ID" .worker.prefix }}: {{ default .worker.groupId $v.groupId | quote }}
@@ -205,6 +214,15 @@ probe file); /tmp is always a writable emptyDir because the root filesystem is r
 {{- /* A worker without the bus (the trace intake) has no bus values: its Kafka TLS is an empty dict. */ -}}
 {{- $kafkaTls := dict }}
 {{- if not .worker.noBus }}{{ $kafkaTls = $v.bus.tls }}{{ end }}
+{{- $httpTls := $v.tls | default dict }}
+{{- /* HTTPS probes with a server certificate; with mutual TLS a TCP check (the kubelet presents no client certificate). */ -}}
+{{- $probe := dict "httpGet" (dict "path" "/healthz" "port" "http") }}
+{{- if $httpTls.secretName }}
+{{- $probe = dict "httpGet" (dict "path" "/healthz" "port" "http" "scheme" "HTTPS") }}
+{{- if $httpTls.clientCaKey }}
+{{- $probe = dict "tcpSocket" (dict "port" "http") }}
+{{- end }}
+{{- end }}
 apiVersion: apps/v1
 {{- if .worker.statefulSet }}
 {{- /* Stable pod names (<fullname>-0, -1, …) that survive a reschedule: the replica's identity (podNameEnv). */}}
@@ -251,6 +269,9 @@ spec:
         prometheus.io/scrape: "true"
         prometheus.io/port: {{ .worker.port | quote }}
         prometheus.io/path: /metrics
+        {{- if $httpTls.secretName }}
+        prometheus.io/scheme: https
+        {{- end }}
         {{- end }}
         {{- with $v.podAnnotations }}
         {{- toYaml . | nindent 8 }}
@@ -298,19 +319,13 @@ spec:
             {{- toYaml . | nindent 12 }}
             {{- end }}
           startupProbe:
-            httpGet:
-              path: /healthz
-              port: http
+            {{- toYaml $probe | nindent 12 }}
             {{- toYaml $v.probes.startup | nindent 12 }}
           livenessProbe:
-            httpGet:
-              path: /healthz
-              port: http
+            {{- toYaml $probe | nindent 12 }}
             {{- toYaml $v.probes.liveness | nindent 12 }}
           readinessProbe:
-            httpGet:
-              path: /healthz
-              port: http
+            {{- toYaml $probe | nindent 12 }}
             {{- toYaml $v.probes.readiness | nindent 12 }}
           resources:
             {{- toYaml $v.resources | nindent 12 }}
@@ -320,6 +335,11 @@ spec:
             {{- if and $kafkaTls.enabled $kafkaTls.existingSecret }}
             - name: kafka-tls
               mountPath: /etc/rag-immune/kafka-tls
+              readOnly: true
+            {{- end }}
+            {{- if $httpTls.secretName }}
+            - name: http-tls
+              mountPath: /etc/rag-immune/http-tls
               readOnly: true
             {{- end }}
             {{- with .worker.volumeMounts }}
@@ -336,6 +356,12 @@ spec:
         - name: kafka-tls
           secret:
             secretName: {{ $kafkaTls.existingSecret | quote }}
+            defaultMode: 0440
+        {{- end }}
+        {{- if $httpTls.secretName }}
+        - name: http-tls
+          secret:
+            secretName: {{ $httpTls.secretName | quote }}
             defaultMode: 0440
         {{- end }}
         {{- with .worker.volumes }}
@@ -362,6 +388,58 @@ spec:
       {{- end }}
 {{- end }}
 
+{{/*
+NetworkPolicy of the worker's pods: ingress only on the HTTP port, only from networkPolicy.ingressFrom
+(an empty list admits no one). Egress stays open unless networkPolicy.egress.restrict: the bus, the
+stores, the RAG and the collector may be outside the cluster, where a pod selector cannot name them.
+*/}}
+{{- define "rag-immune-common.networkpolicy" -}}
+{{- $np := .ctx.Values.networkPolicy }}
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: {{ include "rag-immune-common.fullname" . }}
+  namespace: {{ .ctx.Release.Namespace }}
+  labels:
+    {{- include "rag-immune-common.labels" . | nindent 4 }}
+spec:
+  podSelector:
+    matchLabels:
+      {{- include "rag-immune-common.selectorLabels" . | nindent 6 }}
+  policyTypes:
+    - Ingress
+    {{- if $np.egress.restrict }}
+    - Egress
+    {{- end }}
+  {{- if $np.ingressFrom }}
+  ingress:
+    - ports:
+        - port: {{ .worker.port }}
+          protocol: TCP
+      from:
+        {{- toYaml $np.ingressFrom | nindent 8 }}
+  {{- else }}
+  ingress: []
+  {{- end }}
+  {{- if $np.egress.restrict }}
+  egress:
+    {{- if $np.egress.allowDns }}
+    - to:
+        - namespaceSelector:
+            matchLabels:
+              kubernetes.io/metadata.name: kube-system
+      ports:
+        - port: 53
+          protocol: UDP
+        - port: 53
+          protocol: TCP
+    {{- end }}
+    {{- with $np.egress.rules }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+  {{- end }}
+{{- end }}
+
 {{/* Everything a worker chart renders, in one call. */}}
 {{- define "rag-immune-common.worker" -}}
 {{ include "rag-immune-common.serviceaccount" . }}
@@ -374,5 +452,9 @@ spec:
 {{- if .ctx.Values.podDisruptionBudget.enabled }}
 ---
 {{ include "rag-immune-common.pdb" . }}
+{{- end }}
+{{- if and .ctx.Values.networkPolicy .ctx.Values.networkPolicy.enabled }}
+---
+{{ include "rag-immune-common.networkpolicy" . }}
 {{- end }}
 {{- end }}

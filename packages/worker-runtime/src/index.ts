@@ -21,6 +21,7 @@ export {
   type WorkerHttpOptions,
 } from './http-app.ts';
 export { parseNamedTokens, NamedTokensEnv, NamedTokensFileEnv, MIN_API_TOKEN_LENGTH } from './api-tokens.ts';
+export { listen, httpTlsConfig, HttpTlsEnv, type HttpTlsConfig, type ListenOptions } from './listen.ts';
 export { testPause } from './test-hooks.ts';
 export { createQdrantClient, type QdrantConnection } from './qdrant-client.ts';
 export {

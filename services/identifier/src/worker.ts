@@ -17,6 +17,7 @@ import {
   contextFromHeaders,
   createElasticsearchClient,
   elasticsearchConnection,
+  listen,
   startTelemetry,
   traceHeaders,
   workerHttpApp,
@@ -132,7 +133,12 @@ export async function startIdentifierWorker(
     auth,
   });
   const server: Server = await new Promise((resolve) => {
-    const listening = app.listen(config.IDENTIFIER_PORT, config.IDENTIFIER_HOST, () => resolve(listening));
+    const listening = listen(app, {
+      worker: 'identifier',
+      port: config.IDENTIFIER_PORT,
+      host: config.IDENTIFIER_HOST,
+      callback: () => resolve(listening),
+    });
   });
   const port = (server.address() as AddressInfo).port;
 

@@ -11,6 +11,7 @@ import {
   contextFromHeaders,
   elasticsearchConnection,
   inSpan,
+  listen,
   workerHttpApp,
 } from '@rag-immune/worker-runtime';
 import { storeNames, type MemoryConfig } from './config.ts';
@@ -106,7 +107,7 @@ export class MemoryWorker {
         logger,
       }),
     });
-    const server = app.listen(config.MEMORY_PORT, config.MEMORY_HOST);
+    const server = listen(app, { worker: 'memory', port: config.MEMORY_PORT, host: config.MEMORY_HOST });
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);

@@ -14,7 +14,7 @@ import { Sentinel } from './sentinel.ts';
 import { SentinelMetrics } from './sentinel-metrics.ts';
 import { sentinelHttpApp } from './http-server.ts';
 import { startTelemetry } from './telemetry.ts';
-import { traceHeaders, workerLogger } from '@rag-immune/worker-runtime';
+import { listen, traceHeaders, workerLogger } from '@rag-immune/worker-runtime';
 
 // The shared worker logger: its redaction paths blank tokens and API keys on every line.
 const logger = workerLogger('sentinel', SENTINEL_VERSION);
@@ -83,22 +83,27 @@ async function main(): Promise<void> {
     },
     logger,
   );
-  const server = sentinelHttpApp(sentinel, {
+  const app = sentinelHttpApp(sentinel, {
     registry,
     logger,
     host: config.SENTINEL_HOST,
     apiToken: config.SENTINEL_API_TOKEN,
-  }).listen(config.SENTINEL_PORT, config.SENTINEL_HOST, () =>
-    logger.info(
-      // The bound port: SENTINEL_PORT=0 picks a free one.
-      {
-        port: (server.address() as AddressInfo | null)?.port ?? config.SENTINEL_PORT,
-        probes: probes.length,
-        debug: config.SENTINEL_DEBUG === '1',
-      },
-      'sentinel listening',
-    ),
-  );
+  });
+  const server = listen(app, {
+    worker: 'sentinel',
+    port: config.SENTINEL_PORT,
+    host: config.SENTINEL_HOST,
+    callback: () =>
+      logger.info(
+        // The bound port: SENTINEL_PORT=0 picks a free one.
+        {
+          port: (server.address() as AddressInfo | null)?.port ?? config.SENTINEL_PORT,
+          probes: probes.length,
+          debug: config.SENTINEL_DEBUG === '1',
+        },
+        'sentinel listening',
+      ),
+  });
   sentinel.start();
   onTerminationSignal(async () => {
     await sentinel.stop();

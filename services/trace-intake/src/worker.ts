@@ -9,7 +9,7 @@ import { Client } from '@elastic/elasticsearch';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { ElasticsearchSpanStore, type SpanStore } from '@rag-immune/traces';
-import { bearerAuth, workerHttpApp } from '@rag-immune/worker-runtime';
+import { bearerAuth, listen, workerHttpApp } from '@rag-immune/worker-runtime';
 import { traceIntakeConfigFromEnv, type TraceIntakeEnv } from './config.ts';
 import { IntakeMetrics } from './intake-metrics.ts';
 import { otlpRoutes } from './otlp-route.ts';
@@ -80,7 +80,12 @@ export async function startTraceIntake(env: NodeJS.ProcessEnv, logger: Logger, o
     jsonLimit: config.TRACE_INTAKE_MAX_BODY_BYTES,
   });
   const server: Server = await new Promise((resolve) => {
-    const listening = app.listen(config.TRACE_INTAKE_PORT, config.TRACE_INTAKE_HOST, () => resolve(listening));
+    const listening = listen(app, {
+      worker: 'trace-intake',
+      port: config.TRACE_INTAKE_PORT,
+      host: config.TRACE_INTAKE_HOST,
+      callback: () => resolve(listening),
+    });
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.TRACE_INTAKE_HOST.includes(':') ? `[${config.TRACE_INTAKE_HOST}]` : config.TRACE_INTAKE_HOST}:${port}`;
