@@ -144,6 +144,13 @@ export const EffectorConfigSchema = z.object({
   EFFECTOR_SNAPSHOT_KEEP_LAST: int(1, 10_000).default(10),
   EFFECTOR_SNAPSHOT_KEEP_WITHIN_DAYS: z.coerce.number().min(0).max(3650).default(7),
   /**
+   * Bytes the collection's live snapshots may take together (unset: no budget). Before a new snapshot the
+   * effector adds the newest one's recorded size to those recorded; over the budget it first deletes the
+   * oldest that no unfinished action needs and that are older than KEEP_WITHIN_DAYS (the rollback window),
+   * then refuses the repair (`snapshot_failed`, escalated as `snapshot_budget`) rather than fill the disk.
+   */
+  EFFECTOR_SNAPSHOT_BUDGET_BYTES: int(1, Number.MAX_SAFE_INTEGER).optional(),
+  /**
    * Retired generations behind the RAG's alias (each blue/green reindex retires the one before it, a
    * whole copy of the index): kept while among the newest N or younger than the days, or named by an
    * action in flight. A rollback needs the generation its repair retired.

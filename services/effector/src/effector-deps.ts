@@ -86,8 +86,18 @@ export interface EffectorDeps {
   restoreMaxSnapshotAgeMs?: number;
   /** Which snapshots to keep after each new one (snapshots/snapshot-retention.ts); absent keeps them all. */
   snapshotRetention?: SnapshotRetentionPolicy;
+  /**
+   * Bytes the collection's live snapshots may take together (snapshots/snapshot-pruning.ts, `makeRoom`):
+   * over it, a repair that needs a snapshot first prunes beyond keep-last, then is refused. Absent: no budget.
+   */
+  snapshotBudgetBytes?: number;
   /** Benchmark only: kill -9 this process at this step of an action. */
   crashAt?: CrashPoint;
+  /**
+   * Unit tests only: called at `crashAt` instead of the SIGKILL, to simulate this replica dying there
+   * in-process (the test freezes everything the replica would do next).
+   */
+  onCrash?: (step: CrashPoint) => void;
 }
 
 export const CRASH_POINTS = [
@@ -101,8 +111,10 @@ export const CRASH_POINTS = [
 export type CrashPoint = (typeof CRASH_POINTS)[number];
 
 /** Test hook for the kill -9 benchmark: SIGKILL this process at a named step (EFFECTOR_TEST_CRASH_AT). */
-export function crashPoint(deps: Pick<EffectorDeps, 'crashAt'>, step: CrashPoint): void {
-  if (deps.crashAt === step) process.kill(process.pid, 'SIGKILL');
+export function crashPoint(deps: Pick<EffectorDeps, 'crashAt' | 'onCrash'>, step: CrashPoint): void {
+  if (deps.crashAt !== step) return;
+  if (deps.onCrash) deps.onCrash(step);
+  else process.kill(process.pid, 'SIGKILL');
 }
 
 /** What a tool may read and call for this report. */

@@ -9,6 +9,7 @@ export class EffectorMetrics {
   readonly escalations: Counter<'reason'>;
   readonly snapshotSeconds: Histogram<'operation'>;
   readonly snapshotsPruned: Counter;
+  readonly snapshotBudget: Counter<'outcome'>;
   readonly reports: Counter<'outcome'>;
   readonly reportsRefused: Counter<'reason'>;
   readonly identifierUnreachable: Gauge;
@@ -56,6 +57,12 @@ export class EffectorMetrics {
     this.snapshotsPruned = new Counter({
       name: 'effector_snapshots_pruned_total',
       help: 'Collection snapshots deleted by the retention policy (EFFECTOR_SNAPSHOT_KEEP_LAST / _KEEP_WITHIN_DAYS)',
+      registers: [registry],
+    });
+    this.snapshotBudget = new Counter({
+      name: 'effector_snapshot_budget_total',
+      help: 'EFFECTOR_SNAPSHOT_BUDGET_BYTES at work: snapshots deleted to make room (pruned), repairs refused for want of room (refused)',
+      labelNames: ['outcome'],
       registers: [registry],
     });
     this.reports = new Counter({

@@ -16,6 +16,7 @@ import {
   createElasticsearchClient,
   createQdrantClient,
   elasticsearchConnection,
+  listen,
   traceHeaders,
   workerHttpApp,
 } from '@rag-immune/worker-runtime';
@@ -181,6 +182,7 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     restoreMaxSnapshotAgeMs: config.EFFECTOR_RESTORE_MAX_SNAPSHOT_AGE_HOURS * 3_600_000,
     undoRetryMs: config.EFFECTOR_UNDO_RETRY_SECONDS * 1000,
     snapshotRetention: { keepLast: config.EFFECTOR_SNAPSHOT_KEEP_LAST, keepWithinDays: config.EFFECTOR_SNAPSHOT_KEEP_WITHIN_DAYS },
+    ...(config.EFFECTOR_SNAPSHOT_BUDGET_BYTES !== undefined ? { snapshotBudgetBytes: config.EFFECTOR_SNAPSHOT_BUDGET_BYTES } : {}),
     ...(config.EFFECTOR_TEST_CRASH_AT ? { crashAt: config.EFFECTOR_TEST_CRASH_AT } : {}),
   });
 
@@ -202,7 +204,12 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     }),
   });
   const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(config.EFFECTOR_PORT, config.EFFECTOR_HOST, (error?: Error) => (error ? reject(error) : resolve(s)));
+    const s = listen(app, {
+      worker: 'effector',
+      port: config.EFFECTOR_PORT,
+      host: config.EFFECTOR_HOST,
+      callback: (error) => (error ? reject(error) : resolve(s)),
+    });
   });
   const port = (server.address() as AddressInfo).port;
 

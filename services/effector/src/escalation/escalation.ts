@@ -15,7 +15,9 @@ export type EscalationReason =
   /** A failed repair could not be undone: it may still be applied. */
   | 'undo_failed'
   /** A repair's verification never judged it: it is held applied, for a person to keep or roll back. */
-  | 'verification_inconclusive';
+  | 'verification_inconclusive'
+  /** A repair needed a snapshot and the collection's snapshots already fill EFFECTOR_SNAPSHOT_BUDGET_BYTES. */
+  | 'snapshot_budget';
 
 /**
  * Handing an incident to a human: undo whatever of it is still in flight, record and publish an

@@ -162,6 +162,10 @@ export class PlanLoop {
         await this.escalation.escalate(report, `the undo of the failed ${tool.name} could not be done`, 'undo_failed');
         return 'escalated';
       }
+      if (outcome === 'snapshot_budget') {
+        await this.escalation.escalate(report, `${tool.name}: no room for its snapshot within the snapshot budget`, 'snapshot_budget');
+        return 'escalated';
+      }
       if (outcome === 'held') {
         // Left applied, neither verified nor undone: no later revision may repair on top of it.
         await deps.incidents.holdForHuman(report.incident_id, `${tool.name} ${v.doc.action_id}: verification inconclusive`);

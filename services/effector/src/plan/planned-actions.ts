@@ -17,7 +17,7 @@ export interface PlanProvenance {
  * the tool does not apply (recorded `failed`, no change made).
  */
 export async function ensurePlanned(
-  deps: Pick<EffectorDeps, 'actions' | 'crashAt'>,
+  deps: Pick<EffectorDeps, 'actions' | 'crashAt' | 'onCrash'>,
   events: ActionEvents,
   report: RootCauseReport,
   tool: RepairTool,

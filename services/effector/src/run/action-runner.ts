@@ -14,9 +14,10 @@ export type Grant = RepairAction['grant'];
 /**
  * succeeded / failed (undone) / contended; undo_pending: the failed repair's undo met an error and
  * is owed (the plan must not go on); undo_failed: it cannot be undone; held: verification stayed
- * inconclusive, the repair is left applied for a human. The last two escalate.
+ * inconclusive, the repair is left applied for a human; snapshot_budget: no room for its snapshot
+ * within EFFECTOR_SNAPSHOT_BUDGET_BYTES (it never ran). The last three escalate.
  */
-export type RunOutcome = 'succeeded' | 'failed' | 'contended' | 'undo_pending' | 'undo_failed' | 'held';
+export type RunOutcome = 'succeeded' | 'failed' | 'contended' | 'undo_pending' | 'undo_failed' | 'held' | 'snapshot_budget';
 
 class Interrupted extends Error {}
 
@@ -113,6 +114,16 @@ export class ActionRunner {
     }
     let snapshot: SnapshotRecord | null = null;
     if (tool.touchesQdrant) {
+      let room: Awaited<ReturnType<SnapshotPruner['makeRoom']>>;
+      try {
+        room = await this.pruner.makeRoom();
+      } catch (error) {
+        return fail({ reason: 'snapshot_failed', message: `snapshot budget: ${errorMessage(error)}` });
+      }
+      if (!room.fits) {
+        await fail({ reason: 'snapshot_failed', message: room.message });
+        return 'snapshot_budget';
+      }
       const stop = deps.metrics.snapshotSeconds.startTimer({ operation: 'create' });
       try {
         snapshot = await deps.snapshots.create(deps.collection, report.incident_id, v.doc.action_id);

@@ -209,3 +209,56 @@ test('restoring a snapshot older than the limit waits for a grant that names the
   assert.deepEqual(await recent.deps.grants.list({ status: 'pending' }), []);
   assert.equal(recent.archive.recovered[0], fresh.snapshot_id, 'restored at once');
 });
+
+test('an Elasticsearch outage mid-undo: the repair stays owed, never moves on applied, and ends rolled_back once the twin is back', async () => {
+  const loop = await startLoop({
+    tools: [
+      { name: 'rewrite', heals: false, touchesQdrant: true },
+      { name: 'fix_b', heals: true },
+    ],
+  });
+  // Every write to the Elasticsearch twin fails while `down` (reads still answer, as on a red cluster).
+  let down = false;
+  const writes = ['create', 'createMany', 'replace', 'put', 'patch', 'delete', 'deleteMany'] as const;
+  for (const store of loop.docs.stores.values()) {
+    const methods = store as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    for (const name of writes) {
+      const write = methods[name]!.bind(store);
+      methods[name] = async (...args: unknown[]) => {
+        if (down) throw new Error('connect ECONNREFUSED 127.0.0.1:9200 (Elasticsearch down)');
+        return write(...args);
+      };
+    }
+  }
+  // The outage starts the moment the undo has restored the collection in Qdrant: nothing of it is recorded.
+  const recover = loop.archive.recover.bind(loop.archive);
+  loop.archive.recover = async (collection, name) => {
+    await recover(collection, name);
+    if (loop.archive.recovered.length === 1) down = true;
+  };
+  const first = await loop.effector.process(report('inc-u9')).catch((error: unknown) => `threw: ${String(error)}`);
+  assert.notEqual(first, 'recovered');
+  const owed = await actionOf(loop, 'inc-u9', 'rewrite');
+  assert.equal(owed.status, 'undoing', 'still owed: not failed, not rolled back, not left for the next tool');
+  assert.ok(!loop.rag.log.includes('execute fix_b'), 'nothing ran on top of it');
+  assert.ok(!loop.lifecycle('inc-u9').includes('rewrite:rolled_back'));
+
+  down = false;
+  const [resumed] = await loop.effector.recoverInFlight();
+  assert.deepEqual(resumed, { incident_id: 'inc-u9', outcome: 'recovered' });
+  const undone = await actionOf(loop, 'inc-u9', 'rewrite');
+  assert.equal(undone.status, 'rolled_back');
+  assert.equal(undone.executions, 1, 'the failed repair never ran again');
+  const snapshot = undone.snapshot_id!;
+  // The undo is finished first (tool undo and restore are idempotent), then the next tool on the before state.
+  assert.deepEqual(loop.rag.log.slice(0, 4), [`snapshot ${snapshot}`, 'execute rewrite', 'undo rewrite', `restore ${snapshot}`]);
+  assert.deepEqual(loop.rag.log.slice(-3), ['undo rewrite', `restore ${snapshot}`, 'execute fix_b']);
+  assert.equal(loop.rag.points, 100, 'the collection is back where it was');
+  assert.equal(loop.rag.healthy, true);
+  assert.deepEqual(
+    loop.lifecycle('inc-u9').filter((s) => s.startsWith('rewrite:')),
+    ['rewrite:planned', 'rewrite:started', 'rewrite:failed', 'rewrite:rolled_back'],
+    'rolled back exactly once',
+  );
+  assert.equal((await loop.deps.incidents.get('inc-u9'))?.doc.status, 'recovered');
+});

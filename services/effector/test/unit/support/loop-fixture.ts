@@ -9,7 +9,7 @@ import { Registry } from 'prom-client';
 import { trace } from '@opentelemetry/api';
 import { z } from 'zod';
 import { exampleRootCauseReport, type RepairAction, type RepairIntent, type RootCauseReport } from '@rag-immune/contracts';
-import { memoryStores } from '@rag-immune/es-store';
+import { memoryStores, type DocumentStores } from '@rag-immune/es-store';
 import { RagClient } from '@rag-immune/rag-contract';
 import { createQdrantClient } from '@rag-immune/worker-runtime';
 import type { Recommendation } from '@rag-immune/memory-client';
@@ -26,6 +26,7 @@ import {
   defineTool,
   effectorIndices,
   toolBox,
+  type CrashPoint,
   type EffectorDeps,
   type EffectorMode,
   type IdentifierRecords,
@@ -36,6 +37,7 @@ import {
 } from '../../../src/index.ts';
 import { EffectorMetrics } from '../../../src/metrics.ts';
 import { PreconditionError } from '../../../src/actions/repair-tool.ts';
+import type { SnapshotRetentionPolicy } from '../../../src/snapshots/snapshot-retention.ts';
 
 /** The RAG the fake tools repair: healthy or not, and what was done to it. */
 export class FakeRag {
@@ -163,6 +165,9 @@ export class FakeArchive implements SnapshotArchive {
   readonly recoveryMode = 'file' as const;
   readonly taken = new Map<string, number>();
   readonly recovered: string[] = [];
+  /** What Qdrant's description says each new archive takes (the snapshot budget reads it). */
+  sizeBytes = 1;
+  private count = 0;
   constructor(private readonly rag: FakeRag) {}
   async physical(collection: string): Promise<string> {
     return collection;
@@ -174,10 +179,12 @@ export class FakeArchive implements SnapshotArchive {
     return this.rag.points;
   }
   async take(collection: string) {
-    const name = `${collection}-0-${this.taken.size + 1}.snapshot`;
+    // Numbered by count taken, never by those left: a pruned one must not lend its name to the next.
+    this.count += 1;
+    const name = `${collection}-0-${this.count}.snapshot`;
     this.taken.set(name, this.rag.points);
     this.rag.log.push(`snapshot ${name}`);
-    return { name, checksum: `sum-${this.taken.size}`, size: 1 };
+    return { name, checksum: `sum-${this.count}`, size: this.sizeBytes };
   }
   async recover(_collection: string, name: string): Promise<void> {
     this.recovered.push(name);
@@ -211,6 +218,10 @@ export interface LoopOptions {
   leaseMs?: number;
   /** Default 5 s. */
   executeTimeoutMs?: number;
+  /** Default keep-last 1, keep-within 0 days. */
+  snapshotRetention?: SnapshotRetentionPolicy;
+  /** Default none. */
+  snapshotBudgetBytes?: number;
 }
 
 export interface Loop {
@@ -223,6 +234,12 @@ export interface Loop {
   lifecycle(incident: string): string[];
   /** A second effector replica on the same stores. */
   replica(instanceId: string): Effector;
+  /**
+   * A replica that dies at `crashAt` as under kill -9: from that step on, every call it makes to
+   * Elasticsearch, the bus, the snapshot archive, the tools or the probes never returns (nothing of it
+   * is written or runs again, no cleanup); what it wrote before stays. `dead()` says whether it died.
+   */
+  crashingReplica(instanceId: string, crashAt: CrashPoint): Promise<{ effector: Effector; dead: () => boolean }>;
   /** The in-memory Elasticsearch twin, to shape records directly. */
   docs: ReturnType<typeof memoryStores>;
 }
@@ -312,11 +329,60 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     ...(options.identifier ? { identifierRecords: options.identifier } : {}),
     ...(options.maxAffectedProbes !== undefined ? { maxAffectedProbes: options.maxAffectedProbes } : {}),
     ...(options.maxConcurrentRepairs !== undefined ? { maxConcurrentRepairs: options.maxConcurrentRepairs } : {}),
-    snapshotRetention: { keepLast: 1, keepWithinDays: 0 },
+    snapshotRetention: options.snapshotRetention ?? { keepLast: 1, keepWithinDays: 0 },
+    ...(options.snapshotBudgetBytes !== undefined ? { snapshotBudgetBytes: options.snapshotBudgetBytes } : {}),
     inconclusiveHold: { remeasures: 2, delayMs: 1 },
     ...(options.undoRetryMs !== undefined ? { undoRetryMs: options.undoRetryMs } : {}),
     ...(options.restoreMaxSnapshotAgeMs !== undefined ? { restoreMaxSnapshotAgeMs: options.restoreMaxSnapshotAgeMs } : {}),
   });
+  const crashingReplica = async (instanceId: string, crashAt: CrashPoint) => {
+    let dead = false;
+    const never = () => new Promise<never>(() => {});
+    // Every method of `target`: refused (never answers) once dead, its answer swallowed if death came meanwhile.
+    const frozen = <T extends object>(target: T): T =>
+      new Proxy(target, {
+        get(t, prop) {
+          const value: unknown = Reflect.get(t, prop, t);
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            if (dead) return never();
+            const result: unknown = (value as (...a: unknown[]) => unknown).apply(t, args);
+            return result instanceof Promise ? result.then((r: unknown) => (dead ? never() : r)) : result;
+          };
+        },
+      });
+    const frozenDocs: DocumentStores = {
+      open: <T extends object>(spec: Parameters<DocumentStores['open']>[0]) => frozen(docs.open<T>(spec)),
+    };
+    const own = {
+      actions: new ActionStore(frozenDocs, indices.actions),
+      incidents: new IncidentStore(frozenDocs, indices.incidents),
+      snapshots: new SnapshotStore(frozen(archive), frozenDocs, indices.snapshots),
+      grants: new GrantStore(frozenDocs, indices.grants, 60_000),
+      audit: new AuditLog(frozenDocs, indices.audit),
+      modes: new ModeStore(frozenDocs, indices.settings, options.mode ?? 'auto'),
+    };
+    for (const store of Object.values(own)) await store.init();
+    const ownClaims = new ComponentRateClaims(frozenDocs, indices.rateClaims);
+    await ownClaims.init();
+    const ownTools = [...options.tools.map((spec) => frozen(fakeTool(rag, spec))), ...(options.realTools ?? []), escalationTool(rag)];
+    const deps: EffectorDeps = {
+      ...make(instanceId),
+      ...own,
+      rateClaims: ownClaims,
+      tools: toolBox(ownTools),
+      verifier: frozen({ measure }),
+      publish: async (batch) => {
+        if (dead) return never();
+        events.push(...batch);
+      },
+      crashAt,
+      onCrash: () => {
+        dead = true;
+      },
+    };
+    return { effector: new Effector(deps), dead: () => dead };
+  };
   const deps = make(options.instanceId ?? 'replica-a') as Loop['deps'];
   return {
     effector: new Effector(deps),
@@ -326,6 +392,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     deps,
     lifecycle: (incident) => events.filter((e) => e.incident_id === incident).map((e) => `${e.tool}:${e.status}`),
     replica: (instanceId) => new Effector(make(instanceId)),
+    crashingReplica,
     docs,
   };
 }

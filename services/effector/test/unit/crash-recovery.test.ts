@@ -1,0 +1,94 @@
+/**
+ * kill -9 at every step of an action, on the in-memory twins (issue 29): the first replica dies at a
+ * crash point (EFFECTOR_TEST_CRASH_AT's steps; in-process, everything it would do next never happens),
+ * a second replica under a NEW instance id takes over — its recovery sweep once the dead one's lease
+ * ran out, or its start-up recovery for steps that hold no lease — and the RAG ends repaired exactly
+ * once: no execute on top of a half-applied one, the incident recovered, `succeeded` published.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CRASH_POINTS, type CrashPoint } from '../../src/index.ts';
+import { RecoverySweep } from '../../src/run/recovery-sweep.ts';
+import { report, startLoop, type Loop } from './support/loop-fixture.ts';
+
+const LEASE_MS = 300;
+
+/** Polls `check` until it holds (no fixed sleeps: the machine may be slow). */
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+function sweepOf(loop: Loop, instanceId: string): RecoverySweep {
+  const replica = loop.replica(instanceId);
+  return new RecoverySweep({
+    actions: loop.deps.actions,
+    incidents: loop.deps.incidents,
+    instanceId,
+    leaseMs: LEASE_MS,
+    logger: loop.deps.logger,
+    process: (r) => replica.process(r),
+  });
+}
+
+/** Each execute that is not the first is preceded by an undo and the restore of its snapshot. */
+function executionsEachOnABeforeState(log: readonly string[]): void {
+  let applied = false;
+  for (const line of log) {
+    if (line.startsWith('execute ')) {
+      assert.ok(!applied, `an execute on top of an applied repair: ${log.join(' | ')}`);
+      applied = true;
+    }
+    if (line.startsWith('restore ')) applied = false;
+  }
+}
+
+for (const crashAt of CRASH_POINTS) {
+  test(`killed ${crashAt}: a new replica takes over, one repair applied, the incident recovered, succeeded published`, async () => {
+    const loop = await startLoop({ tools: [{ name: 'rewrite', heals: true, touchesQdrant: true }], leaseMs: LEASE_MS });
+    const r = report(`inc-k-${crashAt}`);
+    const first = await loop.crashingReplica('effector-0', crashAt);
+    void first.effector.process(r); // never settles once dead
+    await until(`effector-0 to die ${crashAt}`, first.dead);
+
+    const [left] = await loop.deps.actions.list({ incident: r.incident_id });
+    assert.ok(left);
+    const leased = left.status === 'started' || left.status === 'executed';
+    assert.equal(leased, ['after_started', 'after_execute', 'after_executed'].includes(crashAt as CrashPoint), left.status);
+    if (leased) {
+      // effector-1 (a new instance id: it owns nothing) must keep off until the lease runs out ...
+      assert.equal(await loop.replica('effector-1').process(r), 'in_progress_elsewhere');
+      await until("the dead replica's lease to run out", () => Date.now() > (left.lease_until ?? 0));
+      // ... then its sweep takes the action over with no restart.
+      const swept = await sweepOf(loop, 'effector-1').sweep();
+      assert.deepEqual(swept, [{ incident_id: r.incident_id, outcome: 'recovered' }]);
+    } else {
+      // Nothing leased (planned, or succeeded without its event): start-up recovery re-runs the open incident.
+      const outcomes = await loop.replica('effector-1').recoverInFlight();
+      assert.deepEqual(outcomes, [{ incident_id: r.incident_id, outcome: 'recovered' }]);
+    }
+
+    const executes = loop.rag.log.filter((l) => l.startsWith('execute ')).length;
+    const undos = loop.rag.log.filter((l) => l.startsWith('undo ')).length;
+    assert.ok(executes >= 1 && executes <= undos + 1, `executes ${executes}, undos ${undos}: ${loop.rag.log.join(' | ')}`);
+    executionsEachOnABeforeState(loop.rag.log);
+    if (crashAt === 'after_execute' || crashAt === 'after_executed')
+      assert.deepEqual([executes, undos], [2, 1], 'the applied repair was put back once, then run once more');
+    else if (crashAt !== 'after_started') assert.deepEqual([executes, undos], [1, 0], 'nothing to put back: run once');
+    assert.equal(loop.rag.healthy, true, 'the RAG is in the after state');
+    assert.equal(loop.rag.points, 101, 'exactly one Qdrant-writing repair applied');
+    const [action] = await loop.deps.actions.list({ incident: r.incident_id });
+    assert.equal(action?.status, 'succeeded');
+    assert.equal((await loop.deps.incidents.get(r.incident_id))?.doc.status, 'recovered');
+    // Published after the state change, re-published at restart when lost: at least once. Here the
+    // dead replica published nothing after its crash point, so exactly once, for the one action.
+    const succeeded = loop.events.filter((e) => e.incident_id === r.incident_id && e.status === 'succeeded');
+    assert.equal(succeeded.length, 1);
+    assert.equal(succeeded[0]?.action_id, action.action_id);
+    assert.equal(succeeded[0]?.snapshot_id, action.snapshot_id);
+    assert.equal(loop.lifecycle(r.incident_id).filter((s) => s.endsWith(':escalated')).length, 0);
+  });
+}
