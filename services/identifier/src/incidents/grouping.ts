@@ -10,7 +10,7 @@ import type { ReportOutbox } from '../report/report-outbox.ts';
 import type { ReportStaging } from '../report/report-staging.ts';
 import { DEFAULT_INCIDENT_CAPS, rollIncident, type IncidentCaps } from './incident-caps.ts';
 import { appendEvidence } from './incident-evidence.ts';
-import { moveTo, note, type Incident } from './incident.ts';
+import { isVerification, moveTo, note, type Incident } from './incident.ts';
 import type { IncidentStore, Versioned } from './incident-store.ts';
 
 export interface GroupingDeps {
@@ -40,7 +40,7 @@ const STALE_RESULT_MARGIN_MS = 5000;
 
 /** When the incident's latest repair was verified (identifier time), or null if none was. */
 function lastVerifiedAt(incident: Incident): number | null {
-  const at = incident.timeline.filter((t) => t.state === 'verified').map((t) => t.at);
+  const at = incident.timeline.filter(isVerification).map((t) => t.at);
   return at.length > 0 ? Math.max(...at) : null;
 }
 

@@ -1,4 +1,4 @@
-import type { Incident, TimelineEntry } from './incident.ts';
+import { isVerification, type Incident, type TimelineEntry } from './incident.ts';
 
 /**
  * How much of a long-running incident its document keeps. While the group window slides under a
@@ -55,15 +55,15 @@ function dropOldest(list: unknown[], cap: number): number {
 }
 
 /**
- * Drops the oldest `anomaly` entries first, then the oldest others, never the latest entry in state
- * `verified` (grouping reads when the last repair was verified from it).
+ * Drops the oldest `anomaly` entries first, then the oldest others, never the latest verification
+ * (grouping reads when the last repair was verified from it).
  */
 function rollTimeline(timeline: TimelineEntry[], cap: number): number {
   let excess = timeline.length - cap;
   if (excess <= 0) return 0;
   let lastVerified = -1;
   for (let i = timeline.length - 1; i >= 0; i--)
-    if (timeline[i]!.state === 'verified') {
+    if (isVerification(timeline[i]!)) {
       lastVerified = i;
       break;
     }

@@ -60,6 +60,15 @@ export function moveTo(incident: Incident, to: IncidentState, at: number, event:
   if (to === 'closed') incident.closed_at = at;
 }
 
+/**
+ * Whether a timeline entry records a repair verified (the effector's `succeeded`, recovered). Not
+ * every entry in state `verified`: anomalies noted while the incident stays verified carry that
+ * state too, and reading their times as verification times kept pushing it forward.
+ */
+export function isVerification(entry: Pick<TimelineEntry, 'state' | 'event'>): boolean {
+  return entry.state === 'verified' && entry.event === 'repair_succeeded';
+}
+
 export function note(incident: Incident, at: number, event: string, detail: Record<string, unknown> = {}): void {
   incident.updated_at = at;
   incident.timeline.push({ at, event, state: incident.state, detail });

@@ -212,3 +212,27 @@ test('after a verified repair, a probe run begun since then opens a new incident
   assert.equal(incidents.length, 2);
   assert.ok(incidents.some((i) => i.incident_id !== first.incident_id && i.probe_event_ids.length === 1));
 });
+
+test("a probe still failing every few seconds after a verified repair does not move the verification's time: a run begun 5 s after it opens a new incident", async () => {
+  let clock = Date.now();
+  const { identifier, store, reports } = startIdentifier({ now: () => clock });
+  const drift = anomalies('reranker-drift').map((r) => fresh(r, clock));
+  for (const result of drift) await identifier.handleProbeResult(result);
+  const first = reports[0]!;
+  await identifier.handleRepairAction(action(first, 'started'));
+  await identifier.handleRepairAction(action(first, 'succeeded', true));
+  const verifiedAt = clock;
+  // One of its probes, run every 4 s: the first runs began before the verification (plus the margin) and join.
+  for (const after of [2_000, 4_500]) {
+    clock = verifiedAt + after;
+    await identifier.handleProbeResult(fresh(drift[0]!, clock));
+  }
+  assert.equal((await store.list()).length, 1);
+  // This run began well after the verification: the repaired incident closes, a new one opens.
+  clock = verifiedAt + 8_500;
+  await identifier.handleProbeResult(fresh(drift[0]!, clock));
+  const old = (await store.get(first.incident_id))!.doc;
+  assert.equal(old.state, 'closed', 'the anomalies noted after the verification pushed its time forward');
+  assert.equal(old.resolution, 'repaired');
+  assert.equal((await store.list()).length, 2);
+});
