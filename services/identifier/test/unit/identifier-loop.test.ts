@@ -189,22 +189,31 @@ test('two replicas on one store: concurrent anomalies on an open incident all jo
   );
 });
 
-test('after a verified repair, a probe run begun since then opens a new incident (the old one closes as repaired); one begun before joins the old one', async () => {
+/** A reranker-drift incident whose repair was verified at `verifiedAt`; `at(t)` moves the identifier's clock. */
+async function verifiedDriftIncident() {
   let clock = Date.now();
-  const { identifier, store, reports } = startIdentifier({ now: () => clock });
+  const started = startIdentifier({ now: () => clock });
   const drift = anomalies('reranker-drift').map((r) => fresh(r, clock));
-  for (const result of drift) await identifier.handleProbeResult(result);
-  const first = reports[0]!;
-  await identifier.handleRepairAction(action(first, 'started'));
-  await identifier.handleRepairAction(action(first, 'succeeded', true));
+  for (const result of drift) await started.identifier.handleProbeResult(result);
+  const first = started.reports[0]!;
+  await started.identifier.handleRepairAction(action(first, 'started'));
+  await started.identifier.handleRepairAction(action(first, 'succeeded', true));
   const verifiedAt = clock;
+  const at = (time: number) => {
+    clock = time;
+    return time;
+  };
+  return { ...started, drift, first, verifiedAt, at };
+}
+
+test('after a verified repair, a probe run begun since then opens a new incident (the old one closes as repaired); one begun before joins the old one', async () => {
+  const { identifier, store, drift, first, verifiedAt, at } = await verifiedDriftIncident();
   // A run of one of its own probes that finished right after the verification began before it: the repaired fault.
   await identifier.handleProbeResult(fresh(drift[0]!, verifiedAt + 100));
   assert.equal((await store.list()).length, 1, 'a run begun before the verification joins the repaired incident');
   // A run that finished long after the verification, less its two RAG calls, began after it.
-  clock = verifiedAt + 60_000;
   const later = anomalies('vector-index-corruption')[0]!;
-  await identifier.handleProbeResult(fresh(later, clock));
+  await identifier.handleProbeResult(fresh(later, at(verifiedAt + 60_000)));
   const old = (await store.get(first.incident_id))!.doc;
   assert.equal(old.state, 'closed');
   assert.equal(old.resolution, 'repaired');
@@ -214,23 +223,12 @@ test('after a verified repair, a probe run begun since then opens a new incident
 });
 
 test("a probe still failing every few seconds after a verified repair does not move the verification's time: a run begun 5 s after it opens a new incident", async () => {
-  let clock = Date.now();
-  const { identifier, store, reports } = startIdentifier({ now: () => clock });
-  const drift = anomalies('reranker-drift').map((r) => fresh(r, clock));
-  for (const result of drift) await identifier.handleProbeResult(result);
-  const first = reports[0]!;
-  await identifier.handleRepairAction(action(first, 'started'));
-  await identifier.handleRepairAction(action(first, 'succeeded', true));
-  const verifiedAt = clock;
+  const { identifier, store, drift, first, verifiedAt, at } = await verifiedDriftIncident();
   // One of its probes, run every 4 s: the first runs began before the verification (plus the margin) and join.
-  for (const after of [2_000, 4_500]) {
-    clock = verifiedAt + after;
-    await identifier.handleProbeResult(fresh(drift[0]!, clock));
-  }
+  for (const after of [2_000, 4_500]) await identifier.handleProbeResult(fresh(drift[0]!, at(verifiedAt + after)));
   assert.equal((await store.list()).length, 1);
   // This run began well after the verification: the repaired incident closes, a new one opens.
-  clock = verifiedAt + 8_500;
-  await identifier.handleProbeResult(fresh(drift[0]!, clock));
+  await identifier.handleProbeResult(fresh(drift[0]!, at(verifiedAt + 8_500)));
   const old = (await store.get(first.incident_id))!.doc;
   assert.equal(old.state, 'closed', 'the anomalies noted after the verification pushed its time forward');
   assert.equal(old.resolution, 'repaired');
