@@ -208,7 +208,7 @@ function writeResults(final: boolean): void {
 (\`bench/healing/run.ts\`; raw per-trial records in \`.runs/bench-healing-<time>/trials.jsonl\`, worker logs beside it).
 
 ${final ? '' : `**Partial: ${trials.length} of ${trialsPerKind * kinds.length} trials done when this was written.**\n\n`}Run of ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine}, sharing the machine with the local stack
-(Kafka, schema registry, Elasticsearch, qdrant-local, Prometheus) and other work. Probe interval **${interval} s**
+(Kafka, schema registry, Elasticsearch, the Qdrant server the stack runs, Prometheus) and other work. Probe interval **${interval} s**
 (the seed's: 10 min), ${values.probes} golden probes, reference RAG over ${values.packages} Debian packages, effector in \`auto\` mode.
 ${
   isolate
