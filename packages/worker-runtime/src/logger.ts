@@ -53,8 +53,20 @@ const SECRET_WORDS = new Set([
   'credentials',
   'privatekey',
 ]);
-/** Two-word secrets: `api key`, `private key`, `access key`. */
-const SECRET_PAIRS = new Set(['api key', 'private key', 'access key', 'set cookie']);
+/** Two-word secrets: `api key`, `private key`, `access key`, and the HMAC keys (BUS_SIGNING_KEY, BUS_VERIFY_KEYS, the ledger's). */
+const SECRET_PAIRS = new Set([
+  'api key',
+  'private key',
+  'access key',
+  'set cookie',
+  'signing key',
+  'signing keys',
+  'verify key',
+  'verify keys',
+  'ledger key',
+  'ledger keys',
+  'previous keys',
+]);
 /**
  * A last word that makes a key describe a secret rather than hold it: `token_env` names the
  * variable, `prompt_tokens_count` counts tokens. Their values stay readable.

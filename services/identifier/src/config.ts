@@ -40,6 +40,16 @@ export const IdentifierEnv = z.object({
    * Unset: unkeyed SHA-256 (development), tamper-evident only; verify says `keyed: false`.
    */
   IDENTIFIER_LEDGER_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  /**
+   * Rotation: the keys IDENTIFIER_LEDGER_KEY replaced, comma-separated, newest first. Chains written
+   * under them still verify (nothing is re-hashed); new records and heads use IDENTIFIER_LEDGER_KEY
+   * only, and a record under a retired key after one under a newer key fails verification.
+   */
+  IDENTIFIER_LEDGER_PREVIOUS_KEYS: z
+    .string()
+    .transform((value) => value.split(',').map((key) => key.trim()))
+    .pipe(z.array(z.string().min(32, 'each retired key must be at least 32 characters (comma-separated)')))
+    .optional(),
   IDENTIFIER_HOST: z.string().min(1).default('127.0.0.1'),
   IDENTIFIER_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
   /** An anomaly this long after an incident's last one opens a new incident. */
@@ -68,5 +78,16 @@ export const IdentifierEnv = z.object({
 export type IdentifierEnv = z.infer<typeof IdentifierEnv>;
 
 export function identifierConfigFromEnv(env: NodeJS.ProcessEnv): IdentifierEnv {
-  return parseWorkerEnv('identifier', IdentifierEnv, env, [elasticsearchCredentialsIssue]);
+  return parseWorkerEnv('identifier', IdentifierEnv, env, [elasticsearchCredentialsIssue, ledgerKeysIssue]);
+}
+
+/** Retired ledger keys only make sense beside the key that replaced them, and never repeat it. */
+function ledgerKeysIssue(config: IdentifierEnv): { key: string; message: string } | null {
+  const previous = config.IDENTIFIER_LEDGER_PREVIOUS_KEYS;
+  if (previous === undefined || previous.length === 0) return null;
+  if (config.IDENTIFIER_LEDGER_KEY === undefined)
+    return { key: 'IDENTIFIER_LEDGER_PREVIOUS_KEYS', message: 'set IDENTIFIER_LEDGER_KEY (the new key) beside the retired keys' };
+  if (previous.includes(config.IDENTIFIER_LEDGER_KEY))
+    return { key: 'IDENTIFIER_LEDGER_PREVIOUS_KEYS', message: 'must not include IDENTIFIER_LEDGER_KEY itself' };
+  return null;
 }

@@ -5,7 +5,7 @@
  * /repair/* needs the bearer token when one is set (the contract's bearerAuth).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import express, { type Router } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { z } from 'zod';
 import {
   CONTRACT_VERSION,
@@ -70,7 +70,6 @@ export function capabilities(parts: RepairParts): Capabilities {
 
 export function repairRoutes(parts: RepairParts): Router {
   const router = express.Router();
-  router.use(express.json({ limit: '64kb' }));
   router.get('/capabilities', (_req, res) => void res.json(capabilities(parts)));
   router.use('/repair', (req, res, next) => {
     if (parts.bearerToken === undefined) return next();
@@ -78,6 +77,8 @@ export function repairRoutes(parts: RepairParts): Router {
     if (header.startsWith('Bearer ') && sameToken(header.slice(7), parts.bearerToken)) return next();
     res.status(401).set('www-authenticate', 'Bearer').json({ error: 'unauthorized: a valid bearer token is required' });
   });
+  // After auth: an unauthenticated caller gets its 401 before any byte of its body is read.
+  router.use('/repair', express.json({ limit: REPAIR_BODY_LIMIT }));
   const result = (hook: RepairHook, changed: number, detail: Record<string, unknown>): RepairResult => ({
     hook,
     applied_at: new Date().toISOString(),
@@ -124,5 +125,26 @@ export function repairRoutes(parts: RepairParts): Router {
       }
     });
   }
+  router.use('/repair', bodyRefusal);
   return router;
+}
+
+/** The largest repair request body: the contract's requests are a few ids and names. */
+export const REPAIR_BODY_LIMIT = '64kb';
+
+/**
+ * body-parser's refusals (too large, malformed JSON, unsupported encoding or charset) carry a 4xx
+ * `status`: the caller gets that status and a message, never the host app's 500.
+ */
+function bodyRefusal(error: unknown, _req: Request, res: Response, next: NextFunction): void {
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof status !== 'number' || status < 400 || status >= 500) return next(error);
+  const type = (error as { type?: unknown }).type;
+  const message =
+    type === 'entity.too.large'
+      ? `request body too large: the limit is ${REPAIR_BODY_LIMIT}`
+      : type === 'entity.parse.failed'
+        ? 'invalid request: body is not valid JSON'
+        : `invalid request body: ${(error as Error).message}`;
+  res.status(status).json({ error: message });
 }

@@ -105,7 +105,19 @@ test('secret keys are recognised in any case and separator; descriptive keys and
   ]) {
     assert.ok(isSecretKey(key), key);
   }
-  for (const key of ['set-cookie', 'privateKey', 'aws_credentials', 'accessKeyId', 'auth', 'EFFECTOR_API_TOKENS'])
+  for (const key of [
+    'set-cookie',
+    'privateKey',
+    'aws_credentials',
+    'accessKeyId',
+    'auth',
+    'EFFECTOR_API_TOKENS',
+    'BUS_SIGNING_KEY',
+    'BUS_VERIFY_KEYS',
+    'signingKey',
+    'IDENTIFIER_LEDGER_KEY',
+    'IDENTIFIER_LEDGER_PREVIOUS_KEYS',
+  ])
     assert.ok(isSecretKey(key), key);
   for (const key of ['token_env', 'tokenizer', 'key', 'grant_key', 'author', 'password_file', 'username'])
     assert.ok(!isSecretKey(key), key);

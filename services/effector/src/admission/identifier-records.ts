@@ -14,7 +14,13 @@ export const IdentifierIncidentSchema = z
     window_end: z.number(),
     probes: z.array(z.object({ probe_id: z.string(), probe_version: z.number().int(), query: z.string() }).passthrough()),
     last_report: z
-      .object({ event_id: z.string(), report_revision: z.number().int(), root_cause: z.string(), affected_component: z.string() })
+      .object({
+        event_id: z.string(),
+        report_revision: z.number().int(),
+        root_cause: z.string(),
+        affected_component: z.string(),
+        affected_knowledge_ids: z.array(z.string()).optional(),
+      })
       .passthrough()
       .nullable(),
   })
@@ -28,8 +34,17 @@ export interface IdentifierIncident {
   window_start: number;
   window_end: number;
   probes: { probe_id: string; probe_version: number; query: string }[];
-  /** The report issued under that revision; null before the first. */
-  last_report: { event_id: string; report_revision: number; root_cause: string; affected_component: string } | null;
+  /**
+   * The report issued under that revision; null before the first. `affected_knowledge_ids` is absent
+   * from identifiers older than the check (the report's ids are then taken as they are).
+   */
+  last_report: {
+    event_id: string;
+    report_revision: number;
+    root_cause: string;
+    affected_component: string;
+    affected_knowledge_ids?: string[] | undefined;
+  } | null;
 }
 
 /** Where the effector checks a report: the identifier's own record of the incident, or null when it knows no such incident. */

@@ -18,7 +18,9 @@ export type RefusalReason =
   /** Affected probes the identifier did not group into the incident (or with another query). */
   | 'probes_mismatch'
   /** A window outside the identifier's window of the incident. */
-  | 'window_mismatch';
+  | 'window_mismatch'
+  /** Knowledge ids (what a reparse or re-ingest touches) the identifier's report did not name. */
+  | 'knowledge_mismatch';
 
 export type Admission =
   | { admitted: true; report: RootCauseReport; adjusted: string[] }
@@ -68,6 +70,18 @@ export function checkAgainstRecord(report: RootCauseReport, record: IdentifierIn
       'not_issued',
       `the identifier's revision ${report.report_revision} names ${issued.root_cause} (${issued.affected_component}), not ${report.root_cause} (${report.affected_component})`,
     );
+  // The ids scope reparse / re-ingest: a forged list would re-ingest documents nothing implicated.
+  if (issued.affected_knowledge_ids !== undefined) {
+    const issuedIds = new Set(issued.affected_knowledge_ids);
+    const unnamed = report.affected_knowledge_ids.filter((id) => !issuedIds.has(id));
+    if (unnamed.length > 0 || issuedIds.size !== new Set(report.affected_knowledge_ids).size)
+      return refuse(
+        'knowledge_mismatch',
+        unnamed.length > 0
+          ? `knowledge ids ${unnamed.slice(0, 5).join(', ')}${unnamed.length > 5 ? ` (+${unnamed.length - 5})` : ''} are not the ones the identifier's revision ${report.report_revision} names`
+          : `the report drops knowledge ids the identifier's revision ${report.report_revision} names`,
+      );
+  }
   const known = new Map(record.probes.map((p) => [p.probe_id, p]));
   const foreign = report.affected_probes.filter((p) => known.get(p.probe_id)?.query !== p.query).map((p) => p.probe_id);
   if (foreign.length > 0)

@@ -33,6 +33,7 @@ function recordOf(r: RootCauseReport, patch: Partial<IdentifierIncident> = {}): 
       report_revision: r.report_revision,
       root_cause: r.root_cause,
       affected_component: r.affected_component,
+      affected_knowledge_ids: r.affected_knowledge_ids,
     },
     ...patch,
   };
@@ -106,6 +107,10 @@ test("reports that are not the identifier's own are refused: nothing recorded, n
       { ...genuine, window_start: genuine.window_start - 86_400_000 },
     ],
     ['a window past the incident', { ...genuine, window_end: genuine.window_end + 60_000 }],
+    [
+      'knowledge ids the identifier did not name (a re-ingest of other documents)',
+      { ...genuine, affected_knowledge_ids: [...genuine.affected_knowledge_ids, 'deb:bash'] },
+    ],
   ];
   for (const [what, r] of forged) assert.equal(await accept(loop, r), 'refused', what);
   assert.equal(await loop.deps.incidents.get('inc-f2'), null);
@@ -113,7 +118,8 @@ test("reports that are not the identifier's own are refused: nothing recorded, n
   assert.deepEqual(loop.rag.log, []);
   assert.deepEqual(loop.events, []);
   const refused = await metric(loop, 'reportsRefused');
-  for (const reason of ['unknown_incident', 'not_issued', 'probes_mismatch', 'window_mismatch']) assert.match(refused, new RegExp(reason));
+  for (const reason of ['unknown_incident', 'not_issued', 'probes_mismatch', 'window_mismatch', 'knowledge_mismatch'])
+    assert.match(refused, new RegExp(reason));
 
   assert.equal(await accept(loop, { ...genuine, event_id: crypto.randomUUID(), report_revision: 1 }), 'superseded', 'an earlier revision');
   assert.equal(await accept(loop, genuine), 'recovered');
@@ -219,4 +225,17 @@ test('the identifier-record client reads GET /incidents/{id}?evidence=false with
     new IdentifierRecordClient({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 500, backoffMs: 1 }).incident(r.incident_id),
     IdentifierUnreachableError,
   );
+});
+
+test("knowledge ids: checked when the identifier's record names them, taken as they are from an identifier older than the check", () => {
+  const r = report('inc-k1', { affected_knowledge_ids: ['deb:openssl'] });
+  const current = recordOf(r);
+  assert.equal(checkAgainstRecord(r, current).admitted, true);
+  const widened = { ...r, affected_knowledge_ids: ['deb:openssl', 'deb:bash'] };
+  const refused = checkAgainstRecord(widened, current);
+  assert.ok(!refused.admitted && !refused.superseded && refused.reason === 'knowledge_mismatch', JSON.stringify(refused));
+  const narrowed = checkAgainstRecord({ ...r, affected_knowledge_ids: [] }, current);
+  assert.ok(!narrowed.admitted && !narrowed.superseded && narrowed.reason === 'knowledge_mismatch', JSON.stringify(narrowed));
+  const { affected_knowledge_ids: _ids, ...older } = current.last_report!;
+  assert.equal(checkAgainstRecord(widened, { ...current, last_report: older }).admitted, true);
 });

@@ -43,7 +43,11 @@ export interface Incident {
   reported_at: number | null;
   /** A report decided but not yet acknowledged by Kafka (outbox): published first on the next delivery. */
   pending_report: RootCauseReport | null;
-  last_report: Pick<RootCauseReport, 'event_id' | 'report_revision' | 'root_cause' | 'affected_component' | 'confidence'> | null;
+  /** What the effector checks a report against (its admission): the issued revision's identity and scope. */
+  last_report:
+    | (Pick<RootCauseReport, 'event_id' | 'report_revision' | 'root_cause' | 'affected_component' | 'confidence'> &
+        Partial<Pick<RootCauseReport, 'affected_knowledge_ids'>>)
+    | null;
   ledger_head: LedgerHead;
   repair: { action_id: string; status: string; attempt: number; intent: string; recovered: boolean | null } | null;
   resolution: 'repaired' | 'fault_went_away' | 'escalated' | null;

@@ -72,6 +72,8 @@ export const LEDGER_HEAD_MAPPINGS = {
 export interface EvidenceLedgerOptions {
   /** IDENTIFIER_LEDGER_KEY: records are HMAC-keyed and heads signed with it; absent: unkeyed SHA-256 (tamper-evident only). */
   key?: LedgerKey;
+  /** IDENTIFIER_LEDGER_PREVIOUS_KEYS: keys retired by a rotation, newest first; verify only, never written with. */
+  previousKeys?: readonly string[];
   /** Head compare-and-set attempts before an append gives up with ContendedError (default 5). */
   attempts?: number;
 }
@@ -80,6 +82,7 @@ export class EvidenceLedger {
   private readonly docs: DocumentStore<EvidenceRecord>;
   private readonly heads: DocumentStore<LedgerHeadDocument>;
   private readonly key: LedgerKey;
+  private readonly previousKeys: readonly string[];
   private readonly attempts: number;
 
   constructor(
@@ -99,6 +102,7 @@ export class EvidenceLedger {
       settings: { number_of_replicas: 0 },
     });
     this.key = options.key;
+    this.previousKeys = options.previousKeys ?? [];
     this.attempts = options.attempts ?? 5;
   }
 
@@ -195,6 +199,7 @@ export class EvidenceLedger {
     const tip = head ? { hash: head.doc.hash, seq: head.doc.seq } : anchor && anchor.hash !== GENESIS_HASH ? anchor : undefined;
     return verifyChain(incidentId, stored, tip, {
       key: this.key,
+      previousKeys: this.previousKeys,
       ...(head ? { headMac: head.doc.mac } : {}),
       ...(anchor ? { anchor } : {}),
     });

@@ -122,6 +122,15 @@ export function recordMatches(record: EvidenceRecord, id: string, key?: LedgerKe
   return record.record_id === id && sameHex(recordIdOf(contentOf(record), key), id);
 }
 
+/**
+ * Which key of the keyring (newest first: the ledger key, then the retired ones) a keyed record was
+ * written under; -1 when none of them makes its id. Records carry no key id (so the strict mapping of
+ * ledgers written before rotation needs no new field): the keyring is small, each key is tried.
+ */
+export function keyIndexOf(record: EvidenceRecord, id: string, keyring: readonly string[]): number {
+  return keyring.findIndex((key) => recordMatchesSafely(record, id, key));
+}
+
 export interface ChainVerification {
   incident_id: string;
   ok: boolean;
@@ -136,6 +145,8 @@ export interface ChainVerification {
   keyed: boolean;
   /** Records on the chain hashed without a key (written before a key was configured, or without one). */
   unkeyed_records: number;
+  /** Records on the chain keyed under a retired key (IDENTIFIER_LEDGER_PREVIOUS_KEYS), written before a rotation. */
+  retired_key_records: number;
   /** Records of the incident not on the chain from its head (a lost append race, or an insertion): each one fails verification. */
   orphans: string[];
   problems: { record_id: string; seq: number | null; problem: string }[];
@@ -144,6 +155,12 @@ export interface ChainVerification {
 export interface VerifyOptions {
   /** The ledger key; keyed records and signed heads are checked with it. */
   key?: LedgerKey;
+  /**
+   * Keys retired by a rotation (IDENTIFIER_LEDGER_PREVIOUS_KEYS), newest first: records and heads
+   * written under them still verify, but never one written under a retired key after a record
+   * under a newer one (whoever holds an old key cannot extend a chain past the rotation).
+   */
+  previousKeys?: readonly string[];
   /**
    * The MAC of `head` from its head document, null when that document is unsigned; undefined when
    * there is no head document (a ledger written before them: `head` is the incident's own).
@@ -170,20 +187,26 @@ export function verifyChain(
   options: VerifyOptions = {},
 ): ChainVerification {
   const { key } = options;
+  const keyring = key === undefined ? [] : [key, ...(options.previousKeys ?? [])];
   const problems: ChainVerification['problems'] = [];
   const byId = new Map<string, EvidenceRecord>();
+  // Per keyed record, the keyring position of the key it was written under (0 = the ledger key).
+  const keyIndex = new Map<string, number>();
   for (const { id, record } of stored) {
     const keyed = record.hash_scheme !== undefined;
     if (keyed && key === undefined)
       problems.push({ record_id: id, seq: record.seq ?? null, problem: 'keyed record: no ledger key (IDENTIFIER_LEDGER_KEY) to check it' });
-    else if (!recordMatchesSafely(record, id, key))
-      problems.push({
-        record_id: id,
-        seq: record.seq ?? null,
-        problem: keyed
-          ? 'content HMAC does not match its id (tampered, or written under another key)'
-          : `content hash ${safeId(record)} does not match its id`,
-      });
+    else if (keyed) {
+      const index = keyIndexOf(record, id, keyring);
+      if (index < 0)
+        problems.push({
+          record_id: id,
+          seq: record.seq ?? null,
+          problem: 'content HMAC does not match its id under the ledger key or any retired key (tampered, or written under another key)',
+        });
+      else keyIndex.set(id, index);
+    } else if (!recordMatchesSafely(record, id, key))
+      problems.push({ record_id: id, seq: record.seq ?? null, problem: `content hash ${safeId(record)} does not match its id` });
     if (record.incident_id !== incidentId)
       problems.push({ record_id: id, seq: record.seq ?? null, problem: 'belongs to another incident' });
     byId.set(id, record);
@@ -202,6 +225,9 @@ export function verifyChain(
   let newestUnkeyed: EvidenceRecord | undefined;
   let downgradeSeen = false;
   let unkeyed = 0;
+  let retired = 0;
+  // Walking back from the head, keys may only get older (a larger keyring position), never newer.
+  let newerKeyed: { id: string; index: number } | undefined;
   while (cursor !== GENESIS_HASH) {
     const record = byId.get(cursor);
     if (record === undefined) {
@@ -232,6 +258,17 @@ export function verifyChain(
         seq: newestUnkeyed.seq,
         problem: `unkeyed record after keyed record ${cursor} (a downgraded rewrite)`,
       });
+    }
+    const index = keyIndex.get(cursor);
+    if (index !== undefined) {
+      if (index > 0) retired += 1;
+      if (newerKeyed !== undefined && index < newerKeyed.index)
+        problems.push({
+          record_id: newerKeyed.id,
+          seq: byId.get(newerKeyed.id)?.seq ?? null,
+          problem: `written under a retired key after record ${cursor}, which is under a newer key (a forgery with an old key)`,
+        });
+      newerKeyed = { id: cursor, index };
     }
     if (record.seq === 1 && record.prev_hash !== GENESIS_HASH)
       problems.push({ record_id: cursor, seq: 1, problem: 'truncated: the first record names a predecessor, not genesis' });
@@ -265,9 +302,16 @@ export function verifyChain(
         headProblem('unsigned head while the ledger is keyed (written without the key, or rewritten by someone without it)');
     } else if (key === undefined) {
       headProblem('signed head: no ledger key (IDENTIFIER_LEDGER_KEY) to check it');
-    } else if (!sameHex(headMac(key, incidentId, head), options.headMac)) {
-      headProblem("head's MAC does not match (a forged or rewritten head)");
-    } else headSigned = true;
+    } else {
+      const mac = options.headMac;
+      const signedWith = keyring.findIndex((candidate) => sameHex(headMac(candidate, incidentId, head), mac));
+      const recordKey = keyIndex.get(start);
+      if (signedWith < 0) headProblem("head's MAC does not match (a forged or rewritten head)");
+      // The head is signed in the same append as its record: by the same key.
+      else if (recordKey !== undefined && signedWith !== recordKey)
+        headProblem(`head signed under ${keyName(signedWith)}, its record under ${keyName(recordKey)} (a head re-signed with another key)`);
+      else headSigned = true;
+    }
   }
 
   // The incident's own head (outside the ledger's indices) must be on the chain.
@@ -289,6 +333,7 @@ export function verifyChain(
     head: start === GENESIS_HASH ? null : start,
     keyed: key !== undefined && (start === GENESIS_HASH || (headKeyed && headSigned)),
     unkeyed_records: unkeyed,
+    retired_key_records: retired,
     orphans,
     problems,
   };
@@ -302,6 +347,8 @@ function recordMatchesSafely(record: EvidenceRecord, id: string, key: LedgerKey)
     return false;
   }
 }
+
+const keyName = (index: number) => (index === 0 ? 'the ledger key' : `retired key ${String(index)}`);
 
 function safeId(record: EvidenceRecord): string {
   try {

@@ -109,6 +109,7 @@ export class ReportStaging {
       root_cause: report.root_cause,
       affected_component: report.affected_component,
       confidence: report.confidence,
+      affected_knowledge_ids: report.affected_knowledge_ids,
     };
     moveTo(incident, 'reported', now, 'reported', {
       revision,

@@ -11,6 +11,7 @@ import {
   EMPTY_HEAD,
   EvidenceLedger,
   GENESIS_HASH,
+  headMac,
   type EvidenceDraft,
   type EvidenceRecord,
   type LedgerHeadDocument,
@@ -33,9 +34,11 @@ const draft = (metric: string, observed: number): EvidenceDraft => ({
   detail: { trace: 't1' },
 });
 
-function setup(options: { key?: string; attempts?: number } = {}) {
+type LedgerSetup = { key?: string; previousKeys?: string[]; attempts?: number };
+
+function setup(options: LedgerSetup = {}) {
   const stores = memoryStores();
-  const make = (o: { key?: string; attempts?: number } = options) => new EvidenceLedger(stores, 'unit', undefined, o);
+  const make = (o: LedgerSetup = options) => new EvidenceLedger(stores, 'unit', undefined, o);
   const ledger = make();
   // What someone who can write the ledger's indices (but holds no key) can touch.
   const records = stores.open<EvidenceRecord>({ name: 'unit-evidence-ledger', mappings: { properties: {} } });
@@ -257,4 +260,48 @@ test('a clean keyed chain verifies as keyed; an old unkeyed ledger (no head docu
   const devHead = await dev.ledger.append(INCIDENT, EMPTY_HEAD, [draft('a', 1)]);
   const devVerified = await dev.ledger.verify(INCIDENT, devHead.head);
   assert.deepEqual({ ok: devVerified.ok, keyed: devVerified.keyed }, { ok: true, keyed: false });
+});
+
+test('key rotation: chains written under a retired key still verify, and nobody holding only the old key can extend them', async () => {
+  const NEW_KEY = 'n'.repeat(16) + 'unit-ledger-key-rotated-0001';
+  const s = setup({ key: KEY });
+  const before = await s.ledger.append(INCIDENT, EMPTY_HEAD, [draft('a', 1), draft('b', 2)]);
+  // Rotated: the new key writes, the old one only verifies.
+  const rotated = s.replica({ key: NEW_KEY, previousKeys: [KEY] });
+  const untouched = await rotated.verify(INCIDENT, before.head);
+  assert.deepEqual(
+    { ok: untouched.ok, keyed: untouched.keyed, retired: untouched.retired_key_records },
+    { ok: true, keyed: true, retired: 2 },
+    problems(untouched),
+  );
+  const after = await rotated.append(INCIDENT, before.head, [draft('c', 3)]);
+  const mixed = await rotated.verify(INCIDENT, after.head);
+  assert.deepEqual(
+    { ok: mixed.ok, keyed: mixed.keyed, records: mixed.records, retired: mixed.retired_key_records },
+    { ok: true, keyed: true, records: 3, retired: 2 },
+    problems(mixed),
+  );
+  // Without the retired key the old records cannot be checked: verification says so instead of passing.
+  const forgotten = await s.replica({ key: NEW_KEY }).verify(INCIDENT, after.head);
+  assert.equal(forgotten.ok, false);
+  assert.match(problems(forgotten), /any retired key/);
+
+  // Someone who kept the old key appends after the rotation, re-signing the head with it.
+  const leaked = s.replica({ key: KEY });
+  const forged = await leaked.append(INCIDENT, after.head, [draft('d', 4)]);
+  const caught = await rotated.verify(INCIDENT, forged.head);
+  assert.equal(caught.ok, false, 'a record under the retired key after the rotation verified');
+  assert.match(problems(caught), /retired key after record/);
+});
+
+test('key rotation: a head re-signed with another ring key than its record fails', async () => {
+  const NEW_KEY = 'n'.repeat(16) + 'unit-ledger-key-rotated-0001';
+  const s = setup({ key: NEW_KEY, previousKeys: [KEY] });
+  const written = await s.ledger.append(INCIDENT, EMPTY_HEAD, [draft('a', 1)]);
+  const doc = (await s.heads.get(INCIDENT))!.doc;
+  // The MAC an old-key holder would write for this head: a key of the ring, but not its record's.
+  await s.heads.put(INCIDENT, { ...doc, mac: headMac(KEY, INCIDENT, written.head) });
+  const verified = await s.ledger.verify(INCIDENT, written.head);
+  assert.equal(verified.ok, false);
+  assert.match(problems(verified), /head signed under retired key 1, its record under the ledger key/);
 });
