@@ -5,7 +5,8 @@
  *     recover by file:// or upload + count check); a blue/green rebuild (a second collection loaded
  *     beside the first), the alias switch and its rollback; disk of a collection and its snapshot.
  *  2. kill -9 of the effector process at each step of an action (EFFECTOR_TEST_CRASH_AT), N times per
- *     RAG layout (plain: in-place reindex after a snapshot; alias: blue/green): duplicate executions,
+ *     RAG layout (plain: in-place reindex after a snapshot; alias: blue/green), restarted under a new
+ *     instance id that takes over once the dead one's lease ran out: duplicate executions,
  *     unrecovered incidents, and whether Qdrant was at the before or the after state at the kill.
  *  3. `immune rollback` of a successful repair restores the pre-repair answers exactly (each layout).
  *
@@ -266,6 +267,11 @@ async function killFigures(layout: 'plain' | 'alias'): Promise<void> {
     EFFECTOR_PORT: '0',
     EFFECTOR_MODE: 'auto',
     EFFECTOR_INSTANCE_ID: `bench-${run}`,
+    // A killed process is replaced under a NEW instance id (as a rescheduled pod would be): it may take
+    // the dead one's actions over only once their lease ran out, through its periodic sweep. The
+    // shortest lease the config accepts with the default Elasticsearch timeout, swept every 5 s.
+    EFFECTOR_LEASE_MS: '60000',
+    EFFECTOR_RECOVERY_SWEEP_SECONDS: '5',
     EFFECTOR_ONLINE_RAG_URL: rags.onlineUrl,
     EFFECTOR_BASELINE_RAG_URL: rags.baselineUrl,
     EFFECTOR_QDRANT_COLLECTION: collection,
@@ -342,15 +348,16 @@ async function killFigures(layout: 'plain' | 'alias'): Promise<void> {
       })),
       recommended_intents: [],
     };
-    const first = startEffector({ ...env, EFFECTOR_TEST_CRASH_AT: step });
+    const first = startEffector({ ...env, EFFECTOR_TEST_CRASH_AT: step, EFFECTOR_INSTANCE_ID: `bench-${run}-${i}-killed` });
     await waitListening(first);
     await publisher.publish('reports', report);
     const code = await Promise.race([first.exited, sleep(240_000).then(() => 'timeout' as const)]);
     const atKill = await countPoints();
     const qdrantState = atKill === brokenCount ? 'before' : atKill === cleanCount ? 'after' : `inconsistent(${atKill})`;
     if (code === 'timeout') first.child.kill('SIGKILL');
-    // Restart without the crash hook: it must resume or roll back, then finish the repair once.
-    const second = startEffector(env);
+    // Restart without the crash hook and under another instance id: it must resume or roll back (once
+    // the dead process's lease ran out), then finish the repair once.
+    const second = startEffector({ ...env, EFFECTOR_INSTANCE_ID: `bench-${run}-${i}-restarted` });
     const deadline = Date.now() + 300_000;
     let doc: ActionDoc | undefined;
     while (Date.now() < deadline) {

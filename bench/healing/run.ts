@@ -2,7 +2,7 @@
  * The fault-matrix benchmark (npm run bench:healing): the real local stack, the reference RAG pair
  * and the four workers as processes. First clean rounds with no fault (every report or action is a
  * false alarm), then for each fault kind (the six the identifier was built for and the unseen
- * evaluation-only kind) several trials with varied scope, fault mode and seed. Each trial starts
+ * evaluation-only kind, plus the two operator faults written straight into Qdrant) several trials with varied scope, fault mode and seed. Each trial starts
  * from a fresh online RAG on the same URL (the workers keep running: memory accumulates cases),
  * injects the fault and only watches. Figures: time to detection, to a correct RootCauseReport, to
  * verified recovery (MTTR), repair success, actions, rollbacks, localisation accuracy.
@@ -18,11 +18,14 @@ import { repoRoot } from '@rag-immune/stack';
 import { LoopRun } from '@rag-immune/test-kit/loop/loop-run';
 import { ALL_FAULT_KINDS, expectationOf, type FaultPlan } from '@rag-immune/test-kit/loop/faults';
 import { runTrial, type TrialResult } from '@rag-immune/test-kit/loop/trial';
+import { OPERATOR_FAULT_KINDS } from '@rag-immune/test-kit/loop/operator-faults';
+import { runCompoundTrial, type CompoundTrialResult } from '@rag-immune/test-kit/loop/compound-trial';
 
 const { values } = parseArgs({
   options: {
     trials: { type: 'string', default: '5' },
-    kinds: { type: 'string', default: ALL_FAULT_KINDS.join(',') },
+    // The fault API's kinds, and the operator faults written straight into Qdrant (issue 30).
+    kinds: { type: 'string', default: [...ALL_FAULT_KINDS, ...OPERATOR_FAULT_KINDS].join(',') },
     'clean-rounds': { type: 'string', default: '20' },
     interval: { type: 'string', default: '4' },
     packages: { type: 'string', default: '25' },
@@ -30,6 +33,11 @@ const { values } = parseArgs({
     timeout: { type: 'string', default: '240' },
     out: { type: 'string', default: 'bench/healing/RESULTS.md' },
     isolate: { type: 'boolean', default: false },
+    // Compound trials (issue 30): pairs of faults injected together, `a+b,c+d`; '' for none.
+    compound: {
+      type: 'string',
+      default: 'reranker-drift+knowledge-source-failure,parser-bug+vector-index-corruption,reranker-drift+vector-index-corruption',
+    },
   },
 });
 const trialsPerKind = Number(values.trials);
@@ -55,6 +63,15 @@ const newRun = () =>
   });
 const rawFile = join(benchDir, 'trials.jsonl');
 const trials: TrialResult[] = [];
+const compoundPairs = values.compound
+  .split(',')
+  .filter(Boolean)
+  .map((pair) => pair.split('+'));
+for (const pair of compoundPairs) {
+  if (pair.length !== 2) throw new Error(`--compound: a pair is two kinds joined by +, got ${pair.join('+')}`);
+  for (const kind of pair) expectationOf(kind);
+}
+const compoundTrials: CompoundTrialResult[] = [];
 let clean = { rounds: 0, results: 0, anomalies: 0, reports: 0, actions: 0 };
 const startedAt = new Date();
 
@@ -67,6 +84,9 @@ const ORDER = [
   'tokenizer-anomaly',
   'parser-bug',
   'knowledge-source-failure',
+  // Before answer validation (the generator repair) stays on, and before the unseen kind.
+  'unpublished-knowledge',
+  'attribution-swap',
   'generator-inconsistency',
   'embedding-model-swap',
 ];
@@ -161,6 +181,29 @@ try {
       if (!isolate && trial.outcome === 'healed') await run.incidentsClosed(trial.incidents, run.probeIntervalMs * 8 + 30_000);
     }
   }
+  // Compound trials: each pair on a fresh online RAG; goal both causes named, both repaired, no right repair undone.
+  for (const [i, pair] of compoundPairs.entries()) {
+    log(`compound trial ${pair.join(' + ')}: fresh online RAG`);
+    await run.resetOnline();
+    await run.cleanRounds(1);
+    const plans = pair.map((kind) => ({ ...planOf(kind, 0), fraction: 0.25, seed: `bench-compound-${i}` }));
+    let trial: CompoundTrialResult;
+    try {
+      trial = await runCompoundTrial(run.context, plans, { timeoutMs: Number(values.timeout) * 1000 });
+    } catch (error) {
+      // A pair that cannot be injected (no documents left for the second fault) is reported, not fatal.
+      log(`  -> not run: ${error instanceof Error ? error.message : String(error)}`);
+      continue;
+    }
+    compoundTrials.push(trial);
+    appendFileSync(rawFile, `${JSON.stringify({ compound: pair, ...trial })}\n`);
+    log(
+      `  -> ${trial.outcome}: causes ${trial.namedCauses.join('+') || '-'}, repaired by ${trial.repairedBy.join(' + ')}, ` +
+        `right repairs undone ${trial.rightRepairsUndone.length}, actions ${trial.actions.join(' ')}`,
+    );
+    writeResults(false);
+    if (trial.outcome === 'healed') await run.incidentsClosed(trial.incidents, run.probeIntervalMs * 8 + 30_000);
+  }
 } finally {
   await run.close();
 }
@@ -201,6 +244,12 @@ function writeResults(final: boolean): void {
       t.finalReport ? `${t.finalReport.root_cause} ${t.finalReport.confidence.toFixed(2)}` : '—'
     } | ${t.actions.map((a) => `${a.intent}:${a.statuses.at(-1)}`).join(' ') || '—'} | ${t.outcome} |`;
   });
+  const compoundRows = compoundTrials.map((t) => {
+    const s = (at?: number) => (at === undefined ? '—' : ((at - t.injectedAt) / 1000).toFixed(1));
+    const causes = t.faults.map((f) => expectationOf(f.plan.kind).cause);
+    const named = causes.filter((c) => c !== null && t.namedCauses.includes(c)).length;
+    return `| ${t.faults.map((f) => `${f.plan.kind}/${f.plan.mode ?? '-'}`).join(' + ')} | ${s(t.detectedAt)} | ${named}/${causes.length} (${t.namedCauses.join(', ') || '—'}) | ${t.repairedBy.map((r) => r ?? '—').join(' + ')} | ${t.rightRepairsUndone.length} | ${t.partials.length} | ${s(t.sentinelRecoveredAt)} | ${t.actions.join(' ') || '—'} | ${t.outcome} |`;
+  });
   const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Debian 12, Node ${process.version}`;
   const markdown = `# bench/healing results
 
@@ -225,6 +274,15 @@ ${clean.rounds} rounds, ${clean.results} probe results: **${clean.anomalies} ano
 | fault | trials | detection | correct report | verified recovery (MTTR) | localisation | repair success | sentinel saw recovery | actions / trial | rollbacks | outcomes |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${rows.join('\n')}
+
+## Compound trials (two faults at once)
+
+Each on a fresh online RAG; scoped faults on different documents (a quarter of the probed knowledge each). Goal: both causes
+named, both repaired, no repair that healed a probe (and worsened none) undone, the sentinel seeing every touched probe clean.
+
+| faults | detected | causes named | repaired by | right repairs undone | partial recoveries kept | sentinel saw recovery | actions | outcome |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- |
+${compoundRows.join('\n') || '| (none run) | | | | | | | | |'}
 
 ## The seed's table (003 §4.3, staging, probe interval 10 min)
 

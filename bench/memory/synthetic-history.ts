@@ -237,6 +237,8 @@ export function syntheticHistory(options: SyntheticOptions): HistoryLine[] {
         affected_probes: [],
         affected_knowledge_ids: ids,
         recommended_intents: [],
+        findings: [],
+        unexplained_probes: [],
       } satisfies RootCauseReport,
     });
     const truth = truthOf(fault.kind, mode, fraction);
@@ -293,6 +295,10 @@ export function syntheticHistory(options: SyntheticOptions): HistoryLine[] {
                   kf_age_days_before: null,
                   kf_age_days_after: null,
                   recovered: healed,
+                  outcome: 'unknown' as const,
+                  healed_probe_ids: [],
+                  unhealed_probe_ids: [],
+                  worsened_probe_ids: [],
                 },
           failure: healed || status === 'escalated' ? null : { reason: 'verification_failed', message: 'probes still degraded' },
         },

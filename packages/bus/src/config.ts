@@ -83,6 +83,12 @@ export const BusConfigSchema = z
      * or Elasticsearch shared by every replica of the group (exactly-once handling across replicas).
      */
     processedEvents: z.enum(['memory', 'elasticsearch']).optional(),
+    /**
+     * With the Elasticsearch store: how long a replica's claim on an event it is handling holds. A
+     * replica killed mid-handling blocks that event (and its partition) for up to this long before
+     * another takes it over, so keep it short, yet above the longest handler. Default 5 minutes.
+     */
+    processedEventsLeaseMs: z.number().int().min(1000).max(3_600_000).optional(),
     /** 'development' allows single-replica topics; 'production' insists on RF 3 and min ISR 2. */
     profile: z.enum(['development', 'production']),
     /**
@@ -287,6 +293,7 @@ export function busConfigFromEnv(env: NodeJS.ProcessEnv, clientId: string): BusC
     'signing.secret': 'BUS_SIGNING_KEY',
     verifyKeys: 'BUS_VERIFY_KEYS',
     processedEvents: 'BUS_PROCESSED_EVENTS',
+    processedEventsLeaseMs: 'BUS_PROCESSED_EVENTS_LEASE_MS',
   };
   try {
     return parseBusConfig({
@@ -302,6 +309,7 @@ export function busConfigFromEnv(env: NodeJS.ProcessEnv, clientId: string): BusC
       ...security,
       ...signing,
       ...(processedText === 'elasticsearch' || processedText === 'memory' ? { processedEvents: processedText } : {}),
+      ...(env.BUS_PROCESSED_EVENTS_LEASE_MS ? { processedEventsLeaseMs: Number(env.BUS_PROCESSED_EVENTS_LEASE_MS) } : {}),
     });
   } catch (error) {
     if (error instanceof InvalidConfigError)

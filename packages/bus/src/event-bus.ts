@@ -91,6 +91,7 @@ export class EventBus {
         ...(this.deps.indexPrefix !== undefined ? { indexPrefix: this.deps.indexPrefix } : {}),
         // Remember an event as long as the topic can redeliver it.
         retentionMs: this.config.topics[options.topic].retentionMs,
+        ...(this.config.processedEventsLeaseMs !== undefined ? { leaseMs: this.config.processedEventsLeaseMs } : {}),
         ...(this.logger ? { logger: this.logger } : {}),
       });
       this.sharedStores.push(store);

@@ -62,6 +62,9 @@ export function exampleProbeResult(probeId = 'probe-debian-openssl-version', at 
       online_latency_p95_ms: null,
       baseline_latency_p95_ms: null,
       online_timeout_rate: null,
+      feed_check: null,
+      unpublished_knowledge: [],
+      attribution: null,
     },
     anomaly: true,
     severity: 'high',
@@ -95,6 +98,8 @@ export function exampleRootCauseReport(incidentId = `inc-${randomUUID()}`, at = 
     affected_probes: [{ probe_id: 'q-openssl-version', probe_version: 1, query: 'What is the latest version of openssl?' }],
     affected_knowledge_ids: [],
     recommended_intents: ['rollback_reranker'],
+    findings: [],
+    unexplained_probes: [],
   };
 }
 
@@ -122,6 +127,10 @@ export function exampleRepairAction(incidentId = `inc-${randomUUID()}`, at = new
       kf_age_days_before: 12,
       kf_age_days_after: 12,
       recovered: true,
+      outcome: 'recovered',
+      healed_probe_ids: ['probe-debian-openssl-version'],
+      unhealed_probe_ids: [],
+      worsened_probe_ids: [],
     },
     failure: null,
     rollback_of_action_id: null,

@@ -17,9 +17,19 @@ export {
   keyFacts,
   alteredChunks,
   onlineKnowledgeIsNewer,
+  newerOnlineChunks,
   type AnswerComparison,
   type AnswerSide,
 } from './signals/answer-agreement.ts';
+export {
+  checkAgainstFeed,
+  aheadOfFeed,
+  MAX_FEED_LOOKUPS,
+  type FeedCheck,
+  type FreshnessLookup,
+  type NewerChunk,
+} from './signals/knowledge-feed-check.ts';
+export { attributionCheck, misattributed, type CitingSide } from './signals/attribution.ts';
 export { CallHealthWindow, percentile, type CallHealthComparison, type CallOutcome } from './signals/call-health.ts';
 export { detectability, BROKEN_FCS_FLOOR, type Detectability, type CleanStateSignals } from './signals/detectability.ts';
 

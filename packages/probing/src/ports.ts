@@ -1,4 +1,4 @@
-import type { QueryRequest, QueryResponse } from '@rag-immune/rag-contract';
+import type { KnowledgeFreshness, QueryRequest, QueryResponse } from '@rag-immune/rag-contract';
 
 /**
  * What the sentinel needs from its collaborators. The composition root (main.ts) plugs in the real
@@ -10,6 +10,11 @@ export interface RagPort {
     request: QueryRequest,
     options?: { signal?: AbortSignal; timeoutMs?: number; headers?: Readonly<Record<string, string>> },
   ): Promise<QueryResponse>;
+  /**
+   * The contract's optional freshness lookup (GET /knowledge/{id}); a RAG that does not serve it
+   * answers 404. Knowledge the online side serves newer than the baseline is checked against it.
+   */
+  knowledgeFreshness?(knowledgeId: string, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<KnowledgeFreshness>;
 }
 
 export interface EvidenceSnippet {

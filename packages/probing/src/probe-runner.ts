@@ -25,11 +25,13 @@ import {
   ungroundedFacts,
   sameEvidence,
   factReplaced,
-  onlineKnowledgeIsNewer,
+  newerOnlineChunks,
   type AnswerComparison,
   type AnswerSide,
 } from './signals/answer-agreement.ts';
 import { CallHealthWindow, type CallHealthComparison } from './signals/call-health.ts';
+import { checkAgainstFeed, type FreshnessLookup } from './signals/knowledge-feed-check.ts';
+import { attributionCheck } from './signals/attribution.ts';
 import type { DebugCapture } from './debug-capture.ts';
 
 export interface ProbeRunnerOptions {
@@ -302,11 +304,16 @@ export class ProbeRunner {
     const onlineSide = sideOf(a);
     const baselineSide = sideOf(b);
     const agreement = answerAgreement(a.answer, b.answer);
+    // Newer online knowledge is an update only if its feed published it.
+    const newer = newerOnlineChunks(onlineSide, baselineSide);
+    const feedCheck = await checkAgainstFeed(newer, this.freshnessLookup());
     const comparison: AnswerComparison = {
       answer_agreement: agreement,
       online_answer_vs_baseline_fcs: null,
       baseline_answer_vs_online_fcs: null,
-      knowledge_update: onlineKnowledgeIsNewer(onlineSide, baselineSide),
+      knowledge_update: newer.length > 0 && (feedCheck?.unpublished.length ?? 0) === 0,
+      feed_check: feedCheck,
+      attribution: attributionCheck(probe.expected_sources, a, b),
       altered_chunks: alteredChunks(onlineSide, baselineSide),
       online_answer_empty: a.answer.trim() === '' && b.answer.trim() !== '',
       online_ungrounded_facts: [],
@@ -332,6 +339,13 @@ export class ProbeRunner {
       );
     }
     return comparison;
+  }
+
+  /** The online RAG's freshness lookup, bounded by the call timeout; undefined when its port has none. */
+  private freshnessLookup(): FreshnessLookup | undefined {
+    const online = this.options.online;
+    if (online.knowledgeFreshness === undefined) return undefined;
+    return (knowledgeId) => online.knowledgeFreshness!(knowledgeId, { timeoutMs: this.options.callTimeoutMs });
   }
 
   private async crossScore(probe: GoldenProbe, answer: string, evidence: { id: string; text: string }[]): Promise<number | null> {

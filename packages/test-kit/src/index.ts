@@ -6,3 +6,4 @@
  */
 export { sleep, waitFor } from './wait.ts';
 export { freePort, LogFollower, ManagedProcess, ProcessStartError, logMessage, type LogRecord, type ProcessSpec } from './processes.ts';
+export { TcpProxy } from './tcp-proxy.ts';

@@ -124,6 +124,11 @@ export const EffectorConfigSchema = z.object({
    * EFFECTOR_EXECUTE_TIMEOUT_MS + EFFECTOR_VERIFY_TIMEOUT_MS + LEASE_MARGIN_MS.
    */
   EFFECTOR_LEASE_MS: int(1000, 3_600_000).default(600_000),
+  /**
+   * The effector's Elasticsearch request timeout: the longest a lease renewal may take to land, so the
+   * lease must outlast it (see leaseIssue). Lower it with a nearby cluster to allow a shorter lease.
+   */
+  EFFECTOR_ES_REQUEST_TIMEOUT_MS: int(1000, 120_000).default(30_000),
   /** Every this often, actions whose lease expired (their replica died) are taken over and resumed or undone. */
   EFFECTOR_RECOVERY_SWEEP_SECONDS: int(1, 3600).default(60),
   /**
@@ -176,7 +181,7 @@ function apiTokenIssue(config: EffectorConfig): ConfigIssue | null {
   return null;
 }
 
-/** The effector's Elasticsearch request timeout: a lease renewal may take this long to land. */
+/** The default of EFFECTOR_ES_REQUEST_TIMEOUT_MS: a lease renewal may take this long to land. */
 export const ES_REQUEST_TIMEOUT_MS = 30_000;
 /** Slack on top of a renewal's round trip (clock skew between replicas, the event loop). */
 export const LEASE_MARGIN_MS = 5_000;
@@ -190,13 +195,14 @@ export const LEASE_MARGIN_MS = 5_000;
  * EFFECTOR_VERIFY_TIMEOUT_MS itself (the test kit's loop runs a 60 s lease with the 300 s + 120 s defaults).
  */
 function leaseIssue(config: EffectorConfig): ConfigIssue | null {
-  const renewal = ES_REQUEST_TIMEOUT_MS + LEASE_MARGIN_MS;
+  const timeout = config.EFFECTOR_ES_REQUEST_TIMEOUT_MS;
+  const renewal = timeout + LEASE_MARGIN_MS;
   if (config.EFFECTOR_LEASE_MS - Math.floor(config.EFFECTOR_LEASE_MS / 3) > renewal) return null;
   return {
     key: 'EFFECTOR_LEASE_MS',
     message:
       `too short to be renewed in time: renewed every third of it, the remaining two thirds must exceed a renewal's ` +
-      `worst round trip (${ES_REQUEST_TIMEOUT_MS} ms Elasticsearch timeout + ${LEASE_MARGIN_MS} ms), i.e. more than ` +
+      `worst round trip (${timeout} ms EFFECTOR_ES_REQUEST_TIMEOUT_MS + ${LEASE_MARGIN_MS} ms), i.e. more than ` +
       `${Math.ceil((renewal * 3) / 2)} ms; got ${config.EFFECTOR_LEASE_MS}`,
   };
 }

@@ -20,7 +20,7 @@ import {
   traceHeaders,
   workerHttpApp,
 } from '@rag-immune/worker-runtime';
-import { EFFECTOR_VERSION, ES_REQUEST_TIMEOUT_MS, effectorIndices, effectorNamedTokens, type EffectorConfig } from './config.ts';
+import { EFFECTOR_VERSION, effectorIndices, effectorNamedTokens, type EffectorConfig } from './config.ts';
 import { IdentifierRecordClient } from './admission/identifier-records.ts';
 import { ComponentRateClaims } from './breaker/rate-claims.ts';
 import { Effector, type IncidentOutcome } from './effector.ts';
@@ -76,7 +76,7 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
   const metrics = new EffectorMetrics(registry);
   const tracer = options.tracer ?? trace.getTracer('rag-immune-effector', EFFECTOR_VERSION);
   const indices = effectorIndices(config.ES_INDEX_PREFIX);
-  const es = createElasticsearchClient(elasticsearchConnection(config, { requestTimeoutMs: ES_REQUEST_TIMEOUT_MS }));
+  const es = createElasticsearchClient(elasticsearchConnection(config, { requestTimeoutMs: config.EFFECTOR_ES_REQUEST_TIMEOUT_MS }));
   const qdrantConnection = {
     url: config.EFFECTOR_QDRANT_URL ?? config.QDRANT_URL,
     apiKey: config.EFFECTOR_QDRANT_API_KEY ?? config.QDRANT_API_KEY,
@@ -147,7 +147,8 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     sourceByPrefix: config.EFFECTOR_SOURCE_BY_PREFIX,
     ...stores,
     aliases,
-    verifier: new RecoveryVerifier(runner, config.EFFECTOR_VERIFY_TIMEOUT_MS, config.EFFECTOR_VERIFY_CONCURRENCY),
+    // Re-reads the identifier's record at every measurement: probes that joined the incident since admission are verified too.
+    verifier: new RecoveryVerifier(runner, config.EFFECTOR_VERIFY_TIMEOUT_MS, config.EFFECTOR_VERIFY_CONCURRENCY, identifierRecords),
     memory: config.EFFECTOR_MEMORY_URL
       ? new MemoryClient({
           baseUrl: config.EFFECTOR_MEMORY_URL,

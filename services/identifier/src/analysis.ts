@@ -154,6 +154,8 @@ export function evidenceDrafts(prepared: PreparedAnalysis): EvidenceDraft[] {
         answer_equal_to_baseline: diff.answer.equal_to_baseline,
         online_unsupported_facts: diff.answer.online_unsupported,
         models_changed: diff.models.changed,
+        // Whether the newer online knowledge could be checked against its feed (null: nothing newer).
+        feed_check: result.comparison.feed_check ?? null,
         ...(prepared.provenance ? { trace_source: prepared.provenance.source, trace_gaps: prepared.provenance.gaps } : {}),
       },
     },

@@ -30,8 +30,20 @@ export function memoryRoutes(deps: { store: CaseStore; recommender: Recommender;
     });
     app.get('/cases/by-incident/:incident_id', async (req, res) => {
       const environment = z.string().min(1).max(100).default(deps.environment).parse(req.query.environment);
-      const stored = await withStore(() => deps.store.get(caseIdOf(environment, req.params.incident_id)));
-      if (stored === null) throw new HttpRequestError(404, `no case for incident ${req.params.incident_id} in environment ${environment}`);
+      // ?cause=: the case of one cause of an incident that had several (one case per cause).
+      const cause = z
+        .string()
+        .min(1)
+        .max(100)
+        .nullable()
+        .default(null)
+        .parse(req.query.cause ?? null);
+      const stored = await withStore(() => deps.store.get(caseIdOf(environment, req.params.incident_id, cause)));
+      if (stored === null)
+        throw new HttpRequestError(
+          404,
+          `no case for incident ${req.params.incident_id}${cause === null ? '' : ` and cause ${cause}`} in environment ${environment}`,
+        );
       res.json(stored.healingCase);
     });
     app.get('/cases/:id', async (req, res) => {

@@ -84,6 +84,11 @@ test('BUS_PROCESSED_EVENTS selects the processed-event store: memory by default,
     () => busConfigFromEnv({ ...env, BUS_PROCESSED_EVENTS: 'redis' }, 'x'),
     /BUS_PROCESSED_EVENTS: must be memory or elasticsearch/,
   );
+  // The claim lease: how long a replica killed mid-handling blocks the event for the others.
+  assert.equal(shared.processedEventsLeaseMs, undefined);
+  assert.equal(busConfigFromEnv({ ...env, BUS_PROCESSED_EVENTS_LEASE_MS: '20000' }, 'x').processedEventsLeaseMs, 20_000);
+  for (const bad of ['20s', '10'])
+    assert.throws(() => busConfigFromEnv({ ...env, BUS_PROCESSED_EVENTS_LEASE_MS: bad }, 'x'), /BUS_PROCESSED_EVENTS_LEASE_MS/);
 });
 
 test('BUS_PROCESSED_EVENTS=elasticsearch without a client from the worker refuses to subscribe, naming the key', async () => {

@@ -2,7 +2,7 @@
 /* eslint-disable */
 
 /** Every root cause the identifier may name; 'unknown' is an abstention. */
-export const ROOT_CAUSES = ['vector_index_corruption', 'reranker_drift', 'knowledge_source_failure', 'parser_bug', 'generator_inconsistency', 'tokenizer_anomaly', 'unknown'] as const;
+export const ROOT_CAUSES = ['vector_index_corruption', 'reranker_drift', 'knowledge_source_failure', 'parser_bug', 'generator_inconsistency', 'tokenizer_anomaly', 'unpublished_knowledge', 'wrong_attribution', 'unknown'] as const;
 /** Every component of a RAG a report may implicate. */
 export const RAG_COMPONENTS = ['vector_index', 'retriever', 'reranker', 'knowledge_source', 'parser', 'generator', 'tokenizer', 'unknown'] as const;
 /** Every repair intent a report may recommend and an action carry out. */
@@ -20,4 +20,6 @@ export const CAUSES: { readonly [C in CatalogueCause]: { readonly component: (ty
   parser_bug: { component: 'parser', intents: ['reparse_documents', 'rebuild_index_incremental'] },
   generator_inconsistency: { component: 'generator', intents: ['enable_answer_validation_fallback'] },
   tokenizer_anomaly: { component: 'tokenizer', intents: ['add_query_rewrite_rule'] },
+  unpublished_knowledge: { component: 'vector_index', intents: ['rebuild_index_incremental'] },
+  wrong_attribution: { component: 'vector_index', intents: ['rebuild_index_incremental'] },
 };

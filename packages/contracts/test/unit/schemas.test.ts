@@ -92,9 +92,11 @@ test('a RootCauseReport may abstain with unknown, and must always name a root ca
  */
 const REGISTERED_FINGERPRINTS: Record<string, string> = {
   // 2026-12-02: ProbeResult's per-side traceparent and RootCauseReport's trace_incomplete (issue 26).
-  probes: '7db051ff12f2c770fa5b8693d5af418190f65c895f912d9188fd24e70364fb5d',
-  reports: 'afde83b277a5b7338d10f05056656267340cb67f8a38c593b2dcee3b01374a13',
-  actions: '30be3edf4f50fe1870e01246473d3349dc68cbad8d7d6d8d1f5f30c23f0a7c77',
+  // 2026-12-04: ProbeResult's feed check, unpublished knowledge, attribution and their two signals (issue 30).
+  // 2026-12-04: RootCauseReport's findings and unexplained_probes, RecoveryVerification's per-probe outcome (issue 30, several causes).
+  probes: '7573c74c42402c931c8b32a5db814bb02e343e02b9bd799345542d3d1bbe51da',
+  reports: '7f55948eb61b841bbe39c62b020ec7036b725ed5bf2e42a2bc27d8197a893946',
+  actions: '4ed35718d9cc30bae76bfad873703a8ef3c61c3fb6af8c9a5e40598ea8da15ba',
 };
 
 test('assembled from avro/common/, each topic schema is the Avro registered before (same fingerprint)', () => {

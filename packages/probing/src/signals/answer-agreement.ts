@@ -23,6 +23,9 @@ export interface AnswerSide {
   }[];
 }
 
+import type { AttributionCheck } from '@rag-immune/contracts';
+import type { FeedCheck } from './knowledge-feed-check.ts';
+
 const VERSION = /\b\d+:[0-9][0-9A-Za-z.+~-]*|\b\d+(?:\.\d+)+(?:[-~+][0-9A-Za-z.+~-]+)?/g;
 const NUMBER_OR_DATE_TOKEN = /[\p{L}\p{N}._:+~@-]*\d[\p{L}\p{N}._:+~@-]*/gu;
 const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g;
@@ -148,13 +151,18 @@ export function factReplaced(online: string, baseline: string): boolean {
  * answers is a knowledge update, not corruption.
  */
 export function onlineKnowledgeIsNewer(online: AnswerSide, baseline: AnswerSide): boolean {
+  return newerOnlineChunks(online, baseline).length > 0;
+}
+
+/** The online chunks that make the online evidence newer (see onlineKnowledgeIsNewer). */
+export function newerOnlineChunks(online: AnswerSide, baseline: AnswerSide): AnswerSide['chunks'][number][] {
   const baselineNewest = new Map<string, number>();
   for (const chunk of baseline.chunks)
     baselineNewest.set(
       chunk.knowledge_id,
       Math.max(baselineNewest.get(chunk.knowledge_id) ?? -Infinity, chunk.valid_from, chunk.updated_at),
     );
-  return online.chunks.some((chunk) => {
+  return online.chunks.filter((chunk) => {
     const at = Math.max(chunk.valid_from, chunk.updated_at);
     if (at > baseline.asOf) return true;
     const newest = baselineNewest.get(chunk.knowledge_id);
@@ -200,4 +208,11 @@ export interface AnswerComparison {
   baseline_ungrounded_facts: string[];
   /** Same evidence on both sides, yet the online answer replaced a fact of the baseline's. */
   fact_replaced_on_same_evidence: boolean;
+  /**
+   * The newer online knowledge checked against its feed (null or absent: nothing newer to check).
+   * `knowledge_update` is false when the check found a version the feed never published.
+   */
+  feed_check?: FeedCheck | null;
+  /** Which knowledge each side cites against the probe's expected sources (absent: not compared). */
+  attribution?: AttributionCheck | null;
 }

@@ -1,6 +1,7 @@
 import type { AnomalySeverity, AnomalySignal, BaselineComparison, ProbeObservation } from '@rag-immune/contracts';
 import type { AnswerComparison } from './answer-agreement.ts';
 import type { CallHealthComparison } from './call-health.ts';
+import { misattributed } from './attribution.ts';
 
 export interface AnomalyThresholds {
   /** Online FCS this much below the baseline's is an anomaly (design default 0.15). */
@@ -80,6 +81,9 @@ export function compareWithBaseline(
     online_latency_p95_ms: calls?.online_latency_p95_ms ?? null,
     baseline_latency_p95_ms: calls?.baseline_latency_p95_ms ?? null,
     online_timeout_rate: calls?.online_timeout_rate ?? null,
+    feed_check: answers?.feed_check?.status ?? null,
+    unpublished_knowledge: answers?.feed_check?.unpublished ?? [],
+    attribution: answers?.attribution ?? null,
   };
   const signals: AnomalySignal[] = [];
   let worstRatio = 0;
@@ -101,6 +105,10 @@ export function compareWithBaseline(
   if (answers !== undefined && online.call_status === 'ok' && baseline.call_status === 'ok') {
     if (answers.online_answer_empty) raise('empty_answer', 'high');
     else if (disagrees(answers, limits)) raise('answer_disagreement', answers.altered_chunks.length > 0 ? 'high' : 'medium');
+    // Served knowledge its feed never published: wrong whether or not this answer shows it yet.
+    if ((answers.feed_check?.unpublished.length ?? 0) > 0) raise('unpublished_knowledge', 'high');
+    // Citations that point at another document: the answer may read right, its source does not.
+    if (misattributed(answers.attribution)) raise('wrong_attribution', 'medium');
   }
   if (calls !== undefined && online.call_status === 'ok' && slowerThanBaseline(calls, limits)) raise('latency_regression', 'medium');
   if (calls?.online_timed_out && (calls.online_timeout_rate ?? 0) > limits.timeoutRate) raise('timeout_rate', 'high');

@@ -71,6 +71,22 @@ export const FAULT_EXPECTATIONS: Record<string, FaultExpectation> = {
     modes: ['lookalike-unicode'],
     scoped: false,
   },
+  // Operator mistakes made straight in Qdrant (./operator-faults.ts), no fault API: a version no feed
+  // published, and two documents' ids swapped in the chunk metadata. Re-ingesting from the feed heals both.
+  'unpublished-knowledge': {
+    cause: 'unpublished_knowledge',
+    components: ['vector_index'],
+    healingIntents: ['rebuild_index_incremental'],
+    modes: ['leaked-test-record'],
+    scoped: true,
+  },
+  'attribution-swap': {
+    cause: 'wrong_attribution',
+    components: ['vector_index'],
+    healingIntents: ['rebuild_index_incremental'],
+    modes: ['swap-ids'],
+    scoped: true,
+  },
   // A silent query-embedder swap: retrieval breaks, no repair hook of the reference RAG undoes it.
   'embedding-model-swap': {
     cause: null,
@@ -112,6 +128,15 @@ export function injectionBody(plan: FaultPlan, probes: LoopProbes): Record<strin
     const probed = [...new Set(probes.probes.map((p) => p.expected_sources[0] as string))].sort((a, b) => rank(seed, a) - rank(seed, b));
     const wanted = Math.max(1, Math.round((plan.fraction ?? 0.5) * probed.length));
     let ids = probed.slice(0, wanted);
+    if (plan.kind === 'attribution-swap') {
+      // One probed changelog document and one probed apt document of another package: the apt chunk
+      // lacks the release fields a version question needs, so answers stay right while citations move.
+      const first = probed.find((id) => id.startsWith('changelog/')) ?? probed[0]!;
+      const subject = (id: string) => id.slice(id.indexOf('/') + 1);
+      const other = probed.find((id) => id.startsWith('apt/') && subject(id) !== subject(first)) ?? probed.find((id) => id !== first);
+      if (other === undefined) throw new Error('attribution-swap needs probes on two documents');
+      ids = [first, other];
+    }
     if (plan.kind === 'knowledge-source-failure') {
       const changed = probes.probes.filter((p) => probes.changedSinceStale.has(p.id)).map((p) => p.expected_sources[0] as string);
       // Only the changelog source goes stale; keep the scope within it.

@@ -30,7 +30,15 @@ export interface ImmuneSystemOptions {
   only?: WorkerKind[];
   /** Extra or overriding variables per worker kind (test hooks, thresholds). */
   env?: Partial<Record<WorkerKind, Record<string, string>>>;
+  /**
+   * BUS_PROCESSED_EVENTS of the consuming workers (identifier, effector, memory): `elasticsearch` shares
+   * their handled events between replicas and restarts; default each process's own memory.
+   */
+  processedEvents?: 'memory' | 'elasticsearch';
 }
+
+/** The workers that consume events as a group (the sentinel only publishes). */
+const CONSUMERS: readonly WorkerKind[] = ['identifier', 'effector', 'memory'];
 
 export interface WorkerInstance {
   kind: WorkerKind;
@@ -133,7 +141,12 @@ export class ImmuneSystem {
         MEMORY_GROUP_ID: group,
       },
     };
-    const env = { ...this.commonEnv(), ...base[kind], ...(o.env?.[kind] ?? {}) };
+    // A replica SIGKILLed mid-handling holds its claim on the event for the lease: 30 s, not 5 minutes, in a test.
+    const processed: Record<string, string> =
+      o.processedEvents && CONSUMERS.includes(kind)
+        ? { BUS_PROCESSED_EVENTS: o.processedEvents, BUS_PROCESSED_EVENTS_LEASE_MS: '30000' }
+        : {};
+    const env = { ...this.commonEnv(), ...processed, ...base[kind], ...(o.env?.[kind] ?? {}) };
     for (const [key, value] of Object.entries(env)) if (value === '__NAME__') env[key] = name;
     return env;
   }

@@ -26,6 +26,8 @@ export interface LoopRunOptions {
   replicas?: ImmuneSystemOptions['replicas'];
   only?: ImmuneSystemOptions['only'];
   env?: ImmuneSystemOptions['env'];
+  /** Where the consuming workers remember handled events (default memory; `elasticsearch` for replicas). */
+  processedEvents?: ImmuneSystemOptions['processedEvents'];
   /** Progress lines for a person (the demo); default silent. */
   say?: (line: string) => void;
   /** Run directory (default `.runs/<UTC time>-<namespace>`). */
@@ -57,7 +59,17 @@ export class LoopRun {
   }
 
   get context(): TrialContext {
-    return { onlineUrl: this.rag.onlineUrl, recorder: this.recorder, probes: this.probes, probeIntervalMs: this.probeIntervalMs };
+    return {
+      onlineUrl: this.rag.onlineUrl,
+      recorder: this.recorder,
+      probes: this.probes,
+      probeIntervalMs: this.probeIntervalMs,
+      onlineIndex: {
+        qdrantUrl: this.endpoints.qdrantUrl,
+        qdrantApiKey: this.endpoints.qdrantApiKey,
+        collection: this.rag.collections.online,
+      },
+    };
   }
 
   async start(): Promise<void> {
@@ -88,6 +100,7 @@ export class LoopRun {
       ...(this.options.replicas ? { replicas: this.options.replicas } : {}),
       ...(this.options.env ? { env: this.options.env } : {}),
       ...(this.options.only ? { only: this.options.only } : {}),
+      ...(this.options.processedEvents ? { processedEvents: this.options.processedEvents } : {}),
     });
     const busConfig = busConfigFromEnv({ ...this.system.commonEnv() }, 'loop-recorder');
     const harnessLog = pino({ level: 'info' }, destination({ dest: join(this.runDir, 'harness.log'), sync: false }));

@@ -6,6 +6,7 @@
 import { callFaultAdmin } from '@rag-immune/rag-contract';
 import type { ProbeResult, RepairAction, RootCauseReport } from '@rag-immune/contracts';
 import { expectationOf, injectionBody, touchedProbes, type FaultPlan } from './faults.ts';
+import { ingestUnpublishedVersion, isOperatorFault, swapDocumentIds, type OnlineIndex } from './operator-faults.ts';
 import type { LoopProbes } from './probes.ts';
 import type { HealingLine, LoopRecorder } from './timeline.ts';
 import { sleep } from '../wait.ts';
@@ -17,6 +18,8 @@ export interface TrialContext {
   probeIntervalMs: number;
   /** The RAG's admin token, when it has one. */
   ragToken?: string;
+  /** The online RAG's Qdrant collection: operator faults are written there, not through the admin API. */
+  onlineIndex?: OnlineIndex;
 }
 
 export interface ActionSummary {
@@ -75,9 +78,11 @@ export async function injectFault(
 ): Promise<Pick<TrialResult, 'plan' | 'body' | 'affectedKnowledgeIds' | 'touched' | 'injectStartedAt' | 'injectedAt'>> {
   const body = injectionBody(plan, ctx.probes);
   const injectStartedAt = Date.now();
-  const answer = await callFaultAdmin(ctx.onlineUrl, 'POST', plan.kind, body, ...(ctx.ragToken ? [ctx.ragToken] : []));
+  const affected = isOperatorFault(plan.kind)
+    ? await injectOperatorFault(ctx, plan.kind, (body.scope as { knowledge_ids: string[] }).knowledge_ids)
+    : ((await callFaultAdmin(ctx.onlineUrl, 'POST', plan.kind, body, ...(ctx.ragToken ? [ctx.ragToken] : []))).fault
+        ?.affected_knowledge_ids ?? null);
   const injectedAt = Date.now();
-  const affected = answer.fault?.affected_knowledge_ids ?? null;
   return {
     plan,
     body,
@@ -86,6 +91,17 @@ export async function injectFault(
     injectStartedAt,
     injectedAt,
   };
+}
+
+/** An operator's mistake written straight into the online collection (no fault API); the knowledge ids it touched. */
+function injectOperatorFault(
+  ctx: TrialContext,
+  kind: 'unpublished-knowledge' | 'attribution-swap',
+  knowledgeIds: string[],
+): Promise<string[]> {
+  if (ctx.onlineIndex === undefined) throw new Error(`${kind} is written into Qdrant: the trial context needs onlineIndex`);
+  if (kind === 'unpublished-knowledge') return ingestUnpublishedVersion(ctx.onlineIndex, knowledgeIds);
+  return swapDocumentIds(ctx.onlineIndex, knowledgeIds[0]!, knowledgeIds[1]!);
 }
 
 /** Incident ids that have a report already: a trial only counts incidents opened after its injection. */

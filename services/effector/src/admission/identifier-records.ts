@@ -20,6 +20,11 @@ export const IdentifierIncidentSchema = z
         root_cause: z.string(),
         affected_component: z.string(),
         affected_knowledge_ids: z.array(z.string()).optional(),
+        findings: z
+          .array(
+            z.object({ root_cause: z.string(), affected_component: z.string(), affected_knowledge_ids: z.array(z.string()) }).passthrough(),
+          )
+          .optional(),
       })
       .passthrough()
       .nullable(),
@@ -44,6 +49,8 @@ export interface IdentifierIncident {
     root_cause: string;
     affected_component: string;
     affected_knowledge_ids?: string[] | undefined;
+    /** Each finding's cause, component and scope (several causes); absent from identifiers older than findings. */
+    findings?: { root_cause: string; affected_component: string; affected_knowledge_ids: string[] }[] | undefined;
   } | null;
 }
 

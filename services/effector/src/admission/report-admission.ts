@@ -82,8 +82,26 @@ export function checkAgainstRecord(report: RootCauseReport, record: IdentifierIn
           : `the report drops knowledge ids the identifier's revision ${report.report_revision} names`,
       );
   }
+  // Several causes: each finding is repaired on its own, scoped by its own ids; every one must be one the identifier issued.
+  if (issued.findings !== undefined) {
+    const findings = report.findings ?? [];
+    const forged = findings.filter((f) => {
+      const own = issued.findings!.find((i) => i.root_cause === f.root_cause && i.affected_component === f.affected_component);
+      const ids = new Set(f.affected_knowledge_ids);
+      return own === undefined || own.affected_knowledge_ids.length !== ids.size || own.affected_knowledge_ids.some((id) => !ids.has(id));
+    });
+    if (forged.length > 0 || findings.length !== issued.findings.length)
+      return refuse(
+        'knowledge_mismatch',
+        `the report's findings (${findings.map((f) => f.root_cause).join(', ') || 'none'}) are not the ones the identifier's revision ${report.report_revision} names${
+          forged.length > 0 ? ` (${forged.map((f) => f.root_cause).join(', ')} differ in cause, component or knowledge ids)` : ''
+        }`,
+      );
+  }
   const known = new Map(record.probes.map((p) => [p.probe_id, p]));
-  const foreign = report.affected_probes.filter((p) => known.get(p.probe_id)?.query !== p.query).map((p) => p.probe_id);
+  const foreign = [...report.affected_probes, ...(report.findings ?? []).flatMap((f) => f.affected_probes)]
+    .filter((p) => known.get(p.probe_id)?.query !== p.query)
+    .map((p) => p.probe_id);
   if (foreign.length > 0)
     return refuse(
       'probes_mismatch',

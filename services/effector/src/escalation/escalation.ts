@@ -17,7 +17,9 @@ export type EscalationReason =
   /** A repair's verification never judged it: it is held applied, for a person to keep or roll back. */
   | 'verification_inconclusive'
   /** A repair needed a snapshot and the collection's snapshots already fill EFFECTOR_SNAPSHOT_BUDGET_BYTES. */
-  | 'snapshot_budget';
+  | 'snapshot_budget'
+  /** A repair healed part of its cause's probes and is kept; nothing planned healed the rest. */
+  | 'partial_recovery';
 
 /**
  * Handing an incident to a human: undo whatever of it is still in flight, record and publish an
@@ -39,7 +41,12 @@ export class Escalation {
     let v = await deps.actions.get(key);
     if (v === null) {
       const doc = newActionDoc(report, tool, 99);
-      doc.arguments = { reason: why, chosen_by: reason === 'policy' ? 'policy' : 'breaker' };
+      doc.arguments = {
+        reason: why,
+        chosen_by: reason === 'policy' ? 'policy' : 'breaker',
+        // The cause (of several) whose plan ended here: memory files the escalation under its case.
+        ...((report.findings ?? []).length >= 2 ? { finding: report.root_cause } : {}),
+      };
       doc.args_json = JSON.stringify({ reason: why });
       v = (await deps.actions.create(doc)) ?? (await deps.actions.get(key));
       if (v === null) return;

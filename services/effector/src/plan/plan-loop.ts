@@ -2,7 +2,7 @@ import type { RootCauseReport } from '@rag-immune/contracts';
 import { healingLog } from '@rag-immune/worker-runtime';
 import type { RepairTool, ToolBox } from '../actions/repair-tool.ts';
 import { checkBreaker, claimRateSlot, releaseRateSlotUnlessStarted } from '../breaker/breaker-gate.ts';
-import { toolContextFor, type EffectorDeps } from '../effector-deps.ts';
+import { errorMessage, toolContextFor, type EffectorDeps } from '../effector-deps.ts';
 import type { Escalation } from '../escalation/escalation.ts';
 import type { ActionEvents } from '../events/action-events.ts';
 import type { GrantGate } from '../grants/grant-gate.ts';
@@ -10,6 +10,9 @@ import { decide, toolsNotToRetry, type RepairHistory } from '../policy/decision.
 import type { ActionRunner } from '../run/action-runner.ts';
 import type { Undoer } from '../run/undo.ts';
 import { IN_FLIGHT } from '../state/action-state.ts';
+import type { EffectorMode } from '../state/mode-store.ts';
+import { causeSlices, hasSeveralCauses } from '../verify/cause-scope.ts';
+import { healedAlready, keptRepairOf } from './kept-repairs.ts';
 import { consultMemory } from './memory-consultation.ts';
 import { ensurePlanned } from './planned-actions.ts';
 
@@ -67,6 +70,114 @@ export class PlanLoop {
     const owed = await this.finishOwedUndos(report);
     if (owed !== null) return owed;
     const mode = (await deps.modes.get()).mode;
+    // Probes no cause explains yet: another cause may be filling in (its group still too small to name).
+    // Repairing half the picture risks verifying a right repair against probes another fault still
+    // breaks; a revision within the grace period is worth the wait.
+    if (
+      report.root_cause !== 'unknown' &&
+      (report.unexplained_probes ?? []).length > 0 &&
+      (await this.supersededWithin(report, deps.abstentionGraceMs ?? 0))
+    ) {
+      log.info({ unexplained_probes: report.unexplained_probes }, 'report leaving probes unexplained superseded within the grace period');
+      deps.metrics.reports.inc({ outcome: 'superseded' });
+      return 'superseded';
+    }
+    const slices = causeSlices(report);
+    if (slices.length === 1) return (await this.runCause(report, mode)) as IncidentOutcome;
+    return this.runCauses(report, slices, mode);
+  }
+
+  /**
+   * Several causes: one plan per cause, primary first, each repair verified against the probes its
+   * cause explains and kept when it healed them and made no other probe worse. A cause an earlier
+   * kept repair already healed is not repaired again. The incident is recovered when every cause is;
+   * a cause that cannot be healed pages (its plan's escalation) without undoing the kept repairs.
+   */
+  private async runCauses(report: RootCauseReport, slices: RootCauseReport[], mode: EffectorMode): Promise<IncidentOutcome> {
+    const { deps } = this;
+    const outcomes: IncidentOutcome[] = [];
+    const partials: RootCauseReport[] = [];
+    for (const slice of slices) {
+      const actions = await deps.actions.list({ incident: report.incident_id });
+      let healedBy = healedAlready(actions, slice);
+      // A cause a kept repair was made for already (verified, or a partial recovery) whose group has grown
+      // since: its probes measured now. Healthy, the kept repair covers them; not, the same repair is not
+      // run twice (it is applied): what still fails is measured again after the other causes' repairs.
+      const kept = healedBy === null ? keptRepairOf(actions, slice) : null;
+      if (kept !== null) {
+        if (await this.healthyNow(slice)) healedBy = kept;
+        else {
+          healingLog(
+            deps.logger,
+            { incident_id: report.incident_id, root_cause: slice.root_cause, action_id: kept.action_id, tool: kept.tool },
+            `${slice.root_cause}: the kept ${kept.tool} stays; its probes still failing are measured again after the other causes' repairs`,
+          );
+          outcomes.push('escalated');
+          partials.push(slice);
+          continue;
+        }
+      }
+      if (healedBy !== null) {
+        healingLog(
+          deps.logger,
+          { incident_id: report.incident_id, root_cause: slice.root_cause, action_id: healedBy.action_id, tool: healedBy.tool },
+          `${slice.root_cause}: its probes were healed by the kept ${healedBy.tool}: not repaired again`,
+        );
+        outcomes.push('recovered');
+        continue;
+      }
+      const outcome = await this.runCause(slice, mode, { deferPartial: true });
+      // A partial's placeholder until it is measured again below.
+      outcomes.push(outcome === 'partial' ? 'escalated' : outcome);
+      if (outcome === 'partial') partials.push(slice);
+      // Something must finish (or a person decide) before the next cause is touched.
+      if (outcome !== 'partial' && WAIT_BEFORE_NEXT_CAUSE.has(outcome)) return outcome;
+    }
+    // A cause whose repair healed only part of its probes: the rest may have been another cause's
+    // doing, repaired since. Measured again now; what still fails is paged, the kept repairs stay.
+    for (const slice of partials) {
+      const index = slices.indexOf(slice);
+      let now: Awaited<ReturnType<EffectorDeps['verifier']['measure']>> | null = null;
+      try {
+        now = await deps.verifier.measure(slice);
+      } catch (error) {
+        deps.logger.warn({ incident_id: report.incident_id, err: errorMessage(error) }, 'measuring a partly repaired cause again failed');
+      }
+      if (now !== null && now.recovered && !now.inconclusive) {
+        healingLog(
+          deps.logger,
+          { incident_id: report.incident_id, root_cause: slice.root_cause },
+          `${slice.root_cause}: the rest of its probes healed with the other causes' repairs`,
+        );
+        outcomes[index] = 'recovered';
+      } else {
+        await this.escalation.escalate(
+          slice,
+          `${slice.root_cause}: a kept repair healed part of its probes; ${now?.anomalies.join('; ') ?? 'they could not be measured again'}`,
+          'partial_recovery',
+        );
+      }
+    }
+    if (outcomes.every((o) => o === 'recovered')) {
+      await deps.incidents.setStatus(report.incident_id, 'recovered');
+      return 'recovered';
+    }
+    return outcomes.find((o) => o !== 'recovered')!;
+  }
+
+  /** The plan for one cause (a report's only cause, or one slice of several). */
+  private async runCause(
+    report: RootCauseReport,
+    mode: EffectorMode,
+    options: { deferPartial?: boolean } = {},
+  ): Promise<IncidentOutcome | 'partial'> {
+    const { deps } = this;
+    const log = deps.logger.child({
+      incident_id: report.incident_id,
+      report_revision: report.report_revision,
+      root_cause: report.root_cause,
+    });
+    const several = hasSeveralCauses(report);
     const all = await deps.actions.list({ incident: report.incident_id });
     // A whole-index rebuild verified after the revision's last anomaly already rebuilt the knowledge it
     // adds: those anomalies were seen before the rebuild finished, so there is nothing new to repair.
@@ -112,15 +223,22 @@ export class PlanLoop {
       `plan: ${decision.steps.map((s) => s.tool).join(' → ')}`,
     );
     const ctx = toolContextFor(deps, report);
+    let keptPartial: string | null = null;
     for (const [position, step] of decision.steps.entries()) {
       const tool = this.tools.named(step.tool) as RepairTool;
       let v = await ensurePlanned(deps, this.events, report, tool, step, position, decision, ctx);
       if (v === null) continue;
       if (mode === 'observe') continue;
       const d = v.doc;
+      // The same tool planned for another cause of this revision: its record is that cause's, not this one's.
+      if (several && d.component !== report.affected_component) continue;
+      if (d.status === 'succeeded' && d.verification?.outcome === 'partial') {
+        keptPartial = d.tool;
+        continue;
+      }
       if (d.status === 'succeeded') {
         // Killed between the state change and the event: publish it now (at least once), close the incident.
-        if ((await deps.incidents.get(report.incident_id))?.doc.status === 'open') {
+        if (!several && (await deps.incidents.get(report.incident_id))?.doc.status === 'open') {
           await this.events.emit(d, 'succeeded');
           await deps.incidents.setStatus(report.incident_id, 'recovered');
         }
@@ -134,6 +252,9 @@ export class PlanLoop {
         if (v === null) return 'contended';
       }
       if (tool.terminal) {
+        // With other causes still to repair, the page for the rest waits until they are (runCauses).
+        if (keptPartial !== null && options.deferPartial) return 'partial';
+        if (keptPartial !== null) return this.pageForTheRest(report, keptPartial);
         await this.escalation.escalate(report, step.reason, 'policy');
         return 'escalated';
       }
@@ -156,6 +277,11 @@ export class PlanLoop {
       const outcome = await this.runner.run(v, tool, report, ctx, gate.grant);
       await releaseRateSlotUnlessStarted(deps, report, v.doc.key);
       if (outcome === 'succeeded') return 'recovered';
+      if (outcome === 'partial') {
+        // Kept, not undone: the next step may heal the rest; if none does, a person is paged for it.
+        keptPartial = tool.name;
+        continue;
+      }
       if (outcome === 'contended') return 'contended';
       if (outcome === 'undo_pending') return 'undo_pending';
       if (outcome === 'undo_failed') {
@@ -182,8 +308,37 @@ export class PlanLoop {
       deps.metrics.reports.inc({ outcome: 'planned' });
       return 'planned';
     }
+    if (keptPartial !== null && options.deferPartial) return 'partial';
+    if (keptPartial !== null) return this.pageForTheRest(report, keptPartial);
     await this.escalation.escalate(report, 'every planned repair failed', 'plan_exhausted');
     return 'escalated';
+  }
+
+  /**
+   * A kept partial repair and nothing left to heal the rest: a page, unless a later revision arrives
+   * within the grace period (the identifier may be naming the rest's own cause: that revision repairs it).
+   */
+  private async pageForTheRest(report: RootCauseReport, keptTool: string): Promise<IncidentOutcome> {
+    if (await this.supersededWithin(report, this.deps.abstentionGraceMs ?? 0)) {
+      healingLog(
+        this.deps.logger,
+        { incident_id: report.incident_id, tool: keptTool },
+        `${keptTool} kept as a partial recovery; a later revision arrived: the rest is its to repair`,
+      );
+      return 'superseded';
+    }
+    await this.escalation.escalate(report, partialMessage(report, keptTool), 'partial_recovery');
+    return 'escalated';
+  }
+
+  /** Whether every probe the slice's cause explains answers without an anomaly now (false when it cannot be measured). */
+  private async healthyNow(slice: RootCauseReport): Promise<boolean> {
+    try {
+      const now = await this.deps.verifier.measure(slice);
+      return now.recovered && !now.inconclusive;
+    } catch {
+      return false;
+    }
   }
 
   /**
@@ -243,3 +398,16 @@ export function refuseImplausible(deps: Pick<EffectorDeps, 'logger' | 'metrics'>
   );
   return 'refused';
 }
+
+/** Outcomes after which the next cause waits: a repair elsewhere, an owed undo, a grant or a person first. */
+const WAIT_BEFORE_NEXT_CAUSE = new Set<IncidentOutcome>([
+  'in_progress_elsewhere',
+  'contended',
+  'undo_pending',
+  'awaiting_grant',
+  'held_for_human',
+  'refused',
+]);
+
+const partialMessage = (report: RootCauseReport, tool: string) =>
+  `${tool} healed part of ${report.root_cause}'s probes and is kept; no planned repair healed the rest`;

@@ -4,6 +4,7 @@ import { crashPoint, errorMessage, type EffectorDeps } from '../effector-deps.ts
 import type { ActionEvents } from '../events/action-events.ts';
 import type { PlannedStep } from '../policy/decision.ts';
 import { actionKey, newActionDoc, type ActionDoc, type Versioned } from '../state/action-store.ts';
+import { hasSeveralCauses } from '../verify/cause-scope.ts';
 
 /** Why the plan holds a step: what the RepairAction's arguments carry besides the tool's own. */
 export interface PlanProvenance {
@@ -37,6 +38,8 @@ export async function ensurePlanned(
     policy_branch: provenance.branch,
     memory: provenance.memoryNote,
     ...(step.case_ids.length ? { case_ids: step.case_ids.join(',') } : {}),
+    // One cause of several: which one this repair is for (memory keeps a case per cause).
+    ...(hasSeveralCauses(report) ? { finding: report.root_cause } : {}),
   };
   let args: Record<string, unknown>;
   try {

@@ -6,7 +6,9 @@ import type { ActionEvents } from '../events/action-events.ts';
 import type { SnapshotRecord } from '../snapshots/snapshot-record.ts';
 import type { SnapshotPruner } from '../snapshots/snapshot-pruning.ts';
 import type { ActionDoc, ActionLease, Versioned } from '../state/action-store.ts';
+import { hasSeveralCauses } from '../verify/cause-scope.ts';
 import { VerificationTimeoutError, verdictOf, type ProbeMeasurement } from '../verify/recovery-verifier.ts';
+import { judgeRepair, verificationOutcome } from '../verify/repair-judgement.ts';
 import type { Undoer } from './undo.ts';
 
 type Failure = NonNullable<RepairAction['failure']>;
@@ -15,9 +17,11 @@ export type Grant = RepairAction['grant'];
  * succeeded / failed (undone) / contended; undo_pending: the failed repair's undo met an error and
  * is owed (the plan must not go on); undo_failed: it cannot be undone; held: verification stayed
  * inconclusive, the repair is left applied for a human; snapshot_budget: no room for its snapshot
- * within EFFECTOR_SNAPSHOT_BUDGET_BYTES (it never ran). The last three escalate.
+ * within EFFECTOR_SNAPSHOT_BUDGET_BYTES (it never ran). The last three escalate. partial: the repair
+ * healed some of its cause's probes and made none worse: kept (`succeeded`, verification outcome
+ * `partial`), not undone; the rest is the plan's to handle.
  */
-export type RunOutcome = 'succeeded' | 'failed' | 'contended' | 'undo_pending' | 'undo_failed' | 'held' | 'snapshot_budget';
+export type RunOutcome = 'succeeded' | 'failed' | 'contended' | 'undo_pending' | 'undo_failed' | 'held' | 'snapshot_budget' | 'partial';
 
 class Interrupted extends Error {}
 
@@ -78,7 +82,12 @@ export class ActionRunner {
 
   async run(v0: Versioned<ActionDoc>, tool: RepairTool, report: RootCauseReport, ctx: ToolContext, grant: Grant): Promise<RunOutcome> {
     const { deps } = this;
-    const v: Versioned<ActionDoc> = v0;
+    // Claimed before anything runs (preconditions, before-figures, snapshot can take minutes): another
+    // replica keeps off while the claim is live, and its sweep takes the step over once it ran out.
+    if (v0.doc.owner !== null && v0.doc.owner !== deps.instanceId && (v0.doc.lease_until ?? 0) > Date.now()) return 'contended';
+    const claimed = await deps.actions.update(v0, { owner: deps.instanceId, lease_until: Date.now() + deps.leaseMs });
+    if (claimed === null) return 'contended';
+    const v: Versioned<ActionDoc> = claimed;
     const args = tool.input.parse(JSON.parse(v.doc.args_json)) as Record<string, unknown>;
     const fail = async (failure: Failure, verification: RepairAction['verification'] = null) => {
       const failed = await deps.actions.move(v, 'failed', { failure, verification, finished_at: new Date().toISOString() });
@@ -148,6 +157,7 @@ export class ActionRunner {
       kf_age_days_before: before.kf_age_days,
       kf_age_days_after: null,
       recovered: false,
+      ...verificationOutcome(null),
     };
     const started = await deps.actions.move(v, 'started', {
       owner: deps.instanceId,
@@ -165,7 +175,7 @@ export class ActionRunner {
     // Renewed while this replica works on it (execute, verify, re-measure waits, undo); lost: it stops.
     const lease = deps.actions.hold(started, { owner: deps.instanceId, leaseMs: deps.leaseMs });
     try {
-      return await this.runStarted(started, lease, tool, report, ctx, args, verificationBefore);
+      return await this.runStarted(started, lease, tool, report, ctx, args, verificationBefore, before);
     } finally {
       lease.release();
     }
@@ -179,9 +189,11 @@ export class ActionRunner {
     ctx: ToolContext,
     args: Record<string, unknown>,
     verificationBefore: NonNullable<RepairAction['verification']>,
+    before: ProbeMeasurement,
   ): Promise<RunOutcome> {
     const { deps } = this;
     let v = started;
+    let keepPartial = false;
     crashPoint(deps, 'after_started');
     await this.events.emit(v.doc, 'started');
     healingLog(
@@ -213,23 +225,32 @@ export class ActionRunner {
       if (measured !== null && measured.held !== null) return measured.held;
       if (measured !== null) v = measured.v;
       const after = measured?.after ?? (await deps.verifier.measure(report));
+      // Probe by probe against the before-figures: kept when it healed its cause's probes (or some) and made none worse.
+      const judgement = problem === null ? judgeRepair(before, after) : null;
       verification = {
         ...verificationBefore,
         fcs_after: after.fcs,
         ic_after: after.ic,
         kf_age_days_after: after.kf_age_days,
-        recovered: after.recovered && problem === null,
+        recovered: judgement?.outcome === 'recovered',
+        ...verificationOutcome(judgement),
       };
-      if (!verification.recovered)
+      keepPartial = judgement?.outcome === 'partial';
+      if (!verification.recovered && !keepPartial)
         failure = {
           reason: 'verification_failed',
-          message: problem ?? `probes still anomalous against the baseline: ${after.anomalies.join('; ')}`,
+          message:
+            problem ??
+            (judgement?.outcome === 'worse'
+              ? `the repair made probes worse: ${judgement.worsened.join(', ')}`
+              : `probes still anomalous against the baseline: ${after.anomalies.join('; ')}`),
         };
     } catch (error) {
       if (error instanceof Interrupted || lease.lost) return 'contended';
       const timedOut = error instanceof VerificationTimeoutError || (error instanceof Error && error.name === 'TimeoutError');
       failure = { reason: timedOut ? 'timeout' : 'tool_error', message: errorMessage(error) };
     }
+    if (failure === null && keepPartial) return this.keepPartial(v, tool, report, verification);
     if (failure === null) return this.succeed(v, tool, report, verification);
     // Not `failed` yet: a failed repair still applied must not look finished. `undoing` survives a
     // crash or an unreachable server mid-undo, and nothing else runs for the incident until it is done.
@@ -319,7 +340,8 @@ export class ActionRunner {
     if (done === null) return 'contended';
     crashPoint(deps, 'after_succeeded');
     await this.events.emit(done.doc, 'succeeded');
-    await deps.incidents.setStatus(report.incident_id, 'recovered');
+    // One cause of several healed: the plan loop closes the incident when every cause is.
+    if (!hasSeveralCauses(report)) await deps.incidents.setStatus(report.incident_id, 'recovered');
     deps.metrics.timeToRecovery.observe({ tool: tool.name }, Math.max(0, (Date.now() - report.occurred_at) / 1000));
     deps.metrics.reports.inc({ outcome: 'recovered' });
     healingLog(
@@ -328,6 +350,30 @@ export class ActionRunner {
       `repair ${tool.name} verified: the affected probes recovered`,
     );
     return 'succeeded';
+  }
+
+  /**
+   * A partial recovery: the repair healed some of its cause's probes and made none worse. It is kept
+   * (`succeeded`, verification outcome `partial`, recovered false) rather than undone; the incident
+   * stays open for the rest.
+   */
+  private async keepPartial(
+    v: Versioned<ActionDoc>,
+    tool: RepairTool,
+    report: RootCauseReport,
+    verification: NonNullable<RepairAction['verification']>,
+  ): Promise<RunOutcome> {
+    const { deps } = this;
+    const kept = await deps.actions.move(v, 'succeeded', { verification, finished_at: new Date().toISOString(), lease_until: null });
+    if (kept === null) return 'contended';
+    await this.events.emit(kept.doc, 'succeeded');
+    deps.metrics.reports.inc({ outcome: 'partial' });
+    healingLog(
+      deps.logger,
+      { incident_id: report.incident_id, action_id: kept.doc.action_id, tool: tool.name, verification },
+      `repair ${tool.name} kept as a partial recovery: healed ${verification.healed_probe_ids.join(', ')}, still anomalous ${verification.unhealed_probe_ids.join(', ')}`,
+    );
+    return 'partial';
   }
 }
 

@@ -2,13 +2,14 @@ import type { Logger } from 'pino';
 import type { RootCauseReport } from '@rag-immune/contracts';
 import { errorMessage } from '../effector-deps.ts';
 import type { IncidentOutcome } from '../plan/plan-loop.ts';
+import { UNFINISHED } from '../state/action-state.ts';
 import type { ActionDoc, ActionLease, ActionStore } from '../state/action-store.ts';
-import type { IncidentStore } from '../state/incident-store.ts';
+import type { IncidentDoc, IncidentStore } from '../state/incident-store.ts';
 
 /** What the sweep reads and who it hands an incident to (Effector.process: one incident at a time). */
 export interface RecoverySweepDeps {
   actions: Pick<ActionStore, 'list'>;
-  incidents: Pick<IncidentStore, 'get' | 'report'>;
+  incidents: Pick<IncidentStore, 'get' | 'list' | 'report'>;
   instanceId: string;
   leaseMs: number;
   logger: Logger;
@@ -32,9 +33,35 @@ export function abandoned(action: ActionDoc, now: number, leaseMs: number): bool
 }
 
 /**
+ * A step of an open incident's current plan that nobody carries on, though no lease of a running
+ * repair names it: `planned` (nothing ran yet; its replica died before it started, or before or
+ * while it claimed the step) once its claim ran out or, unclaimed, it was left alone for a whole
+ * lease; or `succeeded` (fully, not a partial recovery) while its incident is still open and none
+ * of its other actions is unfinished (its replica died between the state and the event: downstream
+ * never heard of the repair, the incident was never closed). A live replica moves both on within
+ * moments. Steps of an older revision are not stalled: the plan of the latest one replaced them.
+ */
+export function stalled(
+  action: ActionDoc,
+  incident: Pick<IncidentDoc, 'latest_revision'>,
+  now: number,
+  leaseMs: number,
+  siblings: readonly ActionDoc[] = [],
+): boolean {
+  if (action.report_revision !== incident.latest_revision) return false;
+  if (action.status === 'planned' && action.lease_until !== null) return action.lease_until <= now;
+  if (action.status === 'succeeded') {
+    if (action.verification?.outcome === 'partial') return false;
+    if (siblings.some((s) => s.key !== action.key && UNFINISHED.includes(s.status))) return false;
+  } else if (action.status !== 'planned') return false;
+  return Date.parse(action.updated_at) + leaseMs <= now;
+}
+
+/**
  * What start-up recovery does, every `intervalMs` and without a restart: each open incident with an
- * abandoned action is handed to the plan loop, which takes the action over by compare-and-set and
- * puts it back to its before state and resumes it, or finishes its owed undo. A replica that still
+ * abandoned action or a stalled step is handed to the plan loop, which takes the action over by
+ * compare-and-set and puts it back to its before state and resumes it, finishes its owed undo, runs
+ * the stalled step, or publishes the lost `succeeded` and closes the incident. A replica that still
  * works on an action keeps renewing its lease, so a live one is never swept.
  */
 export class RecoverySweep {
@@ -68,13 +95,24 @@ export class RecoverySweep {
     const candidates = (await deps.actions.list({ statuses: ['started', 'executed', 'undoing'] })).filter((a) =>
       abandoned(a, now, deps.leaseMs),
     );
+    // Stalled steps hold no lease to find them by: looked for in each open incident (few at a time,
+    // unlike every succeeded repair ever recorded).
+    const withLeases = new Set(candidates.map((a) => a.incident_id));
+    for (const incident of await deps.incidents.list(['open'])) {
+      if (withLeases.has(incident.incident_id) || (incident.held_for_human ?? null) !== null) continue;
+      const steps = await deps.actions.list({ incident: incident.incident_id });
+      candidates.push(...steps.filter((a) => stalled(a, incident, now, deps.leaseMs, steps)));
+    }
     const outcomes: { incident_id: string; outcome: IncidentOutcome }[] = [];
     for (const incidentId of new Set(candidates.map((a) => a.incident_id))) {
       if (this.stopped) break;
       const incident = await deps.incidents.get(incidentId);
       if (incident === null || incident.doc.status !== 'open' || (incident.doc.held_for_human ?? null) !== null) continue;
       const taken = candidates.filter((a) => a.incident_id === incidentId).map((a) => `${a.tool} (${a.status}, owner ${a.owner ?? '-'})`);
-      deps.logger.warn({ incident_id: incidentId, actions: taken }, 'recovery sweep: taking over actions whose lease expired');
+      deps.logger.warn(
+        { incident_id: incidentId, actions: taken },
+        'recovery sweep: taking over actions whose lease expired or that stalled',
+      );
       const outcome = await deps.process(deps.incidents.report(incident.doc)).catch((error: unknown) => {
         deps.logger.error({ incident_id: incidentId, err: errorMessage(error) }, 'recovery sweep: the incident could not be resumed');
         return 'contended' as const;

@@ -1,5 +1,5 @@
 import { RagHttpError } from '@rag-immune/rag-contract';
-import { healingLog } from '@rag-immune/worker-runtime';
+import { healingLog, testPause } from '@rag-immune/worker-runtime';
 import type { PriorState, RepairTool, ToolContext } from '../actions/repair-tool.ts';
 import { errorMessage, type EffectorDeps } from '../effector-deps.ts';
 import type { ActionEvents } from '../events/action-events.ts';
@@ -76,6 +76,8 @@ export class Undoer {
   private async finishUndoHeld(v: Versioned<ActionDoc>, tool: RepairTool, ctx: ToolContext, trigger: string): Promise<UndoOutcome> {
     const { deps } = this;
     const reason = `undone after ${v.doc.failure?.reason ?? 'a failure'}`;
+    // Chaos tests cut Elasticsearch here (test/integration/effector-chaos.test.ts); a no-op otherwise.
+    await testPause('effector.mid-undo', deps.logger, { incident_id: v.doc.incident_id, action_id: v.doc.action_id });
     let toolUndoRefused: string | null;
     try {
       toolUndoRefused = await this.putBack(v, tool, ctx);

@@ -1,13 +1,20 @@
 import type { ProbeResult, RootCauseReport } from '@rag-immune/contracts';
 import type { GoldenProbe, ProbeRunner } from '@rag-immune/probing';
+import type { IdentifierRecords } from '../admission/identifier-records.ts';
+import { groupProbeIds } from './cause-scope.ts';
 
 /** What the affected probes say right now, online vs baseline. */
 export interface ProbeMeasurement {
   probe_ids: string[];
+  /**
+   * The probes the repaired cause explains (a subset of probe_ids): what must heal; the others are
+   * watched so that none gets worse. Absent: every probe is the group.
+   */
+  group_probe_ids?: string[];
   fcs: number | null;
   ic: number | null;
   kf_age_days: number | null;
-  /** Every probe answered online without an anomaly against the baseline. */
+  /** Every probe of the group answered online without an anomaly against the baseline. */
   recovered: boolean;
   anomalies: string[];
   results: ProbeResult[];
@@ -60,9 +67,9 @@ export async function mapBounded<T, R>(items: readonly T[], limit: number, work:
   return results;
 }
 
-/** The report's affected probes as golden probes the shared ProbeRunner can run. */
-export function probesOf(report: RootCauseReport): GoldenProbe[] {
-  return report.affected_probes.map((p) => ({
+/** The report's affected probes (and `joined`: probes grouped into the incident since) as golden probes the shared ProbeRunner can run. */
+export function probesOf(report: RootCauseReport, joined: RootCauseReport['affected_probes'] = []): GoldenProbe[] {
+  return [...report.affected_probes, ...joined].map((p) => ({
     id: p.probe_id,
     version: p.probe_version,
     query: p.query,
@@ -76,8 +83,9 @@ export function probesOf(report: RootCauseReport): GoldenProbe[] {
 
 /**
  * Re-runs the report's affected probes with the sentinel's own probing and scoring code
- * (@rag-immune/probing) against the online and the baseline RAG: a repair succeeds only when every
- * probe is back to no anomaly against the baseline.
+ * (@rag-immune/probing) against the online and the baseline RAG: a repair recovers when every probe
+ * of its group (the probes its cause explains) is back to no anomaly against the baseline; the rest
+ * are measured too, so that a repair that makes one of them worse is seen (repair-judgement.ts).
  */
 export class RecoveryVerifier {
   constructor(
@@ -85,11 +93,37 @@ export class RecoveryVerifier {
     private readonly timeoutMs: number,
     /** Probes run at once (each an online and a baseline query): a large incident must not flood both RAGs. */
     private readonly concurrency = 8,
+    /**
+     * The identifier's record of incidents: read again at every measurement, so that probes grouped
+     * into the incident after admission are verified too. Unreachable: the report's probes only.
+     */
+    private readonly records: IdentifierRecords | null = null,
   ) {}
+
+  /** Probes the identifier grouped into the incident that the report does not name (none when it cannot be asked). */
+  private async joinedSince(report: RootCauseReport): Promise<RootCauseReport['affected_probes']> {
+    if (this.records === null) return [];
+    try {
+      const record = await this.records.incident(report.incident_id);
+      const named = new Set(report.affected_probes.map((p) => p.probe_id));
+      return (record?.probes ?? [])
+        .filter((p) => !named.has(p.probe_id))
+        .map((p) => ({ probe_id: p.probe_id, probe_version: p.probe_version, query: p.query }));
+    } catch {
+      return [];
+    }
+  }
 
   /** Runs the probes; `timeoutMs` overrides the verification budget (the before-repair figures get the RAG's call budget). */
   async measure(report: RootCauseReport, timeoutMs = this.timeoutMs): Promise<ProbeMeasurement> {
-    const probes = probesOf(report);
+    const joined = await this.joinedSince(report);
+    const probes = probesOf(report, joined);
+    const group = new Set(
+      groupProbeIds(
+        report,
+        joined.map((p) => p.probe_id),
+      ),
+    );
     if (probes.length === 0) throw new Error('the report names no affected probes: a repair cannot be verified');
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -99,10 +133,11 @@ export class RecoveryVerifier {
       const results = await Promise.race([mapBounded(probes, this.concurrency, (probe) => this.runner.run(probe)), timeout]);
       return {
         probe_ids: probes.map((p) => p.id),
+        group_probe_ids: probes.map((p) => p.id).filter((id) => group.has(id)),
         fcs: mean(results.map((r) => r.online.signals?.fcs)),
         ic: mean(results.map((r) => r.online.signals?.ic)),
         kf_age_days: mean(results.map((r) => r.online.signals?.kf_age_days)),
-        recovered: results.every((r) => !r.anomaly && r.online.call_status === 'ok'),
+        recovered: results.filter((r) => group.has(r.probe_id)).every((r) => !r.anomaly && r.online.call_status === 'ok'),
         anomalies: results.filter((r) => r.anomaly).map((r) => `${r.probe_id}: ${r.anomaly_signals.join(',')}`),
         results,
         inconclusive: unmeasured(results),

@@ -4,6 +4,8 @@
  * a second replica under a NEW instance id takes over — its recovery sweep once the dead one's lease
  * ran out, or its start-up recovery for steps that hold no lease — and the RAG ends repaired exactly
  * once: no execute on top of a half-applied one, the incident recovered, `succeeded` published.
+ * The second variant has no restart at all: a surviving replica's periodic sweep alone finishes every
+ * case, the `planned` step (claimed or not) and the `succeeded` one whose event was lost included.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +14,10 @@ import { RecoverySweep } from '../../src/run/recovery-sweep.ts';
 import { report, startLoop, type Loop } from './support/loop-fixture.ts';
 
 const LEASE_MS = 300;
+/** Long enough that the sweep's too-early pass surely runs inside it on a loaded machine. */
+const SWEEP_LEASE_MS = 1_500;
+/** Crash points at which the dead replica still holds a claim on the step (a lease to run out first). */
+const CLAIMED_AT: readonly CrashPoint[] = ['after_snapshot', 'after_started', 'after_execute', 'after_executed'];
 
 /** Polls `check` until it holds (no fixed sleeps: the machine may be slow). */
 async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
@@ -22,13 +28,13 @@ async function until(what: string, check: () => boolean | Promise<boolean>, time
   }
 }
 
-function sweepOf(loop: Loop, instanceId: string): RecoverySweep {
+function sweepOf(loop: Loop, instanceId: string, leaseMs = LEASE_MS): RecoverySweep {
   const replica = loop.replica(instanceId);
   return new RecoverySweep({
     actions: loop.deps.actions,
     incidents: loop.deps.incidents,
     instanceId,
-    leaseMs: LEASE_MS,
+    leaseMs,
     logger: loop.deps.logger,
     process: (r) => replica.process(r),
   });
@@ -56,11 +62,12 @@ for (const crashAt of CRASH_POINTS) {
 
     const [left] = await loop.deps.actions.list({ incident: r.incident_id });
     assert.ok(left);
-    const leased = left.status === 'started' || left.status === 'executed';
-    assert.equal(leased, ['after_started', 'after_execute', 'after_executed'].includes(crashAt as CrashPoint), left.status);
+    // The step is claimed from the start of its run (snapshot included) until it is verified.
+    const leased = left.lease_until !== null && left.owner === 'effector-0';
+    assert.equal(leased, CLAIMED_AT.includes(crashAt), `${left.status} owner ${left.owner}`);
     if (leased) {
       // effector-1 (a new instance id: it owns nothing) must keep off until the lease runs out ...
-      assert.equal(await loop.replica('effector-1').process(r), 'in_progress_elsewhere');
+      assert.equal(await loop.replica('effector-1').process(r), left.status === 'planned' ? 'contended' : 'in_progress_elsewhere');
       await until("the dead replica's lease to run out", () => Date.now() > (left.lease_until ?? 0));
       // ... then its sweep takes the action over with no restart.
       const swept = await sweepOf(loop, 'effector-1').sweep();
@@ -71,6 +78,31 @@ for (const crashAt of CRASH_POINTS) {
       assert.deepEqual(outcomes, [{ incident_id: r.incident_id, outcome: 'recovered' }]);
     }
 
+    await assertRepairedOnce(loop, r.incident_id, crashAt);
+  });
+
+  test(`killed ${crashAt}: a surviving replica's periodic sweep alone takes it over and finishes it (no restart, no redelivery)`, async () => {
+    const loop = await startLoop({ tools: [{ name: 'rewrite', heals: true, touchesQdrant: true }], leaseMs: SWEEP_LEASE_MS });
+    const r = report(`inc-s-${crashAt}`);
+    const first = await loop.crashingReplica('effector-0', crashAt);
+    void first.effector.process(r);
+    await until(`effector-0 to die ${crashAt}`, first.dead);
+    const sweep = sweepOf(loop, 'effector-1', SWEEP_LEASE_MS);
+    // Too early: a claim still live, or a step left alone for less than a lease, is not the sweep's yet.
+    assert.deepEqual(await sweep.sweep(), []);
+    assert.equal(loop.events.filter((e) => e.incident_id === r.incident_id && e.status === 'succeeded').length, 0);
+    await new Promise((resolve) => setTimeout(resolve, SWEEP_LEASE_MS + 20));
+    assert.deepEqual(await sweep.sweep(), [{ incident_id: r.incident_id, outcome: 'recovered' }]);
+    await assertRepairedOnce(loop, r.incident_id, crashAt);
+    // Done: the next pass finds nothing (the incident is recovered).
+    assert.deepEqual(await sweep.sweep(), []);
+  });
+}
+
+/** After the takeover: one repair applied on a before state, the action succeeded once, published once, the incident recovered. */
+async function assertRepairedOnce(loop: Loop, incident: string, crashAt: CrashPoint): Promise<void> {
+  {
+    const r = { incident_id: incident };
     const executes = loop.rag.log.filter((l) => l.startsWith('execute ')).length;
     const undos = loop.rag.log.filter((l) => l.startsWith('undo ')).length;
     assert.ok(executes >= 1 && executes <= undos + 1, `executes ${executes}, undos ${undos}: ${loop.rag.log.join(' | ')}`);
@@ -90,5 +122,5 @@ for (const crashAt of CRASH_POINTS) {
     assert.equal(succeeded[0]?.action_id, action.action_id);
     assert.equal(succeeded[0]?.snapshot_id, action.snapshot_id);
     assert.equal(loop.lifecycle(r.incident_id).filter((s) => s.endsWith(':escalated')).length, 0);
-  });
+  }
 }

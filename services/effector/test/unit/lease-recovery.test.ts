@@ -12,8 +12,8 @@ import { RagClient } from '@rag-immune/rag-contract';
 import { pinRerankerVersion } from '../../src/actions/pin-reranker-version.ts';
 import type { ToolContext } from '../../src/actions/repair-tool.ts';
 import { effectorConfigFromEnv } from '../../src/config.ts';
-import { RecoverySweep, drainRepairs } from '../../src/run/recovery-sweep.ts';
-import { ActionStore, effectorIndices, type ActionDoc, type IncidentOutcome } from '../../src/index.ts';
+import { RecoverySweep, drainRepairs, stalled } from '../../src/run/recovery-sweep.ts';
+import { ActionStore, effectorIndices, newActionDoc, type ActionDoc, type IncidentOutcome } from '../../src/index.ts';
 import { report, startLoop, type Loop } from './support/loop-fixture.ts';
 
 /** Polls `check` until it holds (no fixed sleeps: the machine may be slow). */
@@ -215,4 +215,36 @@ test('config: a lease too short to be renewed in time refuses to start naming EF
   // the test kit's loop's effector (60 s lease, default execute and verify budgets) and the integration harness's.
   assert.equal(effectorConfigFromEnv({ ...base, EFFECTOR_LEASE_MS: '60000' }).EFFECTOR_LEASE_MS, 60_000);
   assert.ok(effectorConfigFromEnv({ ...base, EFFECTOR_VERIFY_TIMEOUT_MS: '90000' }));
+  // A shorter Elasticsearch timeout allows a shorter lease (the real-stack chaos test's 15 s with 4 s) ...
+  assert.equal(
+    effectorConfigFromEnv({ ...base, EFFECTOR_ES_REQUEST_TIMEOUT_MS: '4000', EFFECTOR_LEASE_MS: '15000' }).EFFECTOR_LEASE_MS,
+    15_000,
+  );
+  // ... and a longer one needs a longer lease.
+  assert.throws(
+    () => effectorConfigFromEnv({ ...base, EFFECTOR_ES_REQUEST_TIMEOUT_MS: '60000', EFFECTOR_LEASE_MS: '60000' }),
+    (error: unknown) => error instanceof WorkerConfigError && error.issues.some((i) => i.key === 'EFFECTOR_LEASE_MS'),
+  );
+});
+
+test('stalled: a step of the current plan nobody carries on; not one of a superseded revision, a live claim, or one moved on just now', () => {
+  const now = Date.now();
+  const tool = { name: 'fix_a', version: '1', intent: 'rebuild_index_incremental' as const, reversible: true };
+  const old = new Date(now - 61_000).toISOString();
+  const planned = { ...newActionDoc(report('inc-st', { report_revision: 2 }), tool, 0), updated_at: old };
+  const incident = { latest_revision: 2 };
+  assert.equal(stalled(planned, incident, now, 60_000), true, 'unclaimed, untouched for a lease');
+  assert.equal(stalled({ ...planned, updated_at: new Date(now - 1000).toISOString() }, incident, now, 60_000), false);
+  assert.equal(stalled(planned, { latest_revision: 3 }, now, 60_000), false, 'superseded by a later revision');
+  assert.equal(stalled({ ...planned, owner: 'b', lease_until: now + 1000 }, incident, now, 60_000), false, 'claim still live');
+  assert.equal(stalled({ ...planned, owner: 'b', lease_until: now - 1 }, incident, now, 60_000), true, 'claim ran out');
+  const succeeded = { ...planned, status: 'succeeded' as const };
+  assert.equal(stalled(succeeded, incident, now, 60_000), true, 'verified, event lost');
+  // Not while another action of the incident is unfinished (another cause's repair), nor a partial recovery (the plan goes on).
+  const other = { ...planned, key: 'inc-st:r2:fix_b', status: 'started' as const };
+  assert.equal(stalled(succeeded, incident, now, 60_000, [succeeded, other]), false);
+  assert.equal(stalled(succeeded, incident, now, 60_000, [succeeded, { ...other, status: 'rolled_back' }]), true);
+  const partial = { ...succeeded, verification: { ...(succeeded.verification ?? {}), outcome: 'partial' } } as ActionDoc;
+  assert.equal(stalled(partial, incident, now, 60_000), false);
+  assert.equal(stalled({ ...planned, status: 'failed' }, incident, now, 60_000), false);
 });

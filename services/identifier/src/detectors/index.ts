@@ -5,6 +5,8 @@ import { knowledgeSourceFailureDetector } from './knowledge-source-failure.ts';
 import { parserBugDetector } from './parser-bug.ts';
 import { generatorInconsistencyDetector } from './generator-inconsistency.ts';
 import { tokenizerAnomalyDetector } from './tokenizer-anomaly.ts';
+import { unpublishedKnowledgeDetector } from './unpublished-knowledge.ts';
+import { wrongAttributionDetector } from './wrong-attribution.ts';
 
 export * from './root-cause-detector.ts';
 
@@ -16,4 +18,6 @@ export const DETECTORS: readonly RootCauseDetector[] = [
   parserBugDetector,
   generatorInconsistencyDetector,
   tokenizerAnomalyDetector,
+  unpublishedKnowledgeDetector,
+  wrongAttributionDetector,
 ];

@@ -13,9 +13,14 @@ export const rerankerDriftDetector: RootCauseDetector = {
     const scoresMoved = (rerank.mean_abs_rerank_delta ?? 0) > 1e-3;
     // A different query text also reorders the same candidates: that is the query layer, not the reranker.
     const sameQuery = diff.query.rewritten_equal ? 1 : 0.3;
+    // Another fault changing retrieval at the same time (damaged vectors, stale knowledge) changes the
+    // reranker's input, but a changed reranker version that also reorders the chunks both lists share
+    // is still the reranker's doing. Without a version change a reorder of the shared chunks proves
+    // nothing: the reranker's features are relative to the set it is given.
+    const reorderedShared = !rerank.input_identical && versionChanged && diff.query.rewritten_equal && rerank.shared_order_changed;
     const score = rerank.input_identical
       ? sameQuery * (0.45 * bool(rerank.order_changed) + 0.3 * bool(versionChanged) + 0.25 * bool(scoresMoved))
-      : 0.3 * bool(versionChanged);
+      : 0.3 * bool(versionChanged) + 0.45 * bool(reorderedShared);
     if (score === 0) return { cause: this.cause, component: this.component, score, measurements: [], knowledge_ids: [] };
     return {
       cause: this.cause,
@@ -37,6 +42,17 @@ export const rerankerDriftDetector: RootCauseDetector = {
           observed: bool(rerank.order_changed),
           baseline: 0,
         },
+        ...(reorderedShared
+          ? [
+              {
+                claim_kind: 'rerank_score_shift' as const,
+                subject: result.probe_id,
+                metric: 'rerank_shared_order_changed',
+                observed: 1,
+                baseline: 0,
+              },
+            ]
+          : []),
         {
           claim_kind: 'rerank_score_shift',
           subject: result.probe_id,

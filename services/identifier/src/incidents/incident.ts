@@ -46,7 +46,12 @@ export interface Incident {
   /** What the effector checks a report against (its admission): the issued revision's identity and scope. */
   last_report:
     | (Pick<RootCauseReport, 'event_id' | 'report_revision' | 'root_cause' | 'affected_component' | 'confidence'> &
-        Partial<Pick<RootCauseReport, 'affected_knowledge_ids'>>)
+        Partial<Pick<RootCauseReport, 'affected_knowledge_ids'>> & {
+          /** Every cause the report named (its findings), sorted; absent on reports before findings. */
+          causes?: string[];
+          /** Each finding's identity and scope, for the effector's admission; absent on reports before findings. */
+          findings?: Pick<RootCauseReport['findings'][number], 'root_cause' | 'affected_component' | 'affected_knowledge_ids'>[];
+        })
     | null;
   ledger_head: LedgerHead;
   repair: { action_id: string; status: string; attempt: number; intent: string; recovered: boolean | null } | null;

@@ -4,34 +4,29 @@ import { DETECTORS } from '../detectors/index.ts';
 import { reportProbeEventIds } from '../incidents/incident-caps.ts';
 import type { Incident } from '../incidents/incident.ts';
 import type { EvidenceRecord } from '../ledger/evidence-record.ts';
-import type { Verdict } from '../verdict/verdict.ts';
+import type { Findings } from '../verdict/findings.ts';
+import type { Cause, ProbeAnalysis, Verdict } from '../verdict/verdict.ts';
 
 export const MAX_CLAIMS = 20;
 
-/**
- * The RootCauseReport for a verdict: every claim is a ledgered evidence record of the verdict's cause
- * (or, for an abstention, the divergences), cited by id; the recommended intents are the cause's
- * detector's. `records` are the incident's ledger records.
- */
-export function buildReport(
-  incident: Incident,
-  verdict: Verdict,
-  revision: number,
-  records: readonly EvidenceRecord[],
-  now: number,
-): RootCauseReport {
-  const traced = incident.analyses.filter((a) => a.trace_status === 'ok');
+/** Claims from the ledger records of `analyses`: the cause's measurements, or (abstaining) the divergences. */
+function claimsOf(
+  analyses: readonly ProbeAnalysis[],
+  cause: Cause | null,
+  byId: ReadonlyMap<string, EvidenceRecord>,
+  idPrefix: string,
+): EvidenceClaim[] {
+  const traced = analyses.filter((a) => a.trace_status === 'ok');
   const ids =
-    verdict.outcome === 'cause'
-      ? traced.flatMap((a) => a.evidence_ids[verdict.root_cause as keyof typeof a.evidence_ids] ?? [])
+    cause !== null
+      ? traced.flatMap((a) => a.evidence_ids[cause] ?? [])
       : traced.flatMap((a) => (a.divergence_evidence_id ? [a.divergence_evidence_id] : []));
-  const byId = new Map(records.map((r) => [r.record_id, r]));
   const claims: EvidenceClaim[] = [];
-  for (const id of ids) {
+  for (const id of [...new Set(ids)]) {
     const record = byId.get(id);
     if (!record || record.claim_kind === null) continue;
     claims.push({
-      claim_id: `c${claims.length + 1}`,
+      claim_id: `${idPrefix}${claims.length + 1}`,
       kind: record.claim_kind,
       subject: record.subject,
       metric: record.metric,
@@ -41,7 +36,38 @@ export function buildReport(
     });
     if (claims.length >= MAX_CLAIMS) break;
   }
-  const detector = DETECTORS.find((d) => d.cause === verdict.root_cause);
+  return claims;
+}
+
+const intentsOf = (cause: string) => {
+  const detector = DETECTORS.find((d) => d.cause === cause);
+  return detector ? [...detector.intents] : (['escalate_to_human'] as RootCauseReport['recommended_intents']);
+};
+
+/**
+ * The RootCauseReport for a verdict: every claim is a ledgered evidence record of the verdict's cause
+ * (or, for an abstention, the divergences), cited by id; the recommended intents are the cause's
+ * detector's. `records` are the incident's ledger records. With `findings`, each cause gets its own
+ * claims, probes and knowledge; the top-level fields are the primary (first) finding's, except the
+ * affected probes, which stay every probe of the incident (what the effector checks against the record).
+ */
+export function buildReport(
+  incident: Incident,
+  verdict: Verdict,
+  revision: number,
+  records: readonly EvidenceRecord[],
+  now: number,
+  findings: Findings = { findings: [], unexplained: [] },
+): RootCauseReport {
+  const byId = new Map(records.map((r) => [r.record_id, r]));
+  const probeOf = new Map(
+    incident.probes.map((p) => [p.probe_id, { probe_id: p.probe_id, probe_version: p.probe_version, query: p.query }]),
+  );
+  const primary = findings.findings[0];
+  const claims =
+    primary !== undefined && findings.findings.length > 1
+      ? claimsOf(primary.analyses, primary.verdict.root_cause, byId, 'c')
+      : claimsOf(incident.analyses, verdict.outcome === 'cause' ? (verdict.root_cause as Cause) : null, byId, 'c');
   return {
     ...eventEnvelope('identifier', IDENTIFIER_VERSION, new Date(now)),
     incident_id: incident.incident_id,
@@ -55,9 +81,19 @@ export function buildReport(
     confidence: verdict.confidence,
     claims,
     open_questions: verdict.open_questions,
-    affected_probes: incident.probes.map((p) => ({ probe_id: p.probe_id, probe_version: p.probe_version, query: p.query })),
+    affected_probes: [...probeOf.values()],
     affected_knowledge_ids: verdict.knowledge_ids,
-    recommended_intents: detector ? [...detector.intents] : ['escalate_to_human'],
+    recommended_intents: intentsOf(verdict.root_cause),
+    findings: findings.findings.map((f, i) => ({
+      root_cause: f.verdict.root_cause,
+      affected_component: f.verdict.component,
+      confidence: f.verdict.confidence,
+      claims: i === 0 && findings.findings.length === 1 ? claims : claimsOf(f.analyses, f.verdict.root_cause, byId, `f${i + 1}c`),
+      affected_probes: f.probe_ids.flatMap((id) => probeOf.get(id) ?? []),
+      affected_knowledge_ids: f.verdict.knowledge_ids,
+      recommended_intents: intentsOf(f.verdict.root_cause),
+    })),
+    unexplained_probes: findings.unexplained.filter((id) => probeOf.has(id)),
   };
 }
 

@@ -7,6 +7,7 @@ import type { EvidenceLedger } from '../ledger/evidence-ledger.ts';
 import type { Calibration } from '../verdict/calibration.ts';
 import { assertClaimsBacked, ClaimGateError } from '../verdict/claim-gate.ts';
 import { decideVerdict, revisesReport, weakensReportedCause, type VerdictPolicy } from '../verdict/verdict.ts';
+import { decideFindings, reportedFindings } from '../verdict/findings.ts';
 import { buildReport, scopeGrewSinceReport } from './report-builder.ts';
 
 export interface ReportStagingDeps {
@@ -29,7 +30,16 @@ export class ReportStaging {
   async evaluate(incident: Incident, now: number): Promise<void> {
     const { deps } = this;
     const waited = now - incident.first_seen_at;
-    const verdict = decideVerdict(incident.analyses, deps.calibration, deps.policy, waited);
+    const whole = decideVerdict(incident.analyses, deps.calibration, deps.policy, waited);
+    // Several causes: each probe group judged on its own; the primary finding is the top-level verdict.
+    const { primary: verdict, findings } = reportedFindings(
+      whole,
+      decideFindings(incident.analyses, deps.calibration, deps.policy, waited),
+      incident.analyses,
+      incident.probes.map((p) => p.probe_id),
+      incident.last_report?.root_cause ?? null,
+    );
+    const causes = findings.findings.map((f) => f.verdict.root_cause).sort();
     if (verdict.outcome === 'inconclusive') {
       incident.verdict = {
         outcome: verdict.outcome,
@@ -65,7 +75,9 @@ export class ReportStaging {
     // Same verdict, but it now implicates knowledge the last report did not name (a scoped fault shows
     // on more knowledge than its first anomalies did): a revision with the grown scope, so that the
     // repair covers it. Global causes (no knowledge ids) get no such revision.
-    if (!revisesReport(previous, verdict, scopeGrewSinceReport(incident, verdict.knowledge_ids))) return;
+    const scopeGrew = findings.findings.some((f) => scopeGrewSinceReport(incident, f.verdict.knowledge_ids));
+    // A cause found or gone beside the reported one is a new report too (the effector repairs per cause).
+    if (!revisesReport(previous, verdict, scopeGrew || causesChanged(incident.last_report, causes))) return;
 
     const revision = incident.report_revision + 1;
     const [verdictRecord] = await appendEvidence(deps.ledger, incident, [
@@ -86,10 +98,12 @@ export class ReportStaging {
           features: verdict.features,
           revision,
           analysed: incident.analyses.length,
+          causes,
+          unexplained: findings.unexplained.length,
         },
       },
     ]);
-    const report = buildReport(incident, verdict, revision, await deps.ledger.records(incident.incident_id), deps.now());
+    const report = buildReport(incident, verdict, revision, await deps.ledger.records(incident.incident_id), deps.now(), findings);
     try {
       await assertClaimsBacked(report, deps.ledger);
     } catch (error) {
@@ -110,6 +124,13 @@ export class ReportStaging {
       affected_component: report.affected_component,
       confidence: report.confidence,
       affected_knowledge_ids: report.affected_knowledge_ids,
+      causes,
+      // What the effector's admission checks each finding of the report against (a finding scopes its own repair).
+      findings: report.findings.map((f) => ({
+        root_cause: f.root_cause,
+        affected_component: f.affected_component,
+        affected_knowledge_ids: f.affected_knowledge_ids,
+      })),
     };
     moveTo(incident, 'reported', now, 'reported', {
       revision,
@@ -131,8 +152,17 @@ export class ReportStaging {
         confidence: Number(report.confidence.toFixed(3)),
         open_questions: report.open_questions.map((q) => q.kind),
         claims: report.claims.length,
+        findings: causes,
+        unexplained_probes: report.unexplained_probes.length,
       },
       `verdict ${report.root_cause} (${report.affected_component}) at confidence ${report.confidence.toFixed(2)}, revision ${revision}`,
     );
   }
+}
+
+/** Whether the named causes differ from the last report's (reports before findings named one: their root cause). */
+function causesChanged(last: Incident['last_report'], causes: readonly string[]): boolean {
+  if (last === null) return false;
+  const before = last.causes ?? (last.root_cause === 'unknown' ? [] : [last.root_cause]);
+  return before.length !== causes.length || before.some((c) => !causes.includes(c));
 }

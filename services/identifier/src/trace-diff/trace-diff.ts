@@ -60,6 +60,11 @@ export interface TraceDiff {
     /** Same candidate ids with the same retrieval scores: reranking got the same input. */
     input_identical: boolean;
     order_changed: boolean;
+    /**
+     * The chunks both reranked lists hold are in another relative order: seen even when retrieval
+     * changed the rest of the input (another fault at the same time).
+     */
+    shared_order_changed: boolean;
     top1_changed: boolean;
     mean_abs_rerank_delta: number | null;
   };
@@ -152,6 +157,9 @@ export function diffTraces(online: Trace, baseline: Trace): TraceDiff {
     sharedIds.length === onlineCandidates.size && sharedIds.length === baselineCandidates.size && stable === sharedIds.length;
   const onlineOrder = online.reranked.map((c) => c.chunk_id);
   const baselineOrder = baseline.reranked.map((c) => c.chunk_id);
+  const inBoth = new Set(onlineOrder.filter((id) => baselineOrder.includes(id)));
+  const sharedOrderChanged =
+    onlineOrder.filter((id) => inBoth.has(id)).join('\n') !== baselineOrder.filter((id) => inBoth.has(id)).join('\n');
   const onlineRerank = byId(online.reranked);
   const rerankDeltas = baseline.reranked
     .filter((c) => c.rerank_score !== undefined && onlineRerank.get(c.chunk_id)?.rerank_score !== undefined)
@@ -248,6 +256,7 @@ export function diffTraces(online: Trace, baseline: Trace): TraceDiff {
     rerank: {
       input_identical: inputIdentical,
       order_changed: onlineOrder.join('\n') !== baselineOrder.join('\n'),
+      shared_order_changed: sharedOrderChanged,
       top1_changed: onlineOrder[0] !== baselineOrder[0],
       mean_abs_rerank_delta: rerankDeltas.length === 0 ? null : rerankDeltas.reduce((a, b) => a + b, 0) / rerankDeltas.length,
     },

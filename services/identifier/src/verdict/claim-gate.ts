@@ -24,8 +24,11 @@ export async function assertClaimsBacked(report: RootCauseReport, ledger: Ledger
   if (report.root_cause !== 'unknown' && report.claims.length === 0) problems.push(`cause ${report.root_cause} named without any claim`);
   if (report.confidence < 0 || report.confidence > 1 || Number.isNaN(report.confidence))
     problems.push(`confidence ${report.confidence} outside [0,1]`);
-  for (const claim of report.claims) if (claim.evidence_ids.length === 0) problems.push(`claim ${claim.claim_id} cites no evidence`);
-  const cited = [...report.claims.flatMap((c) => c.evidence_ids), ...report.open_questions.flatMap((q) => q.evidence_ids)];
+  for (const finding of report.findings ?? [])
+    if (finding.claims.length === 0) problems.push(`finding ${finding.root_cause} named without any claim`);
+  const allClaims = [...report.claims, ...(report.findings ?? []).flatMap((f) => f.claims)];
+  for (const claim of allClaims) if (claim.evidence_ids.length === 0) problems.push(`claim ${claim.claim_id} cites no evidence`);
+  const cited = [...allClaims.flatMap((c) => c.evidence_ids), ...report.open_questions.flatMap((q) => q.evidence_ids)];
   const found = await ledger.existing(report.incident_id, cited);
   const missing = [...new Set(cited.filter((id) => !found.has(id)))];
   if (missing.length > 0) problems.push(`cites evidence missing from the ledger: ${missing.join(', ')}`);

@@ -78,6 +78,10 @@ const action = (report: RootCauseReport, status: RepairAction['status'], recover
           kf_age_days_before: null,
           kf_age_days_after: null,
           recovered,
+          outcome: 'unknown' as const,
+          healed_probe_ids: [],
+          unhealed_probe_ids: [],
+          worsened_probe_ids: [],
         },
 });
 

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { healingLog, testPause } from '@rag-immune/worker-runtime';
-import { applyEvent, caseIdOf, embeddingText, emptyCase, type CaseEvent, type HealingCase } from './healing-case.ts';
+import { applyEvent, caseEventsOf, caseIdOf, embeddingText, emptyCase, type CaseEvent, type HealingCase } from './healing-case.ts';
 import { CaseVersionConflictError, type CaseStore, type StoredCase } from './case-store.ts';
 
 /** What turns a signature text into a vector (the shared sentence embedder in production). */
@@ -33,11 +33,18 @@ export class CaseRecorder {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  async record(input: CaseEvent): Promise<RecordResult> {
-    const caseId = caseIdOf(this.environment, input.event.incident_id);
+  /** Records the event into its case, or into each cause's case when a report names several (the last case is returned). */
+  async record(event: CaseEvent): Promise<RecordResult> {
+    const results: RecordResult[] = [];
+    for (const { cause, input } of caseEventsOf(event)) results.push(await this.recordInto(cause, input));
+    return { healingCase: results.at(-1)!.healingCase, changed: results.some((r) => r.changed) };
+  }
+
+  private async recordInto(cause: string | null, input: CaseEvent): Promise<RecordResult> {
+    const caseId = caseIdOf(this.environment, input.event.incident_id, cause);
     for (let attempt = 1; ; attempt++) {
       const stored = await this.store.get(caseId);
-      const base = stored?.healingCase ?? emptyCase(input.event.incident_id, this.environment, this.clock());
+      const base = stored?.healingCase ?? emptyCase(input.event.incident_id, this.environment, this.clock(), cause);
       const next = applyEvent(base, input, this.clock());
       if (next === null) {
         // Already applied: make sure the vector exists too (the earlier attempt may have died after ES).

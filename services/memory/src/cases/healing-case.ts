@@ -90,16 +90,20 @@ export interface HealingCase {
   card: CaseCard;
 }
 
-/** A stable UUID (Qdrant point ids are UUIDs or integers) for an incident's case. */
-export function caseIdOf(environment: string, incidentId: string): string {
-  const hex = createHash('sha256').update(`healing-case\u0000${environment}\u0000${incidentId}`).digest('hex');
+/**
+ * A stable UUID (Qdrant point ids are UUIDs or integers) for an incident's case; with `cause`, the
+ * case of one cause of an incident that had several (issue 30: one case per cause).
+ */
+export function caseIdOf(environment: string, incidentId: string, cause: string | null = null): string {
+  const material = `healing-case\u0000${environment}\u0000${incidentId}${cause === null ? '' : `\u0000${cause}`}`;
+  const hex = createHash('sha256').update(material).digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-export function emptyCase(incidentId: string, environment: string, now: Date): HealingCase {
+export function emptyCase(incidentId: string, environment: string, now: Date, cause: string | null = null): HealingCase {
   const at = now.toISOString();
   const healingCase: HealingCase = {
-    case_id: caseIdOf(environment, incidentId),
+    case_id: caseIdOf(environment, incidentId, cause),
     incident_id: incidentId,
     environment,
     signature: null,
@@ -129,6 +133,35 @@ export function emptyCase(incidentId: string, environment: string, now: Date): H
 }
 
 export type CaseEvent = { kind: 'report'; event: RootCauseReport } | { kind: 'action'; event: RepairAction };
+
+/**
+ * Which case an event belongs to. A report naming several causes (findings) is one report per cause,
+ * each with that finding's cause, claims and knowledge, filed under the cause's own case; a repair
+ * the effector ran for one cause of several names it (argument `finding`) and joins that case.
+ * Everything else (one cause, or an abstention) is the incident's case, as before findings.
+ */
+export function caseEventsOf(input: CaseEvent): { cause: string | null; input: CaseEvent }[] {
+  if (input.kind === 'action') return [{ cause: input.event.arguments.finding ?? null, input }];
+  const report = input.event;
+  const findings = report.findings ?? [];
+  if (findings.length < 2) return [{ cause: null, input }];
+  return findings.map((finding) => ({
+    cause: finding.root_cause,
+    input: {
+      kind: 'report' as const,
+      event: {
+        ...report,
+        root_cause: finding.root_cause,
+        affected_component: finding.affected_component,
+        confidence: finding.confidence,
+        claims: finding.claims,
+        affected_knowledge_ids: finding.affected_knowledge_ids,
+        recommended_intents: finding.recommended_intents,
+        findings: [finding],
+      },
+    },
+  }));
+}
 
 /**
  * Folds one event into a case. Idempotent (an event already applied changes nothing) and

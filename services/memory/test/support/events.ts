@@ -26,6 +26,8 @@ export function report(incidentId: string, fields: Partial<Omit<RootCauseReport,
     affected_probes: [],
     affected_knowledge_ids: [],
     recommended_intents: [],
+    findings: [],
+    unexplained_probes: [],
     ...rest,
   };
 }
@@ -62,6 +64,10 @@ export function action(
             kf_age_days_before: null,
             kf_age_days_after: null,
             recovered: recovered ?? status === 'succeeded',
+            outcome: 'unknown' as const,
+            healed_probe_ids: [],
+            unhealed_probe_ids: [],
+            worsened_probe_ids: [],
           }
         : null,
     failure: status === 'failed' ? { reason: 'verification_failed', message: 'probes still degraded' } : null,

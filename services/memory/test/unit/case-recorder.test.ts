@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { CaseRecorder } from '../../src/cases/case-recorder.ts';
 import { CaseVersionConflictError, type CaseStore, type StoredCase } from '../../src/cases/case-store.ts';
-import type { HealingCase } from '../../src/cases/healing-case.ts';
+import { caseIdOf, type HealingCase } from '../../src/cases/healing-case.ts';
 import { action, report } from '../support/events.ts';
 
 class VersionedStoreDouble {
@@ -76,4 +76,47 @@ test('an upsert of an older version landing last is repaired: Qdrant ends on the
   assert.equal(store.doc?.healingCase.signature?.root_cause, 'reranker_drift');
   assert.deepEqual(store.point, store.doc?.healingCase, 'the Qdrant point holds the newest stored version');
   assert.equal(store.point?.outcome, 'recovered');
+});
+
+test('an incident with several causes is one case per cause: each report finding and each repair for it in its own case', async () => {
+  const cases = new Map<string, StoredCase>();
+  const store = {
+    get: async (id: string) => structuredClone(cases.get(id) ?? null),
+    write: async (healingCase: HealingCase, expected: StoredCase | null) => {
+      const written = { healingCase: structuredClone(healingCase), seqNo: (expected?.seqNo ?? -1) + 1, primaryTerm: 1 };
+      cases.set(healingCase.case_id, written);
+      return structuredClone(written);
+    },
+    upsertVector: async () => undefined,
+  };
+  const recorder = new CaseRecorder(store as unknown as CaseStore, embedder, 'default', pino({ level: 'silent' }));
+  const t = Date.now() - 60_000;
+  const finding = (root_cause: 'reranker_drift' | 'vector_index_corruption', affected_component: 'reranker' | 'vector_index') => ({
+    root_cause,
+    affected_component,
+    confidence: 0.9,
+    claims: [],
+    affected_probes: [],
+    affected_knowledge_ids: root_cause === 'vector_index_corruption' ? ['doc-1'] : [],
+    recommended_intents: [],
+  });
+  await recorder.record({
+    kind: 'report',
+    event: report('inc-two', {
+      at: t,
+      findings: [finding('reranker_drift', 'reranker'), finding('vector_index_corruption', 'vector_index')],
+    }),
+  });
+  await recorder.record({
+    kind: 'action',
+    event: action('inc-two', { at: t + 10_000, intent: 'rollback_reranker', arguments: { finding: 'reranker_drift' } }),
+  });
+  const drift = cases.get(caseIdOf('default', 'inc-two', 'reranker_drift'))!.healingCase;
+  const damage = cases.get(caseIdOf('default', 'inc-two', 'vector_index_corruption'))!.healingCase;
+  assert.equal(cases.size, 2, 'no incident-wide case beside the two');
+  assert.deepEqual([drift.signature?.root_cause, drift.outcome, drift.recovered_by], ['reranker_drift', 'recovered', 'rollback_reranker']);
+  assert.deepEqual(
+    [damage.signature?.root_cause, damage.signature?.affected_knowledge_ids, damage.outcome],
+    ['vector_index_corruption', ['doc-1'], 'open'],
+  );
 });

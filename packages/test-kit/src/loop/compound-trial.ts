@@ -1,0 +1,157 @@
+/**
+ * A compound trial: two designed faults injected together (a deploy and a feed outage on the same
+ * night), scoped faults on different documents. The goal: both causes named, both repaired and
+ * verified, no repair that healed something undone, and the sentinel seeing every touched probe
+ * clean again. What the workers did is read from the three topics, as for a single-fault trial.
+ */
+import { callFaultAdmin } from '@rag-immune/rag-contract';
+import type { RepairAction, RootCause } from '@rag-immune/contracts';
+import { expectationOf, injectionBody, touchedProbes, type FaultPlan } from './faults.ts';
+import { knownIncidents, type TrialContext } from './trial.ts';
+import { sleep } from '../wait.ts';
+
+export interface InjectedFault {
+  plan: FaultPlan;
+  body: Record<string, unknown>;
+  affectedKnowledgeIds: string[] | null;
+  touched: string[];
+}
+
+export interface CompoundTrialResult {
+  faults: InjectedFault[];
+  injectedAt: number;
+  detectedAt?: number;
+  incidents: string[];
+  /** Every cause a report named (top level or a finding), in the order first named. */
+  namedCauses: RootCause[];
+  /**
+   * Per fault (in plan order): the intent of a kept repair that heals it (verified recovered, or kept as
+   * a partial recovery whose rest another cause's repair healed: the sentinel's clean round decides), if any.
+   */
+  repairedBy: (string | null)[];
+  /** Repairs undone although their verification healed a probe and worsened none: a right repair taken back. */
+  rightRepairsUndone: { tool: string; intent: string; healed: string[] }[];
+  /** Repairs kept as a partial recovery. */
+  partials: { tool: string; intent: string }[];
+  escalated: boolean;
+  sentinelRecoveredAt?: number;
+  outcome: 'healed' | 'partly_healed' | 'escalated' | 'timeout';
+  actions: string[];
+  endedAt: number;
+}
+
+/** Injects both faults; the second scoped fault avoids the first's documents. */
+async function injectBoth(ctx: TrialContext, plans: readonly FaultPlan[]): Promise<{ faults: InjectedFault[]; injectedAt: number }> {
+  const faults: InjectedFault[] = [];
+  const taken = new Set<string>();
+  for (const plan of plans) {
+    const body = injectionBody(plan, ctx.probes);
+    const scope = body.scope as { knowledge_ids?: string[] } | undefined;
+    if (scope?.knowledge_ids) {
+      // As many documents as the plan's fraction asks for, none the other fault touches.
+      const free = scope.knowledge_ids.filter((id) => !taken.has(id));
+      const others = [...new Set(ctx.probes.probes.map((p) => p.expected_sources[0] as string))].filter(
+        (id) => id !== undefined && !taken.has(id) && !free.includes(id),
+      );
+      free.push(...others.slice(0, scope.knowledge_ids.length - free.length));
+      if (free.length === 0) throw new Error(`${plan.kind}: no document left that the other fault does not touch`);
+      body.scope = { ...scope, knowledge_ids: free };
+    }
+    const answer = await callFaultAdmin(ctx.onlineUrl, 'POST', plan.kind, body, ...(ctx.ragToken ? [ctx.ragToken] : []));
+    const affected = answer.fault?.affected_knowledge_ids ?? null;
+    for (const id of affected ?? []) taken.add(id);
+    faults.push({ plan, body, affectedKnowledgeIds: affected, touched: [...touchedProbes(plan.kind, ctx.probes, affected)] });
+  }
+  return { faults, injectedAt: Date.now() };
+}
+
+export function evaluateCompound(
+  ctx: TrialContext,
+  injected: { faults: InjectedFault[]; injectedAt: number; startedAt: number },
+  before: Set<string>,
+  now = Date.now(),
+): CompoundTrialResult {
+  const { recorder } = ctx;
+  const touched = new Set(injected.faults.flatMap((f) => f.touched));
+  const after = (t: number) => t >= injected.startedAt;
+  const anomalies = recorder.probes
+    .map((p) => p.event)
+    .filter((p) => p.anomaly && after(p.occurred_at) && touched.has(p.probe_id))
+    .sort((a, b) => a.occurred_at - b.occurred_at);
+  const reports = recorder.reports.map((r) => r.event).filter((r) => after(r.occurred_at) && !before.has(r.incident_id));
+  const incidents = [...new Set(reports.map((r) => r.incident_id))];
+  const namedCauses: RootCause[] = [];
+  for (const r of reports)
+    for (const cause of [r.root_cause, ...(r.findings ?? []).map((f) => f.root_cause)])
+      if (cause !== 'unknown' && !namedCauses.includes(cause)) namedCauses.push(cause);
+  const actions = recorder.actions
+    .map((a) => a.event)
+    .filter((a) => incidents.includes(a.incident_id))
+    .sort((a, b) => a.occurred_at - b.occurred_at);
+  const recovered = actions.filter(
+    (a) => a.status === 'succeeded' && (a.verification?.recovered === true || a.verification?.outcome === 'partial'),
+  );
+  const repairedBy = injected.faults.map(
+    (f) => recovered.find((a) => expectationOf(f.plan.kind).healingIntents.includes(a.intent))?.intent ?? null,
+  );
+  const verdictOf = new Map<string, RepairAction>();
+  for (const a of actions) if (a.status === 'failed' && a.verification) verdictOf.set(a.action_id, a);
+  const rightRepairsUndone = actions
+    .filter((a) => a.status === 'rolled_back')
+    .flatMap((a) => {
+      const v = verdictOf.get(a.action_id)?.verification;
+      const healed = (v?.healed_probe_ids ?? []).filter((id) => touched.has(id));
+      return v && healed.length > 0 && (v.worsened_probe_ids ?? []).length === 0 ? [{ tool: a.tool, intent: a.intent, healed }] : [];
+    });
+  const lastRepair = recovered.at(-1);
+  let sentinelRecoveredAt: number | undefined;
+  if (repairedBy.every((r) => r !== null) && lastRepair) {
+    const clean = new Map<string, number>();
+    for (const { event } of recorder.probes) {
+      if (!touched.has(event.probe_id) || event.occurred_at <= lastRepair.occurred_at + ctx.probeIntervalMs) continue;
+      if (event.anomaly) clean.delete(event.probe_id);
+      else if (!clean.has(event.probe_id)) clean.set(event.probe_id, event.occurred_at);
+    }
+    if (clean.size === touched.size) sentinelRecoveredAt = Math.max(...clean.values());
+  }
+  const escalated = actions.some((a) => a.status === 'escalated');
+  const healed = repairedBy.every((r) => r !== null);
+  return {
+    faults: injected.faults,
+    injectedAt: injected.injectedAt,
+    ...(anomalies[0] ? { detectedAt: anomalies[0].occurred_at } : {}),
+    incidents,
+    namedCauses,
+    repairedBy,
+    rightRepairsUndone,
+    partials: actions
+      .filter((a) => a.status === 'succeeded' && a.verification?.outcome === 'partial')
+      .map((a) => ({ tool: a.tool, intent: a.intent })),
+    escalated,
+    ...(sentinelRecoveredAt ? { sentinelRecoveredAt } : {}),
+    outcome: healed ? 'healed' : repairedBy.some((r) => r !== null) ? 'partly_healed' : escalated ? 'escalated' : 'timeout',
+    actions: actions.map(
+      (a) => `${a.tool}:${a.status}${a.verification?.outcome && a.status !== 'started' ? `(${a.verification.outcome})` : ''}`,
+    ),
+    endedAt: now,
+  };
+}
+
+/** Injects the faults together and watches until both are healed and the sentinel sees it, or time runs out. */
+export async function runCompoundTrial(
+  ctx: TrialContext,
+  plans: readonly FaultPlan[],
+  options: { timeoutMs: number },
+): Promise<CompoundTrialResult> {
+  const before = knownIncidents(ctx.recorder);
+  const startedAt = Date.now();
+  const injected = { ...(await injectBoth(ctx, plans)), startedAt };
+  const deadline = injected.injectedAt + options.timeoutMs;
+  for (;;) {
+    await sleep(250);
+    ctx.recorder.pollLogs();
+    const result = evaluateCompound(ctx, injected, before);
+    if (result.outcome === 'healed' && result.sentinelRecoveredAt !== undefined) return result;
+    if (Date.now() > deadline) return result;
+  }
+}

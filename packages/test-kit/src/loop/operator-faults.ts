@@ -1,0 +1,117 @@
+/**
+ * Faults an operator causes without any fault API, made here the way they happen: writes straight
+ * into the online RAG's Qdrant collection (through its alias), as a bad ingest job or a botched
+ * migration script would. Issue 30: knowledge no feed ever published, and chunk metadata naming the
+ * wrong document. Nothing here undoes them: only the immune system's repair (re-ingesting from the
+ * feed) does, or dropping the collection at the end of a run.
+ */
+import { randomUUID } from 'node:crypto';
+import { createQdrantClient } from '@rag-immune/worker-runtime';
+
+export const OPERATOR_FAULT_KINDS = ['unpublished-knowledge', 'attribution-swap'] as const;
+export type OperatorFaultKind = (typeof OPERATOR_FAULT_KINDS)[number];
+
+export const isOperatorFault = (kind: string): kind is OperatorFaultKind => (OPERATOR_FAULT_KINDS as readonly string[]).includes(kind);
+
+/** Where the online RAG's vectors are: Qdrant and the collection (or alias) it queries. */
+export interface OnlineIndex {
+  qdrantUrl: string;
+  qdrantApiKey?: string | undefined;
+  collection: string;
+}
+
+/** The chunk payload the reference RAG writes (services/reference-rag, ChunkPayload). */
+interface ChunkPayload {
+  chunk_id: string;
+  doc_id: string;
+  knowledge_id: string;
+  version: string;
+  valid_from: string;
+  valid_until: string | null;
+  updated_at: string;
+  text: string;
+  indexed_at?: string;
+  [key: string]: unknown;
+}
+
+interface Point {
+  id: string | number;
+  payload: ChunkPayload;
+  vector?: number[];
+}
+
+async function pointsOf(index: OnlineIndex, knowledgeIds: string[], withVector: boolean): Promise<Point[]> {
+  const qdrant = createQdrantClient({ url: index.qdrantUrl, apiKey: index.qdrantApiKey });
+  const points: Point[] = [];
+  let offset: string | number | undefined;
+  for (;;) {
+    const page = await qdrant.scroll(index.collection, {
+      limit: 256,
+      with_payload: true,
+      with_vector: withVector,
+      filter: { must: [{ key: 'knowledge_id', match: { any: knowledgeIds } }] },
+      ...(offset === undefined ? {} : { offset }),
+    });
+    for (const p of page.points)
+      points.push({
+        id: p.id,
+        payload: p.payload as unknown as ChunkPayload,
+        ...(Array.isArray(p.vector) ? { vector: p.vector as number[] } : {}),
+      });
+    const next = page.next_page_offset;
+    if (next === null || next === undefined || typeof next === 'object') return points;
+    offset = next;
+  }
+}
+
+/**
+ * A version the feed never published, ingested for each knowledge id (a leaked test record, a
+ * poisoned import): the id's current chunks copied under a new version (`<version>+test1`, valid
+ * from a second ago, same vectors, the version in the text changed), and the current version closed
+ * at that time, as an ingest of a real new version would do. Returns the knowledge ids written.
+ */
+export async function ingestUnpublishedVersion(index: OnlineIndex, knowledgeIds: string[]): Promise<string[]> {
+  const qdrant = createQdrantClient({ url: index.qdrantUrl, apiKey: index.qdrantApiKey });
+  const current = (await pointsOf(index, knowledgeIds, true)).filter((p) => p.payload.valid_until === null);
+  const missing = knowledgeIds.filter((id) => !current.some((p) => p.payload.knowledge_id === id));
+  if (missing.length > 0) throw new Error(`no current chunks in ${index.collection} for ${missing.join(', ')}`);
+  const at = new Date(Date.now() - 1000).toISOString();
+  const leaked = current.map((p) => {
+    const version = `${p.payload.version}+test1`;
+    const swap = (text: string) => text.split(p.payload.version).join(version);
+    return {
+      id: randomUUID(),
+      vector: p.vector!,
+      payload: {
+        ...p.payload,
+        chunk_id: swap(p.payload.chunk_id),
+        version,
+        valid_from: at,
+        updated_at: at,
+        text: swap(p.payload.text),
+        indexed_at: at,
+      },
+    };
+  });
+  await qdrant.upsert(index.collection, { wait: true, points: leaked });
+  await qdrant.setPayload(index.collection, { wait: true, points: current.map((p) => p.id), payload: { valid_until: at } });
+  return [...new Set(current.map((p) => p.payload.knowledge_id))].sort();
+}
+
+/**
+ * Two documents' ids swapped in the chunk metadata (a migration script that mixed up two rows):
+ * every chunk of `a` carries `b`'s knowledge and document id and the reverse; text and vectors stay.
+ */
+export async function swapDocumentIds(index: OnlineIndex, a: string, b: string): Promise<string[]> {
+  const qdrant = createQdrantClient({ url: index.qdrantUrl, apiKey: index.qdrantApiKey });
+  const points = await pointsOf(index, [a, b], false);
+  const of = (id: string) => points.filter((p) => p.payload.knowledge_id === id);
+  const [pa, pb] = [of(a), of(b)];
+  if (pa.length === 0 || pb.length === 0)
+    throw new Error(`nothing to swap in ${index.collection}: ${a} ${pa.length} chunks, ${b} ${pb.length}`);
+  const ids = (list: Point[]) => ({ knowledge_id: list[0]!.payload.knowledge_id, doc_id: list[0]!.payload.doc_id });
+  const [ida, idb] = [ids(pa), ids(pb)];
+  await qdrant.setPayload(index.collection, { wait: true, points: pa.map((p) => p.id), payload: idb });
+  await qdrant.setPayload(index.collection, { wait: true, points: pb.map((p) => p.id), payload: ida });
+  return [a, b].sort();
+}
