@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadDebianKnowledge } from '../src/knowledge/debian-knowledge.ts';
+import { loadDebianKnowledge } from '@rag-immune/debian-knowledge';
 import { buildQuestions } from '../src/questions/question-set.ts';
 
 const { values } = parseArgs({

@@ -18,7 +18,7 @@ import { CachingEmbedder } from '../src/embedding/embedder.ts';
 import { pickFraction } from '../src/faults/fault-injector.ts';
 import { VectorIndex } from '../src/index/vector-index.ts';
 import { KnowledgeIndexer } from '../src/ingest/knowledge-indexer.ts';
-import { loadDebianKnowledge } from '../src/knowledge/debian-knowledge.ts';
+import { loadDebianKnowledge } from '@rag-immune/debian-knowledge';
 import { buildQuestions } from '../src/questions/question-set.ts';
 import { FEATURE_NAMES, featureVectors } from '../src/rerank/features.ts';
 import { fitLogistic } from '../src/rerank/fit-logistic.ts';

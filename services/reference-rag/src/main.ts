@@ -5,7 +5,7 @@
 import { loadSentenceEmbedder } from './embedding/sentence-embedder.ts';
 import { workerLogger } from '@rag-immune/worker-runtime';
 import { InvalidConfigError, ragConfigFromEnv } from './config.ts';
-import { loadDebianKnowledge } from './knowledge/debian-knowledge.ts';
+import { loadDebianKnowledge } from '@rag-immune/debian-knowledge';
 import { createReferenceRag } from './reference-rag.ts';
 
 let config;

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { CachingEmbedder } from './embedding/embedder.ts';
 import { loadSentenceEmbedder } from './embedding/sentence-embedder.ts';
 import { ragConfigFromEnv } from './config.ts';
-import { loadDebianKnowledge } from './knowledge/debian-knowledge.ts';
+import { loadDebianKnowledge } from '@rag-immune/debian-knowledge';
 import { createReferenceRag, type ReferenceRag } from './reference-rag.ts';
 
 export interface ReferenceRagPairOptions {

@@ -12,7 +12,7 @@ import { ExtractiveGenerator } from './generation/extractive-generator.ts';
 import { createApp } from './http/app.ts';
 import { VectorIndex } from './index/vector-index.ts';
 import { KnowledgeIndexer, type SyncResult } from './ingest/knowledge-indexer.ts';
-import type { KnowledgeSource } from './knowledge/knowledge-source.ts';
+import type { KnowledgeSource } from '@rag-immune/debian-knowledge';
 import { createRagMetrics } from './metrics.ts';
 import { QueryLog } from './query-log.ts';
 import { RagService } from './rag-service.ts';

@@ -8,4 +8,4 @@ export type { ReferenceRag } from './reference-rag.ts';
 export { buildQuestions, isExactAnswer, LabelledQuestion } from './questions/question-set.ts';
 export { loadQuestions, grade, accuracy, percentile, QUESTIONS_PATH, type Graded } from './questions/evaluate.ts';
 export { touchedByTokenizerAnomaly } from './text/query-normalizer.ts';
-export { loadDebianKnowledge } from './knowledge/debian-knowledge.ts';
+export { loadDebianKnowledge } from '@rag-immune/debian-knowledge';

@@ -1,4 +1,4 @@
-import type { KnowledgeRecord } from '../knowledge/knowledge-record.ts';
+import { renderRecord, type KnowledgeRecord } from '@rag-immune/debian-knowledge';
 import { FIELD_SEPARATOR, type KnowledgeChunk } from './knowledge-chunk.ts';
 
 /** A parser defect, as the fault injector installs it: which knowledge it hits and how. */
@@ -16,8 +16,6 @@ export const BOILERPLATE_HEADER = [
   'Navigation: Home, Packages, Security, News',
 ].join(FIELD_SEPARATOR);
 export const BOILERPLATE_FOOTER = 'Copyright 1997-2026 Software in the Public Interest, Inc. | Page 1 of 1 | Last modified: 2026-01-01';
-
-const MAX_BODY_CHARS = 480;
 
 /**
  * Turns knowledge records into chunks: one chunk per record version, fields first (`Name: value`
@@ -60,12 +58,4 @@ export class DocumentParser {
       };
     });
   }
-}
-
-export function renderRecord(record: Pick<KnowledgeRecord, 'fields' | 'body' | 'source'>): string {
-  const fields = record.fields.map(([name, value]) => `${name}: ${value}`);
-  const body = record.body.length > MAX_BODY_CHARS ? `${record.body.slice(0, MAX_BODY_CHARS)}…` : record.body;
-  return body === ''
-    ? fields.join(FIELD_SEPARATOR)
-    : [...fields, `${record.source === 'debian-changelog' ? 'Changes' : 'Description'}: ${body}`].join(FIELD_SEPARATOR);
 }

@@ -23,5 +23,5 @@ export function pointIdOf(chunkId: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/** Field separator in chunk text; the generator splits on it to read `Name: value` fields. */
-export const FIELD_SEPARATOR = ' | ';
+/** Field separator in chunk text (the knowledge renders records with it); the generator splits on it to read `Name: value` fields. */
+export { FIELD_SEPARATOR } from '@rag-immune/debian-knowledge';

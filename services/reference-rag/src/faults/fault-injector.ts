@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { GENERATOR_VERSION, type ExtractiveGenerator } from '../generation/extractive-generator.ts';
 import { PARSER_VERSION, type KnowledgeIndexer } from '../ingest/knowledge-indexer.ts';
 import type { ChunkPayload, VectorIndex } from '../index/vector-index.ts';
-import { HistoryProvider } from '../knowledge/knowledge-source.ts';
+import { HistoryProvider } from '@rag-immune/debian-knowledge';
 import type { Reranker } from '../rerank/reranker.ts';
 import type { QueryNormalizer } from '../text/query-normalizer.ts';
 import type { FaultJournal, JournalEntry } from './fault-journal.ts';

@@ -3,7 +3,7 @@ import type { DocumentParser, ParserDefect } from '../chunking/document-parser.t
 import { pointIdOf, type KnowledgeChunk } from '../chunking/knowledge-chunk.ts';
 import type { Embedder } from '../embedding/embedder.ts';
 import type { KnowledgeFreshness } from '@rag-immune/rag-contract';
-import type { KnowledgeSource } from '../knowledge/knowledge-source.ts';
+import type { KnowledgeSource } from '@rag-immune/debian-knowledge';
 import { toPayload, type VectorIndex } from '../index/vector-index.ts';
 
 export interface SyncOptions {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { chunkFields } from '../generation/extractive-generator.ts';
-import { renderRecord } from '../chunking/document-parser.ts';
-import { validAt, type KnowledgeRecord } from '../knowledge/knowledge-record.ts';
-import type { KnowledgeSource } from '../knowledge/knowledge-source.ts';
+import { renderRecord } from '@rag-immune/debian-knowledge';
+import { validAt, type KnowledgeRecord } from '@rag-immune/debian-knowledge';
+import type { KnowledgeSource } from '@rag-immune/debian-knowledge';
 import { containsTerms } from '../text/terms.ts';
 
 /** One labelled question: asked as of `as_of`, answered by `knowledge_id`; baseline expectation as of the pin. */

@@ -1,5 +1,5 @@
 import type { ChunkPayload } from '../index/vector-index.ts';
-import { subjectOf } from '../knowledge/knowledge-record.ts';
+import { subjectOf } from '@rag-immune/debian-knowledge';
 import { contentTerms, numericTerms, terms } from '../text/terms.ts';
 
 /** The reranker's features, in the order weights files list them. */

@@ -8,7 +8,7 @@ import { endpoints } from '@rag-immune/test-kit/stack';
 import pino from 'pino';
 import { ragConfigFromEnv } from '../../src/config.ts';
 import { CachingEmbedder } from '../../src/embedding/embedder.ts';
-import { loadDebianKnowledge } from '../../src/knowledge/debian-knowledge.ts';
+import { loadDebianKnowledge } from '@rag-immune/debian-knowledge';
 import { accuracy, grade, loadQuestions, percentile, type Graded } from '../../src/questions/evaluate.ts';
 import type { LabelledQuestion } from '../../src/questions/question-set.ts';
 import { createReferenceRag, type ReferenceRag } from '../../src/reference-rag.ts';

@@ -4,7 +4,7 @@ import { DocumentParser } from '../../src/chunking/document-parser.ts';
 import { pointIdOf } from '../../src/chunking/knowledge-chunk.ts';
 import { ExtractiveGenerator } from '../../src/generation/extractive-generator.ts';
 import { toPayload } from '../../src/index/vector-index.ts';
-import type { KnowledgeRecord } from '../../src/knowledge/knowledge-record.ts';
+import type { KnowledgeRecord } from '@rag-immune/debian-knowledge';
 import { isExactAnswer } from '../../src/questions/question-set.ts';
 
 const record = (pkg: string, version: string, day: string, uploader: string): KnowledgeRecord => ({

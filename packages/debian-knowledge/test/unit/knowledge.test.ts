@@ -1,8 +1,10 @@
+/** Copied with the modules from services/reference-rag/test/unit/knowledge.test.ts, plus the renderer. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseChangelog, changelogRecords } from '../../src/knowledge/debian-changelog.ts';
-import { parseDeb822 } from '../../src/knowledge/apt-metadata.ts';
-import { chainValidity, publishedBy, validAt } from '../../src/knowledge/knowledge-record.ts';
+import { parseChangelog, changelogRecords } from '../../src/debian-changelog.ts';
+import { parseDeb822 } from '../../src/apt-metadata.ts';
+import { chainValidity, publishedBy, validAt } from '../../src/knowledge-record.ts';
+import { renderRecord } from '../../src/render.ts';
 
 const CHANGELOG = `openssl (3.0.19-1~deb12u2) bookworm-security; urgency=medium
 
@@ -52,4 +54,18 @@ test('deb822 stanzas fold continuation lines', () => {
   );
   assert.equal(stanza!.get('Version'), '5.2.15-2+b9');
   assert.equal(stanza!.get('Description'), 'GNU Bourne Again SHell\nBash is an sh-compatible command language interpreter.');
+});
+
+test('a record renders as its fields, then its changes cut at 480 characters', () => {
+  const fields: [string, string][] = [
+    ['Package', 'acl'],
+    ['Version', '2.3.1-3'],
+  ];
+  assert.equal(renderRecord({ fields, body: '', source: 'debian-changelog' }), 'Package: acl | Version: 2.3.1-3');
+  assert.equal(
+    renderRecord({ fields, body: 'Fix a bug.', source: 'apt-metadata' }),
+    'Package: acl | Version: 2.3.1-3 | Description: Fix a bug.',
+  );
+  const long = renderRecord({ fields, body: 'x'.repeat(600), source: 'debian-changelog' });
+  assert.ok(long.endsWith(`Changes: ${'x'.repeat(480)}…`));
 });

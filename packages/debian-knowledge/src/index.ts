@@ -1,0 +1,6 @@
+export { loadDebianKnowledge, DEFAULT_SOURCE_TRUST, type DebianKnowledgeOptions } from './debian-knowledge.ts';
+export { KnowledgeSource, HistoryProvider, type KnowledgeProvider } from './knowledge-source.ts';
+export { chainValidity, publishedBy, subjectOf, validAt, type KnowledgeRecord } from './knowledge-record.ts';
+export { parseChangelog, readChangelogs, changelogRecords, utcDay, type ChangelogEntry } from './debian-changelog.ts';
+export { parseDeb822, installedPackages, readAptPackages, aptRecords, type AptPackage } from './apt-metadata.ts';
+export { renderRecord, FIELD_SEPARATOR } from './render.ts';

@@ -1,0 +1,10 @@
+export { langchainRagConfigFromEnv, type LangchainRagConfig } from './config.ts';
+export { createLangchainRag, defaultAlias, type LangchainRag, type LangchainRagParts } from './langchain-rag.ts';
+export { SharedSentenceEmbeddings } from './shared-sentence-embeddings.ts';
+export { knowledgeDocuments } from './knowledge-documents.ts';
+export { PROMPTS, STOP_SEQUENCES, cutAtStop, formatContext, type PromptVersion } from './prompt.ts';
+export { SamplingLlm, SeedSequence } from './generation/sampling-llm.ts';
+export { LlamaCppEngine, type LlamaCppEngineOptions } from './generation/llama-cpp-engine.ts';
+export { ModelNotInstalledError, type CompletionEngine, type CompletionRequest } from './generation/completion-engine.ts';
+export { startTracing, type TracingOptions } from './tracing.ts';
+export { installedModelPath } from './generation/installed-model.ts';
