@@ -253,7 +253,7 @@ function writeResults(final: boolean): void {
   const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Debian 12, Node ${process.version}`;
   const markdown = `# bench/healing results
 
-\`npm run stack -- up && npm run bench:healing\` (= \`tsx bench/healing/run.ts --trials ${trialsPerKind} --clean-rounds ${values['clean-rounds']} --interval ${interval} --packages ${values.packages} --probes ${values.probes}${isolate ? ' --isolate' : ''}\`)
+\`npm run stack -- up && npx tsx bench/healing/run.ts ${process.argv.slice(2).join(' ')}\` (the command as run; \`npm run bench:healing\` is the full matrix)
 (\`bench/healing/run.ts\`; raw per-trial records in \`.runs/bench-healing-<time>/trials.jsonl\`, worker logs beside it).
 
 ${final ? '' : `**Partial: ${trials.length} of ${trialsPerKind * kinds.length} trials done when this was written.**\n\n`}Run of ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine}, sharing the machine with the local stack

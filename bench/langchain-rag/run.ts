@@ -6,7 +6,7 @@
  * cross-FCS, the baseline comparison), against two in-process RAG instances on the stack's Qdrant.
  * Probes whose knowledge changed since the baseline's pin are counted apart: there the answers
  * differ for a reason, elsewhere only by sampling.
- * Usage: npm run stack -- up && bash scripts/install-gemma.sh && npm run bench:langchain
+ * Usage: npm run stack -- up && bash scripts/install-gemma.sh && npm run bench:langchain-rag
  *        [-- --results 300 --packages 25 --probes 30 --max-minutes 60]
  */
 import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
