@@ -1,4 +1,4 @@
-export { ProbeRunner, type ProbeRunnerOptions } from './probe-runner.ts';
+export { ProbeRunner, sampledModeProblem, DEFAULT_SAMPLE_ALPHA, type ProbeRunnerOptions } from './probe-runner.ts';
 export { DebugCapture } from './debug-capture.ts';
 export type { RagPort, FactConsistencyPort, FcsVerdict, EvidenceSnippet } from './ports.ts';
 export { GoldenProbeSchema, isActive, type GoldenProbe } from './golden-probe.ts';
@@ -10,8 +10,12 @@ export {
   answerAndLatencyDefaults,
   type AnomalyThresholds,
   type BaselineVerdict,
+  type ComparedSignals,
   type ComparisonInputs,
+  type SampledScores,
 } from './signals/baseline-comparison.ts';
+export { mannWhitneyLessP, median, sampledDrop, sampledDropFires, smallestPossibleP, type SampledDrop } from './signals/sample-test.ts';
+export { answersAreConsistent, factsKey, modalAnswerIndex } from './signals/sample-consensus.ts';
 export {
   answerAgreement,
   keyFacts,

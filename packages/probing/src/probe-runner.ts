@@ -18,7 +18,12 @@ import type { GoldenProbe } from './golden-probe.ts';
 import type { FactConsistencyPort, FcsVerdict, RagPort } from './ports.ts';
 import { intentCoverage } from './signals/intent-coverage.ts';
 import { knowledgeFreshness } from './signals/knowledge-freshness.ts';
-import { answerAndLatencyDefaults, compareWithBaseline, type AnomalyThresholds } from './signals/baseline-comparison.ts';
+import {
+  answerAndLatencyDefaults,
+  compareWithBaseline,
+  type AnomalyThresholds,
+  type SampledScores,
+} from './signals/baseline-comparison.ts';
 import {
   alteredChunks,
   answerAgreement,
@@ -32,6 +37,8 @@ import {
 import { CallHealthWindow, type CallHealthComparison } from './signals/call-health.ts';
 import { checkAgainstFeed, type FreshnessLookup } from './signals/knowledge-feed-check.ts';
 import { attributionCheck } from './signals/attribution.ts';
+import { smallestPossibleP } from './signals/sample-test.ts';
+import { answersAreConsistent, modalAnswerIndex } from './signals/sample-consensus.ts';
 import type { DebugCapture } from './debug-capture.ts';
 
 export interface ProbeRunnerOptions {
@@ -60,6 +67,30 @@ export interface ProbeRunnerOptions {
   halfOpenAfterMs?: number;
   /** Recent calls per side behind the latency p95 and timeout-rate signals (default 50). */
   callWindow?: number;
+  /**
+   * Calls per side per run (default 1: one online answer against one baseline answer). Above 1, for
+   * a RAG whose LLM samples: each side is queried this many times in turn, fcs_drop and ic_drop
+   * compare the medians and fire only when a one-sided exact Mann–Whitney test of online against
+   * baseline gives p < sampleAlpha, and the answers are compared by their most frequent key facts,
+   * not at all when the baseline's own samples mostly disagree. Costs this many times the RAG calls.
+   */
+  samplesPerProbe?: number;
+  /** Significance level of the sampled test (default 0.01); 1 / C(2k, k) must be below it. */
+  sampleAlpha?: number;
+}
+
+export const DEFAULT_SAMPLE_ALPHA = 0.01;
+
+/**
+ * Why a sampled-mode setting cannot work, or null. With k calls a side the exact test's p is never
+ * below 1 / C(2k, k): an alpha at or under it would silence fcs_drop and ic_drop altogether.
+ */
+export function sampledModeProblem(samples: number, alpha: number): string | null {
+  if (!Number.isInteger(samples) || samples < 1) return `samples per probe must be an integer >= 1, got ${samples}`;
+  if (!(alpha > 0 && alpha < 1)) return `sample alpha must be in (0, 1), got ${alpha}`;
+  if (samples > 1 && smallestPossibleP(samples, samples) >= alpha)
+    return `${samples} samples a side can never reach p < ${alpha} (smallest possible p ${smallestPossibleP(samples, samples).toPrecision(3)}): use more samples or a larger alpha`;
+  return null;
 }
 
 /** The FCS of one answer, or why it has none: never a thrown run, never a fake score. */
@@ -121,6 +152,8 @@ export class ProbeRunner {
   private readonly windows: Record<'online' | 'baseline', CallHealthWindow>;
 
   constructor(private readonly options: ProbeRunnerOptions) {
+    const problem = sampledModeProblem(options.samplesPerProbe ?? 1, options.sampleAlpha ?? DEFAULT_SAMPLE_ALPHA);
+    if (problem !== null) throw new RangeError(problem);
     const policy = () =>
       wrap(
         retry(handleWhen(retryable), {
@@ -149,17 +182,28 @@ export class ProbeRunner {
       { attributes: { probe_id: probe.id, probe_version: probe.version, query_hash: queryHash, correlation_id: correlationId } },
       async (span) => {
         try {
-          const [online, baseline] = await Promise.all([
-            this.observe('online', this.options.online, probe, correlationId),
-            this.observe('baseline', this.options.baseline, probe, correlationId),
+          const k = this.options.samplesPerProbe ?? 1;
+          const [onlineSamples, baselineSamples] = await Promise.all([
+            this.observeSamples('online', this.options.online, probe, correlationId, k),
+            this.observeSamples('baseline', this.options.baseline, probe, correlationId, k),
           ]);
-          const answers = await this.compareAnswers(probe, online, baseline);
-          const calls = this.callHealth(online.observation, baseline.observation);
+          const online = representative(onlineSamples);
+          const baseline = representative(baselineSamples);
+          // One call a side: the answers are compared as they are. Sampled: only when the baseline
+          // mostly says the same thing; otherwise its own spread makes any difference meaningless.
+          const answers = await this.compareAnswers(probe, online, baseline, k === 1 || baselineIsConsistent(baselineSamples));
+          const calls = this.callHealth(onlineSamples, baselineSamples, online.observation);
           const verdict = compareWithBaseline(online.observation, baseline.observation, this.options.thresholds, {
             ...(answers ? { answers } : {}),
             calls,
+            ...(k > 1 ? { samples: this.sampledScores(k, onlineSamples, baselineSamples) } : {}),
           });
-          span.setAttributes({ anomaly: verdict.anomaly, severity: verdict.severity, anomaly_signals: verdict.signals.join(',') });
+          span.setAttributes({
+            anomaly: verdict.anomaly,
+            severity: verdict.severity,
+            anomaly_signals: verdict.signals.join(','),
+            ...(k > 1 ? { samples: k } : {}),
+          });
           return {
             ...eventEnvelope('sentinel', this.options.version),
             correlation_id: correlationId,
@@ -169,7 +213,7 @@ export class ProbeRunner {
             query_hash: queryHash,
             online: online.observation,
             baseline: baseline.observation,
-            comparison: verdict.comparison,
+            comparison: { samples: null, fcs_sample_test_p: null, ic_sample_test_p: null, ...verdict.comparison },
             anomaly: verdict.anomaly,
             severity: verdict.severity,
             anomaly_signals: verdict.signals,
@@ -183,6 +227,40 @@ export class ProbeRunner {
         }
       },
     );
+  }
+
+  /**
+   * k calls to one side, one after the other (the RAG sees the load of one probe at a time, as with
+   * one call). A failed call ends the side's sampling: it is reported as today, and a hung RAG is
+   * not waited on k times.
+   */
+  private async observeSamples(
+    side: 'online' | 'baseline',
+    rag: RagPort,
+    probe: GoldenProbe,
+    correlationId: string,
+    k: number,
+  ): Promise<SideOutcome[]> {
+    const samples: SideOutcome[] = [];
+    for (let i = 0; i < k; i++) {
+      const sample = await this.observe(side, rag, probe, correlationId);
+      samples.push(sample);
+      if (sample.observation.call_status !== 'ok') break;
+    }
+    return samples;
+  }
+
+  private sampledScores(k: number, online: SideOutcome[], baseline: SideOutcome[]): SampledScores {
+    const scores = (samples: SideOutcome[], signal: 'fcs' | 'ic') =>
+      samples.flatMap((s) =>
+        s.observation.call_status === 'ok' && s.observation.signals?.[signal] != null ? [s.observation.signals[signal]] : [],
+      );
+    return {
+      count: k,
+      alpha: this.options.sampleAlpha ?? DEFAULT_SAMPLE_ALPHA,
+      fcs: { online: scores(online, 'fcs'), baseline: scores(baseline, 'fcs') },
+      ic: { online: scores(online, 'ic'), baseline: scores(baseline, 'ic') },
+    };
   }
 
   private async observe(side: 'online' | 'baseline', rag: RagPort, probe: GoldenProbe, correlationId: string): Promise<SideOutcome> {
@@ -265,18 +343,19 @@ export class ProbeRunner {
     return { observation, fcs, response };
   }
 
-  /** Latency p95s and the online timeout rate over the recent window, this run included. */
-  private callHealth(online: ProbeObservation, baseline: ProbeObservation): CallHealthComparison {
+  /** Latency p95s and the online timeout rate over the recent window, every call of this run included. */
+  private callHealth(onlineSamples: SideOutcome[], baselineSamples: SideOutcome[], online: ProbeObservation): CallHealthComparison {
     const timedOut = (o: ProbeObservation) => o.call_status === 'timeout' || o.call_status === 'circuit_open';
-    for (const [side, observation] of [
-      ['online', online],
-      ['baseline', baseline],
+    for (const [side, samples] of [
+      ['online', onlineSamples],
+      ['baseline', baselineSamples],
     ] as const)
-      this.windows[side].record({
-        latencyMs: observation.latency_ms,
-        timedOut: timedOut(observation),
-        ok: observation.call_status === 'ok',
-      });
+      for (const { observation } of samples)
+        this.windows[side].record({
+          latencyMs: observation.latency_ms,
+          timedOut: timedOut(observation),
+          ok: observation.call_status === 'ok',
+        });
     return {
       online_latency_p95_ms: this.windows.online.latencyP95(),
       baseline_latency_p95_ms: this.windows.baseline.latencyP95(),
@@ -291,7 +370,12 @@ export class ProbeRunner {
    * side's evidence) costs two scorer calls, so it runs only when the key facts differ: never on a
    * clean round where both sides say the same thing.
    */
-  private async compareAnswers(probe: GoldenProbe, online: SideOutcome, baseline: SideOutcome): Promise<AnswerComparison | undefined> {
+  private async compareAnswers(
+    probe: GoldenProbe,
+    online: SideOutcome,
+    baseline: SideOutcome,
+    compareFacts: boolean,
+  ): Promise<AnswerComparison | undefined> {
     const a = online.response;
     const b = baseline.response;
     if (a === undefined || b === undefined) return undefined;
@@ -303,7 +387,8 @@ export class ProbeRunner {
     });
     const onlineSide = sideOf(a);
     const baselineSide = sideOf(b);
-    const agreement = answerAgreement(a.answer, b.answer);
+    // Not comparing the facts leaves the agreement unknown (null), which disagrees with nothing.
+    const agreement = compareFacts ? answerAgreement(a.answer, b.answer) : null;
     // Newer online knowledge is an update only if its feed published it.
     const newer = newerOnlineChunks(onlineSide, baselineSide);
     const feedCheck = await checkAgainstFeed(newer, this.freshnessLookup());
@@ -390,4 +475,19 @@ export class ProbeRunner {
       }
     });
   }
+}
+
+/**
+ * The sample a side is reported and compared by: a failed call if any (the side failed, as with one
+ * call), else the first sample stating the side's most frequent key facts (self-consistency).
+ */
+function representative(samples: readonly SideOutcome[]): SideOutcome {
+  const failed = samples.find((s) => s.observation.call_status !== 'ok');
+  if (failed !== undefined || samples.length === 1) return failed ?? samples[0]!;
+  return samples[modalAnswerIndex(samples.map((s) => s.response?.answer))]!;
+}
+
+/** More than half of the baseline's samples state the same key facts. */
+function baselineIsConsistent(samples: readonly SideOutcome[]): boolean {
+  return answersAreConsistent(samples.map((s) => s.response?.answer));
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { answerAndLatencyDefaults, defaultThresholds } from '@rag-immune/probing';
+import { DEFAULT_SAMPLE_ALPHA, answerAndLatencyDefaults, defaultThresholds, sampledModeProblem } from '@rag-immune/probing';
 import { isLoopback } from '@rag-immune/worker-runtime';
 
 /**
@@ -40,6 +40,12 @@ export const SentinelEnvSchema = z.object({
   SENTINEL_LATENCY_P95_RATIO: number(z.number().min(1)).default(answerAndLatencyDefaults.latencyP95Ratio),
   SENTINEL_LATENCY_MIN_EXTRA_MS: number(z.number().min(0)).default(answerAndLatencyDefaults.latencyMinExtraMs),
   SENTINEL_TIMEOUT_RATE: number(z.number().min(0).max(1)).default(answerAndLatencyDefaults.timeoutRate),
+  /**
+   * Calls per side per probe run (default 1). Above 1, for a RAG whose LLM samples, fcs_drop and
+   * ic_drop need a one-sided exact Mann–Whitney p below SENTINEL_SAMPLE_ALPHA: k times the RAG calls.
+   */
+  SENTINEL_SAMPLES_PER_PROBE: number(z.number().int().min(1).max(20)).default(1),
+  SENTINEL_SAMPLE_ALPHA: number(z.number().gt(0).lt(1)).default(DEFAULT_SAMPLE_ALPHA),
   /** Most time one side of a probe may take, retries included; default 1.5 x the call timeout. */
   SENTINEL_PROBE_DEADLINE_MS: number(z.number().int().min(100).max(600_000)).optional(),
   SENTINEL_DEBUG: z.enum(['0', '1']).default('0'),
@@ -66,6 +72,8 @@ export class SentinelConfigError extends Error {
 export function sentinelConfigFromEnv(env: NodeJS.ProcessEnv): SentinelEnv {
   const parsed = SentinelEnvSchema.safeParse(env);
   if (parsed.success) {
+    const sampling = sampledModeProblem(parsed.data.SENTINEL_SAMPLES_PER_PROBE, parsed.data.SENTINEL_SAMPLE_ALPHA);
+    if (sampling !== null) throw new SentinelConfigError([{ key: 'SENTINEL_SAMPLES_PER_PROBE', message: sampling }]);
     if (parsed.data.SENTINEL_API_TOKEN === undefined && !isLoopback(parsed.data.SENTINEL_HOST))
       throw new SentinelConfigError([
         { key: 'SENTINEL_API_TOKEN', message: `is required to bind SENTINEL_HOST=${parsed.data.SENTINEL_HOST} (beyond loopback)` },

@@ -60,6 +60,8 @@ async function main(): Promise<void> {
     callTimeoutMs: config.SENTINEL_CALL_TIMEOUT_MS,
     callAttempts: config.SENTINEL_CALL_ATTEMPTS,
     probeDeadlineMs,
+    samplesPerProbe: config.SENTINEL_SAMPLES_PER_PROBE,
+    sampleAlpha: config.SENTINEL_SAMPLE_ALPHA,
     version: SENTINEL_VERSION,
     ...(config.SENTINEL_DEBUG === '1' ? { debug: new DebugCapture(config.SENTINEL_DEBUG_DIR, headers) } : {}),
   });
@@ -78,8 +80,9 @@ async function main(): Promise<void> {
       intervalMs: config.SENTINEL_INTERVAL_SECONDS * 1000,
       jitter: config.SENTINEL_JITTER,
       maxConcurrent: config.SENTINEL_MAX_CONCURRENT,
-      // Both sides run at once, so a probe takes about one deadline; two leave room for scoring.
-      roundGraceMs: 2 * probeDeadlineMs,
+      // Both sides run at once, so a probe takes about one deadline per sample (a sampled run calls
+      // each side k times in turn); two leave room for scoring.
+      roundGraceMs: 2 * probeDeadlineMs * config.SENTINEL_SAMPLES_PER_PROBE,
     },
     logger,
   );

@@ -94,7 +94,8 @@ const REGISTERED_FINGERPRINTS: Record<string, string> = {
   // 2026-12-02: ProbeResult's per-side traceparent and RootCauseReport's trace_incomplete (issue 26).
   // 2026-12-04: ProbeResult's feed check, unpublished knowledge, attribution and their two signals (issue 30).
   // 2026-12-04: RootCauseReport's findings and unexplained_probes, RecoveryVerification's per-probe outcome (issue 30, several causes).
-  probes: '7573c74c42402c931c8b32a5db814bb02e343e02b9bd799345542d3d1bbe51da',
+  // 2026-12-04: ProbeResult's sampled mode, comparison.samples and the two sample test p-values (issue 27).
+  probes: 'e1418d53b03b553281097212855772e7cad1370d45aeea03fa184087a2615f20',
   reports: '7f55948eb61b841bbe39c62b020ec7036b725ed5bf2e42a2bc27d8197a893946',
   actions: '4ed35718d9cc30bae76bfad873703a8ef3c61c3fb6af8c9a5e40598ea8da15ba',
 };

@@ -2,6 +2,7 @@ import type { AnomalySeverity, AnomalySignal, BaselineComparison, ProbeObservati
 import type { AnswerComparison } from './answer-agreement.ts';
 import type { CallHealthComparison } from './call-health.ts';
 import { misattributed } from './attribution.ts';
+import { sampledDrop, sampledDropFires, type SampledDrop } from './sample-test.ts';
 
 export interface AnomalyThresholds {
   /** Online FCS this much below the baseline's is an anomaly (design default 0.15). */
@@ -36,14 +37,33 @@ export const answerAndLatencyDefaults: Required<Omit<AnomalyThresholds, 'fcsDrop
   timeoutRate: 0.2,
 };
 
+/**
+ * The sampled mode's scores: each side queried `count` times, the scores of the calls that were
+ * scored. fcs_drop and ic_drop then compare the medians and fire only when the one-sided exact
+ * Mann–Whitney test of online against baseline gives p < alpha (see sample-test.ts).
+ */
+export interface SampledScores {
+  count: number;
+  alpha: number;
+  fcs: { online: readonly number[]; baseline: readonly number[] };
+  ic: { online: readonly number[]; baseline: readonly number[] };
+}
+
 /** What the ProbeRunner measured beyond each side's own signals (all optional: older callers pass none). */
 export interface ComparisonInputs {
   answers?: AnswerComparison;
   calls?: CallHealthComparison;
+  /** Absent: one call a side, compared one against the other (the behaviour before the sampled mode). */
+  samples?: SampledScores;
 }
 
+type SampleFields = 'samples' | 'fcs_sample_test_p' | 'ic_sample_test_p';
+
+/** The comparison; the sampled mode's fields are present only when the run was sampled. */
+export type ComparedSignals = Omit<BaselineComparison, SampleFields> & Partial<Pick<BaselineComparison, SampleFields>>;
+
 export interface BaselineVerdict {
-  comparison: BaselineComparison;
+  comparison: ComparedSignals;
   anomaly: boolean;
   severity: AnomalySeverity;
   signals: AnomalySignal[];
@@ -68,10 +88,12 @@ export function compareWithBaseline(
   inputs: ComparisonInputs = {},
 ): BaselineVerdict {
   const limits = { ...answerAndLatencyDefaults, ...definedOnly(thresholds) };
-  const { answers, calls } = inputs;
-  const comparison: BaselineComparison = {
-    fcs_drop: difference(baseline.signals?.fcs, online.signals?.fcs),
-    ic_drop: difference(baseline.signals?.ic, online.signals?.ic),
+  const { answers, calls, samples } = inputs;
+  const fcsTest = samples && sampledDrop(samples.fcs.online, samples.fcs.baseline);
+  const icTest = samples && sampledDrop(samples.ic.online, samples.ic.baseline);
+  const comparison: ComparedSignals = {
+    fcs_drop: samples ? (fcsTest?.drop ?? null) : difference(baseline.signals?.fcs, online.signals?.fcs),
+    ic_drop: samples ? (icTest?.drop ?? null) : difference(baseline.signals?.ic, online.signals?.ic),
     kf_lag_days: ((lag) => (lag === null ? null : lag / DAY_MS))(difference(baseline.signals?.kf_as_of, online.signals?.kf_as_of)),
     answer_agreement: answers?.answer_agreement ?? null,
     online_answer_vs_baseline_fcs: answers?.online_answer_vs_baseline_fcs ?? null,
@@ -84,6 +106,7 @@ export function compareWithBaseline(
     feed_check: answers?.feed_check?.status ?? null,
     unpublished_knowledge: answers?.feed_check?.unpublished ?? [],
     attribution: answers?.attribution ?? null,
+    ...(samples ? { samples: samples.count, fcs_sample_test_p: fcsTest?.p ?? null, ic_sample_test_p: icTest?.p ?? null } : {}),
   };
   const signals: AnomalySignal[] = [];
   let worstRatio = 0;
@@ -92,8 +115,16 @@ export function compareWithBaseline(
     signals.push(signal);
     worstRatio = Math.max(worstRatio, value / threshold);
   };
-  check(comparison.fcs_drop, thresholds.fcsDrop, 'fcs_drop');
-  check(comparison.ic_drop, thresholds.icDrop, 'ic_drop');
+  // Sampled: a median drop the baseline's own spread explains is sampling noise, not a drop.
+  const sampledCheck = (test: SampledDrop | null, threshold: number, signal: AnomalySignal) =>
+    check(sampledDropFires(test, threshold, samples!.alpha) ? test!.drop : null, threshold, signal);
+  if (samples) {
+    sampledCheck(fcsTest ?? null, thresholds.fcsDrop, 'fcs_drop');
+    sampledCheck(icTest ?? null, thresholds.icDrop, 'ic_drop');
+  } else {
+    check(comparison.fcs_drop, thresholds.fcsDrop, 'fcs_drop');
+    check(comparison.ic_drop, thresholds.icDrop, 'ic_drop');
+  }
   check(comparison.kf_lag_days, thresholds.kfLagDays, 'kf_stale');
 
   let severity: AnomalySeverity =

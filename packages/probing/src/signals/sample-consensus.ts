@@ -1,0 +1,36 @@
+/**
+ * Self-consistency over several sampled answers of one side (issue 27): which key facts the side
+ * states most often, and whether most of its samples agree on them. A sampling LLM's single answer
+ * says little; the facts it returns most often say what the side "knows".
+ */
+import { keyFacts } from './answer-agreement.ts';
+
+/** The key facts of an answer as one comparable key ('' for an answer without any). */
+export function factsKey(answer: string): string {
+  return [...keyFacts(answer)].sort().join('\u0000');
+}
+
+/**
+ * How many answers state each set of key facts, most frequent first (first seen first on ties). A
+ * missing answer (a failed call) states nothing and agrees with no other sample.
+ */
+function factCounts(answers: readonly (string | undefined)[]): { key: string; count: number }[] {
+  const counts = new Map<string, number>();
+  for (const answer of answers) if (answer !== undefined) counts.set(factsKey(answer), (counts.get(factsKey(answer)) ?? 0) + 1);
+  return [...counts].map(([key, count]) => ({ key, count })).sort((a, b) => b.count - a.count);
+}
+
+/** The index of the first answer stating the most frequent key facts (0 for a single answer). */
+export function modalAnswerIndex(answers: readonly (string | undefined)[]): number {
+  if (answers.length === 0) throw new RangeError('modalAnswerIndex needs at least one answer');
+  const modal = factCounts(answers)[0];
+  return modal === undefined ? 0 : answers.findIndex((answer) => answer !== undefined && factsKey(answer) === modal.key);
+}
+
+/**
+ * More than half of the answers state the same key facts. A baseline whose samples do not is no
+ * reference for the online side's facts: its own answers disagree with each other.
+ */
+export function answersAreConsistent(answers: readonly (string | undefined)[]): boolean {
+  return (factCounts(answers)[0]?.count ?? 0) * 2 > answers.length;
+}
