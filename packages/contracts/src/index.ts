@@ -3,6 +3,7 @@ export { loadTopicSchema, sharedTypes, avroDir, type AvroRecordSchema } from './
 export { assembleSchema, loadSharedTypes, type SharedType } from './avro-assembly.ts';
 export * from './generated/catalogue.ts';
 export { eventEnvelope, type EventEnvelope } from './envelope.ts';
+export { reportForFinding, type Finding } from './report-findings.ts';
 
 import type { IoRagimmuneCommon } from './generated/ProbeResult.ts';
 import type { IoRagimmuneSentinel } from './generated/ProbeResult.ts';

@@ -4,9 +4,7 @@
  * naming every probe of the incident: the probes its cause explains are what its repair must heal,
  * the others are watched so that the repair makes none of them worse.
  */
-import type { RootCauseReport } from '@rag-immune/contracts';
-
-type Finding = RootCauseReport['findings'][number];
+import { reportForFinding, type Finding, type RootCauseReport } from '@rag-immune/contracts';
 
 /**
  * The report as one slice per named cause; a report with fewer than two findings is its own one
@@ -19,21 +17,8 @@ export function causeSlices(report: RootCauseReport): RootCauseReport[] {
   if (findings.length < 2) return [report];
   const scoped = (f: Finding) => (f.affected_knowledge_ids.length > 0 ? 1 : 0);
   const ordered = [...findings].sort((a, b) => scoped(a) - scoped(b));
-  return ordered.map((finding) => sliceFor(report, finding, [finding, ...findings.filter((f) => f !== finding)]));
-}
-
-function sliceFor(report: RootCauseReport, finding: Finding, ordered: Finding[]): RootCauseReport {
-  return {
-    ...report,
-    root_cause: finding.root_cause,
-    affected_component: finding.affected_component,
-    confidence: finding.confidence,
-    claims: finding.claims,
-    affected_knowledge_ids: finding.affected_knowledge_ids,
-    recommended_intents: finding.recommended_intents,
-    // The slice's own cause first: findings[0] is what its repair is verified against.
-    findings: ordered,
-  };
+  // Each slice names its own cause first: findings[0] is what its repair is verified against.
+  return ordered.map((finding) => reportForFinding(report, finding, [finding, ...findings.filter((f) => f !== finding)]));
 }
 
 /** Whether the report names more than one cause (it is, or is sliced into, one repair per cause). */

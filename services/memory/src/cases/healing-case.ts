@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { IncidentOutcome, RepairAction, RootCauseReport } from '@rag-immune/contracts';
+import { reportForFinding, type IncidentOutcome, type RepairAction, type RootCauseReport } from '@rag-immune/contracts';
 
 export type CaseStatus = 'active' | 'superseded' | 'archived';
 /** A case's outcome is its incident's, in the vocabulary every worker shares (avro/common/IncidentOutcome.avsc). */
@@ -149,16 +149,7 @@ export function caseEventsOf(input: CaseEvent): { cause: string | null; input: C
     cause: finding.root_cause,
     input: {
       kind: 'report' as const,
-      event: {
-        ...report,
-        root_cause: finding.root_cause,
-        affected_component: finding.affected_component,
-        confidence: finding.confidence,
-        claims: finding.claims,
-        affected_knowledge_ids: finding.affected_knowledge_ids,
-        recommended_intents: finding.recommended_intents,
-        findings: [finding],
-      },
+      event: reportForFinding(report, finding),
     },
   }));
 }
