@@ -25,6 +25,9 @@ export type RunOutcome = 'succeeded' | 'failed' | 'contended' | 'undo_pending' |
 
 class Interrupted extends Error {}
 
+/** The longest claim on a `planned` step (its preconditions and snapshot); EFFECTOR_LEASE_MS when shorter. */
+export const PLANNED_CLAIM_MS = 120_000;
+
 /**
  * Runs `work` with a signal that aborts when `ms` pass (or `stop` aborts: the lease was lost). On
  * the timeout the signal cancels the work on the RAG (the repair hooks pass it to fetch) and the
@@ -82,10 +85,16 @@ export class ActionRunner {
 
   async run(v0: Versioned<ActionDoc>, tool: RepairTool, report: RootCauseReport, ctx: ToolContext, grant: Grant): Promise<RunOutcome> {
     const { deps } = this;
-    // Claimed before anything runs (preconditions, before-figures, snapshot can take minutes): another
-    // replica keeps off while the claim is live, and its sweep takes the step over once it ran out.
+    // Claimed before anything runs (preconditions, before-figures, snapshot): another replica keeps off
+    // while the claim is live, and its sweep takes the step over once it ran out. The claim is shorter
+    // than the lease of a started repair: nothing has touched the RAG yet, so a replica killed here
+    // should cost minutes, not the whole lease; a takeover while this one still works is safe (its
+    // move to `started` is a compare-and-set, which then fails, and it stops).
     if (v0.doc.owner !== null && v0.doc.owner !== deps.instanceId && (v0.doc.lease_until ?? 0) > Date.now()) return 'contended';
-    const claimed = await deps.actions.update(v0, { owner: deps.instanceId, lease_until: Date.now() + deps.leaseMs });
+    const claimed = await deps.actions.update(v0, {
+      owner: deps.instanceId,
+      lease_until: Date.now() + Math.min(deps.leaseMs, PLANNED_CLAIM_MS),
+    });
     if (claimed === null) return 'contended';
     const v: Versioned<ActionDoc> = claimed;
     const args = tool.input.parse(JSON.parse(v.doc.args_json)) as Record<string, unknown>;

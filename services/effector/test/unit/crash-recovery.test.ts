@@ -10,6 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CRASH_POINTS, type CrashPoint } from '../../src/index.ts';
+import { PLANNED_CLAIM_MS } from '../../src/run/action-runner.ts';
 import { RecoverySweep } from '../../src/run/recovery-sweep.ts';
 import { report, startLoop, type Loop } from './support/loop-fixture.ts';
 
@@ -124,3 +125,18 @@ async function assertRepairedOnce(loop: Loop, incident: string, crashAt: CrashPo
     assert.equal(loop.lifecycle(r.incident_id).filter((s) => s.endsWith(':escalated')).length, 0);
   }
 }
+
+test('a planned step is claimed for at most PLANNED_CLAIM_MS, not the whole lease: a replica killed before the repair starts costs minutes, not the lease', async () => {
+  const leaseMs = 600_000;
+  const loop = await startLoop({ tools: [{ name: 'rewrite', heals: true, touchesQdrant: true }], leaseMs });
+  const r = report('inc-k-claim');
+  const first = await loop.crashingReplica('effector-0', 'after_snapshot');
+  const claimedAt = Date.now();
+  void first.effector.process(r); // never settles once dead
+  await until('effector-0 to die after its snapshot', first.dead);
+  const [left] = await loop.deps.actions.list({ incident: r.incident_id });
+  assert.ok(left && left.status === 'planned' && left.owner === 'effector-0', `${left?.status} owner ${left?.owner}`);
+  assert.ok(left.lease_until !== null && left.lease_until <= Date.now() + PLANNED_CLAIM_MS, 'claimed beyond PLANNED_CLAIM_MS');
+  assert.ok(left.lease_until >= claimedAt + PLANNED_CLAIM_MS - 1_000, 'claimed for the planned-claim time');
+  assert.ok(PLANNED_CLAIM_MS < leaseMs);
+});
