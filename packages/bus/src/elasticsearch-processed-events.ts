@@ -3,7 +3,9 @@ import { hostname } from 'node:os';
 import type { Client } from '@elastic/elasticsearch';
 import { date, elasticsearchStores, keyword, type DocumentStore } from '@rag-immune/es-store';
 import type { Logger } from 'pino';
-import type { ClaimOutcome, ProcessedEventStore } from './processed-events.ts';
+import { EventClaimedElsewhereError, type ClaimOutcome, type ProcessedEventStore } from './processed-events.ts';
+
+export { EventClaimedElsewhereError };
 
 export interface ElasticsearchProcessedEventStoreOptions {
   /** An @elastic/elasticsearch v8 client. */
@@ -26,12 +28,6 @@ export interface ElasticsearchProcessedEventStoreOptions {
 }
 
 /** Thrown while another replica holds a live claim on the event: transient, the subscriber retries. */
-export class EventClaimedElsewhereError extends Error {
-  constructor(eventId: string, owner: string) {
-    super(`event ${eventId} is being handled by ${owner}`);
-    this.name = 'EventClaimedElsewhereError';
-  }
-}
 
 interface Entry {
   group: string;
@@ -155,7 +151,8 @@ export class ElasticsearchProcessedEventStore implements ProcessedEventStore {
     if (current === undefined) return this.claim(eventId); // released in between
     if (current.entry.state === 'processed') return 'processed';
     // A live claim, even this replica's own (the same event on two partitions at once), is in progress.
-    if (Date.parse(current.entry.lease_until) > Date.now()) throw new EventClaimedElsewhereError(eventId, current.entry.owner);
+    const leaseUntil = Date.parse(current.entry.lease_until);
+    if (leaseUntil > Date.now()) throw new EventClaimedElsewhereError(eventId, current.entry.owner, leaseUntil);
     // A dead replica's expired claim: take it over unless someone else just did.
     if (await this.docs.replace(this.id(eventId), this.entry(eventId, 'processing'), current)) return 'claimed';
     throw new EventClaimedElsewhereError(eventId, 'another replica');

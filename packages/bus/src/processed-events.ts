@@ -22,6 +22,19 @@ export interface ProcessedEventStore {
 
 export type ClaimOutcome = 'claimed' | 'processed';
 
+/** A shared store's claim refused: another replica holds the event (until `leaseUntil`, when known). */
+export class EventClaimedElsewhereError extends Error {
+  constructor(
+    eventId: string,
+    owner: string,
+    /** When the holder's claim expires, if known: a dead holder's event can be taken over then. */
+    readonly leaseUntil?: number,
+  ) {
+    super(`event ${eventId} is being handled by ${owner}`);
+    this.name = 'EventClaimedElsewhereError';
+  }
+}
+
 /** Per-process memory: catches redeliveries within one process lifetime (rebalances, retries). */
 export class InMemoryProcessedEventStore implements ProcessedEventStore {
   private readonly seen: LRUCache<string, true>;

@@ -6,10 +6,20 @@ import { topicNameOf, verifierFor, type BusConfig } from './config.ts';
 import type { EventVerifier } from './signing.ts';
 import type { SchemaCatalog } from './schema-catalog.ts';
 import type { BusMetrics } from './metrics.ts';
-import { InMemoryProcessedEventStore, type ProcessedEventStore } from './processed-events.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  EventClaimedElsewhereError,
+  InMemoryProcessedEventStore,
+  type ClaimOutcome,
+  type ProcessedEventStore,
+} from './processed-events.ts';
 import { PoisonMessageError, describeError } from './errors.ts';
 import { sendToDeadLetter } from './dead-letter.ts';
 import { semanticValidator, type EventValidator } from './semantic-validation.ts';
+
+/** How often a held event is looked at again: soon after the holder's lease ends, at most this far apart. */
+const CLAIM_POLL_MIN_MS = 250;
+const CLAIM_POLL_MAX_MS = 5_000;
 
 export interface DeliveryContext {
   topic: string;
@@ -70,6 +80,8 @@ export class EventSubscriber<T extends TopicId> {
   private readonly verifier: EventVerifier | undefined;
   private lagTimer: NodeJS.Timeout | undefined;
   private running = false;
+  /** Partitions whose start offset this member made durable since it last joined the group. */
+  private readonly pinnedStarts = new Set<number>();
 
   constructor(
     kafka: Kafka,
@@ -113,6 +125,8 @@ export class EventSubscriber<T extends TopicId> {
   async start(): Promise<void> {
     await Promise.all([this.consumer.connect(), this.deadLetterProducer.connect(), this.admin.connect()]);
     await this.consumer.subscribe({ topic: this.topicName, fromBeginning: this.options.fromBeginning ?? false });
+    // A new assignment may move partitions: each start is made durable again (see pinStart).
+    this.consumer.on(this.consumer.events.GROUP_JOIN, () => this.pinnedStarts.clear());
     this.running = true;
     await this.consumer.run({
       autoCommit: true,
@@ -134,6 +148,7 @@ export class EventSubscriber<T extends TopicId> {
   }
 
   private async deliver(payload: EachMessagePayload): Promise<void> {
+    await this.pinStart(payload);
     await this.settle(payload);
     const { topic, partition, message } = payload;
     this.options.hooks?.onSettled?.({
@@ -145,7 +160,25 @@ export class EventSubscriber<T extends TopicId> {
     });
   }
 
-  private async settle({ topic, partition, message }: EachMessagePayload): Promise<void> {
+  /**
+   * Before the first message of a partition is handled, its offset is committed as the group's
+   * position. A partition the group never committed starts at its end (or, fromBeginning, its start);
+   * if this member died handling the partition's first message, the next owner would resolve that
+   * again and skip the message: a report lost on a replica's SIGKILL. Committing the offset
+   * being handled (never a later one) makes the successor start at it.
+   */
+  private async pinStart({ topic, partition, message }: EachMessagePayload): Promise<void> {
+    if (this.pinnedStarts.has(partition)) return;
+    try {
+      await this.consumer.commitOffsets([{ topic, partition, offset: message.offset }]);
+      this.pinnedStarts.add(partition);
+    } catch (error) {
+      // A rebalance under way: kafkajs hands the partition over; the next owner pins it.
+      this.logger?.warn({ topic, partition, offset: message.offset, err: describeError(error) }, 'start offset not committed');
+    }
+  }
+
+  private async settle({ topic, partition, message, heartbeat }: EachMessagePayload): Promise<void> {
     const group = this.options.groupId;
     const delivery: DeliveryContext = {
       topic,
@@ -166,7 +199,7 @@ export class EventSubscriber<T extends TopicId> {
           ? (await this.processed.has(event.event_id))
             ? 'processed'
             : 'claimed'
-          : await this.retryPolicy.execute(() => claim(event.event_id));
+          : await this.claimWhenFree(() => this.retryPolicy.execute(() => claim(event.event_id)), heartbeat);
       if (state === 'processed') {
         this.metrics?.consumed.inc({ topic, group, outcome: 'duplicate' });
         this.logger?.info({ topic, partition, offset: message.offset, eventId: event.event_id }, 'duplicate event skipped');
@@ -215,6 +248,25 @@ export class EventSubscriber<T extends TopicId> {
         'handler retries exhausted; message left for redelivery',
       );
       throw error;
+    }
+  }
+
+  /**
+   * Another replica holds the event: it finishes it (then it is a duplicate) or it died and its claim
+   * expires. Waits for either, heartbeating so the group keeps this member, instead of failing the
+   * message into kafkajs' restart loop; the partition waits behind the event either way.
+   */
+  private async claimWhenFree(claim: () => Promise<ClaimOutcome>, heartbeat: () => Promise<void>): Promise<ClaimOutcome> {
+    for (;;) {
+      try {
+        return await claim();
+      } catch (error) {
+        if (!(error instanceof EventClaimedElsewhereError) || !this.running) throw error;
+        const wait = Math.min(CLAIM_POLL_MAX_MS, Math.max(CLAIM_POLL_MIN_MS, (error.leaseUntil ?? 0) - Date.now() + CLAIM_POLL_MIN_MS));
+        this.logger?.info({ topic: this.topicName, waitMs: wait, reason: error.message }, 'event claimed by another replica; waiting');
+        await sleep(wait);
+        await heartbeat();
+      }
     }
   }
 

@@ -23,9 +23,16 @@ after(async () => {
   await bus.stop();
 });
 
-function startConsumer(mode: string, groupId: string, processedPath: string, logPath: string, runId: string): ChildProcess {
+function startConsumer(
+  mode: string,
+  groupId: string,
+  processedPath: string,
+  logPath: string,
+  runId: string,
+  fromBeginning = true,
+): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', fixture, groupId, processedPath, logPath, runId], {
-    env: { ...process.env, MODE: mode },
+    env: { ...process.env, MODE: mode, FROM_BEGINNING: String(fromBeginning) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   children.push(child);
@@ -93,4 +100,34 @@ test('a consumer killed after handling but before committing: the redelivery is 
   assert.equal(lines.filter((l) => l === `handled ${first.event_id}`).length, 1, 'first was handled by the doomed consumer only');
   assert.equal(lines.filter((l) => l === `handled ${marker.event_id}`).length, 1);
   assert.equal(lines.filter((l) => l === `duplicate ${first.event_id}`).length, 1);
+});
+
+// The workers' groups start at the topic's end. A partition such a group never committed was resolved
+// to its end again by the next owner, so the first event a replica died handling there was skipped: the
+// scale-out trial's report, lost when the effector replica holding it was SIGKILLed (issue 29).
+test("a new group's first event on a partition, its consumer killed mid-handling: the successor handles it", async () => {
+  const run = `crash-first-${randomUUID()}`;
+  const dir = await mkdtemp(join(tmpdir(), 'bus-crash-'));
+  const [logPath, processedPath, group] = [join(dir, 'log'), join(dir, 'processed'), uniqueGroup('crash-first')];
+  const doomed = startConsumer('hang', group, processedPath, logPath, run, false);
+  await waitForLine(logPath, 'ready');
+  // Positioned at the end of every partition before the event exists (kafkajs resolves it on its first fetch).
+  const admin = bus.kafka.admin();
+  await admin.connect();
+  try {
+    for (let stable = false; !stable; await sleep(200)) stable = (await admin.describeGroups([group])).groups[0]?.state === 'Stable';
+  } finally {
+    await admin.disconnect();
+  }
+  await sleep(3000);
+  await (await bus.publisher()).publish('probes', exampleProbeResult(`${run}-a`));
+  await waitForLine(logPath, `start ${run}-a`);
+  doomed.kill('SIGKILL');
+  await exited(doomed);
+
+  const successor = startConsumer('normal', group, processedPath, logPath, run, false);
+  await waitForLine(logPath, `done ${run}-a`, 60_000);
+  successor.kill('SIGTERM');
+  await exited(successor);
+  assert.equal((await logLines(logPath)).filter((l) => l === `done ${run}-a`).length, 1);
 });

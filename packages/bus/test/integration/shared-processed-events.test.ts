@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@elastic/elasticsearch';
+import { pino } from 'pino';
 import { exampleProbeResult } from '@rag-immune/contracts';
 import { loadStackConfig, stackEndpoints } from '@rag-immune/stack';
 import { ElasticsearchProcessedEventStore, EventBus, EventClaimedElsewhereError, parseBusConfig } from '../../src/index.ts';
@@ -150,3 +151,44 @@ test(
     assert.ok(bLines.filter((l) => l.startsWith('handled ')).length > 0 && aLines.filter((l) => l.startsWith('handled ')).length > 0);
   },
 );
+
+// A redelivered event whose holder died waits for the holder's lease, heartbeating, and is then taken
+// over: before, each claim refusal failed the message into kafkajs' retry-and-restart loop
+// ('handler retries exhausted'), which held the partition far past the lease.
+test("an event a dead replica claimed is taken over when the claim's lease ends, without failing the message", async () => {
+  const group = uniqueGroup('takeover');
+  const event = exampleProbeResult(`takeover-${run}`);
+  const dead = await open(group, { leaseMs: 4000 });
+  assert.equal(await dead.claim(event.event_id), 'claimed');
+  const claimedAt = Date.now();
+
+  const lines: string[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+  const base = stackBusConfig();
+  const bus = new EventBus(parseBusConfig({ ...base, topicPrefix }), logger);
+  await bus.start(['probes']);
+  let handledAt: number | undefined;
+  try {
+    await bus.subscribe({
+      topic: 'probes',
+      groupId: group,
+      fromBeginning: true,
+      processedEvents: await open(group),
+      handle: async (received) => {
+        if (received.event_id === event.event_id) handledAt = Date.now();
+      },
+    });
+    await (await bus.publisher()).publish('probes', event);
+    for (const deadline = Date.now() + 60_000; handledAt === undefined && Date.now() < deadline;) await sleep(200);
+  } finally {
+    await bus.stop();
+  }
+  assert.ok(handledAt !== undefined, 'the event was handled');
+  assert.ok(handledAt - claimedAt >= 4000, 'not before the dead claim expired');
+  assert.ok(lines.some((l) => l.includes('event claimed by another replica; waiting')));
+  assert.deepEqual(
+    lines.filter((l) => l.includes('handler retries exhausted')),
+    [],
+    'the message was not failed into a consumer restart',
+  );
+});

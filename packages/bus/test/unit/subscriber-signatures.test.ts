@@ -36,6 +36,9 @@ async function harness(config: BusConfig) {
       run: async (options: { eachMessage: typeof eachMessage }) => {
         eachMessage = options.eachMessage;
       },
+      events: { GROUP_JOIN: 'consumer.group_join' },
+      on: () => () => undefined,
+      commitOffsets: async () => undefined,
       disconnect: async () => undefined,
     }),
     producer: () => ({
