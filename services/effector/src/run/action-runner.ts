@@ -25,7 +25,7 @@ export type RunOutcome = 'succeeded' | 'failed' | 'contended' | 'undo_pending' |
 
 class Interrupted extends Error {}
 
-/** The longest claim on a `planned` step (its preconditions and snapshot); EFFECTOR_LEASE_MS when shorter. */
+/** How far a claim on a `planned` step (its preconditions and snapshot) reaches, renewed while it works; EFFECTOR_LEASE_MS when shorter. */
 export const PLANNED_CLAIM_MS = 120_000;
 
 /**
@@ -96,7 +96,28 @@ export class ActionRunner {
       lease_until: Date.now() + Math.min(deps.leaseMs, PLANNED_CLAIM_MS),
     });
     if (claimed === null) return 'contended';
-    const v: Versioned<ActionDoc> = claimed;
+    // Renewed while the step is prepared (a snapshot may outlast the claim), given back at drain; the
+    // started repair's own hold below shares it and renews it by the whole lease.
+    const claim = deps.actions.hold(claimed, {
+      owner: deps.instanceId,
+      leaseMs: deps.leaseMs,
+      claimMs: Math.min(deps.leaseMs, PLANNED_CLAIM_MS),
+    });
+    try {
+      return await this.runClaimed(claimed, tool, report, ctx, grant);
+    } finally {
+      claim.release();
+    }
+  }
+
+  private async runClaimed(
+    v: Versioned<ActionDoc>,
+    tool: RepairTool,
+    report: RootCauseReport,
+    ctx: ToolContext,
+    grant: Grant,
+  ): Promise<RunOutcome> {
+    const { deps } = this;
     const args = tool.input.parse(JSON.parse(v.doc.args_json)) as Record<string, unknown>;
     const fail = async (failure: Failure, verification: RepairAction['verification'] = null) => {
       const failed = await deps.actions.move(v, 'failed', { failure, verification, finished_at: new Date().toISOString() });

@@ -196,7 +196,7 @@ export class ActionStore {
    * `signal` aborts and every later write of this process to the record is refused (null), which the
    * runner treats as an interruption. Nested holds of one key share the lease. Release when done.
    */
-  hold(current: Versioned<ActionDoc>, options: { owner: string; leaseMs: number; renewEveryMs?: number }): ActionLease {
+  hold(current: Versioned<ActionDoc>, options: HoldOptions): ActionLease {
     const existing = this.held.get(current.doc.key);
     if (existing !== undefined) return existing.share();
     const lease = new HeldLease(
@@ -237,6 +237,15 @@ export class ActionStore {
   }
 }
 
+export interface HoldOptions {
+  owner: string;
+  /** How far each renewal pushes the lease of a started repair (or its undo). */
+  leaseMs: number;
+  /** The same for a claimed `planned` step (default leaseMs). */
+  claimMs?: number;
+  renewEveryMs?: number;
+}
+
 /** This replica's hold on one action's lease (ActionStore.hold). */
 export interface ActionLease {
   readonly key: string;
@@ -256,6 +265,12 @@ type Write = (current: Versioned<ActionDoc>, patch: Partial<ActionDoc>) => Promi
 
 /** Statuses whose lease is renewed while held: the repair may have changed the RAG, or its undo is under way. */
 const LEASED: ReadonlySet<ActionStatus> = new Set(['started', 'executed', 'undoing']);
+/**
+ * Held and renewed too: a claimed `planned` step (preconditions, before-figures, a snapshot that can
+ * outlast the claim). Unrenewed, another replica's sweep took a long snapshot's step over, and two
+ * replicas could take it from each other for ever; at drain the claim is given back at once.
+ */
+const RENEWED: ReadonlySet<ActionStatus> = new Set([...LEASED, 'planned']);
 
 class HeldLease {
   private latest: Versioned<ActionDoc>;
@@ -274,13 +289,13 @@ class HeldLease {
 
   constructor(
     current: Versioned<ActionDoc>,
-    private readonly options: { owner: string; leaseMs: number; renewEveryMs?: number },
+    private readonly options: HoldOptions,
     private readonly writeNow: Write,
     private readonly forget: (lease: HeldLease) => void,
   ) {
     this.latest = current;
     this.equivalent.add(versionOf(current));
-    this.every = options.renewEveryMs ?? Math.max(50, Math.floor(options.leaseMs / 3));
+    this.every = options.renewEveryMs ?? Math.max(50, Math.floor(Math.min(options.leaseMs, options.claimMs ?? options.leaseMs) / 3));
     this.timer = setInterval(() => void this.renew(), this.every);
     this.timer.unref();
   }
@@ -324,7 +339,7 @@ class HeldLease {
       this.latest = written;
       this.equivalent = new Set([versionOf(written)]);
       // Another replica (sharing this store in-process) took the action over: this hold is over.
-      if (written.doc.owner !== this.options.owner && LEASED.has(written.doc.status))
+      if (written.doc.owner !== this.options.owner && RENEWED.has(written.doc.status))
         this.lose(new Error(`lease on ${written.doc.key} taken over by ${written.doc.owner ?? 'nobody'}`));
       return written;
     });
@@ -339,8 +354,9 @@ class HeldLease {
   private renew(): Promise<void> {
     return this.serial(async () => {
       const v = this.latest;
-      if (this.gone || !LEASED.has(v.doc.status) || v.doc.owner !== this.options.owner || v.doc.lease_until === null) return;
-      const until = Math.max(v.doc.lease_until, Date.now() + this.options.leaseMs);
+      if (this.gone || !RENEWED.has(v.doc.status) || v.doc.owner !== this.options.owner || v.doc.lease_until === null) return;
+      const length = v.doc.status === 'planned' ? (this.options.claimMs ?? this.options.leaseMs) : this.options.leaseMs;
+      const until = Math.max(v.doc.lease_until, Date.now() + length);
       const renewed = await this.writeNow(v, { lease_until: until }).catch(() => undefined);
       if (renewed === undefined) {
         // Elasticsearch unreachable: tried again at the next tick, unless the lease would run out
@@ -361,7 +377,8 @@ class HeldLease {
     return this.serial(async () => {
       if (this.gone) return;
       const v = this.latest;
-      if (LEASED.has(v.doc.status) && v.doc.owner === this.options.owner) await this.writeNow(v, { lease_until: 0 }).catch(() => undefined);
+      if (RENEWED.has(v.doc.status) && v.doc.owner === this.options.owner)
+        await this.writeNow(v, { lease_until: 0 }).catch(() => undefined);
       this.lose(new Error(`lease on ${v.doc.key} given up: ${why}`));
     });
   }

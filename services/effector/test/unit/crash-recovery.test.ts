@@ -140,3 +140,29 @@ test('a planned step is claimed for at most PLANNED_CLAIM_MS, not the whole leas
   assert.ok(left.lease_until >= claimedAt + PLANNED_CLAIM_MS - 1_000, 'claimed for the planned-claim time');
   assert.ok(PLANNED_CLAIM_MS < leaseMs);
 });
+
+test("a planned step's claim is renewed while its snapshot outlasts it: another replica's sweep keeps off, the repair runs once", async () => {
+  const leaseMs = 300; // the claim is min(lease, PLANNED_CLAIM_MS): 300 ms, renewed every 100 ms
+  const loop = await startLoop({ tools: [{ name: 'rewrite', heals: true, touchesQdrant: true }], leaseMs });
+  const take = loop.archive.take.bind(loop.archive);
+  let snapshotting = false;
+  loop.archive.take = async (collection: string) => {
+    snapshotting = true;
+    await new Promise((resolve) => setTimeout(resolve, 5 * leaseMs));
+    snapshotting = false;
+    return take(collection);
+  };
+  const r = report('inc-k-slow-snapshot');
+  const done = loop.effector.process(r);
+  await until('the snapshot to start', () => snapshotting);
+  const sweep = sweepOf(loop, 'effector-1', leaseMs);
+  const swept: unknown[] = [];
+  while (snapshotting) {
+    swept.push(...(await sweep.sweep()));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.equal(await done, 'recovered');
+  assert.deepEqual(swept, [], 'the sweep took the claimed step over while its snapshot ran');
+  assert.equal(loop.rag.log.filter((l) => l.startsWith('snapshot ')).length, 1, loop.rag.log.join(' | '));
+  assert.equal(loop.lifecycle(r.incident_id).filter((s) => s.endsWith(':started')).length, 1);
+});
