@@ -7,22 +7,44 @@
  * demo never undoes the fault and publishes nothing. Worker logs go to files under the run directory.
  *
  *   DEMO_FAULT=<kind>|all   (default vector-index-corruption; `all` runs every kind, each on a fresh RAG)
+ *   DEMO_RAG=reference|langchain  (langchain: the LangChain RAG on Gemma, watched through its OTLP traces;
+ *                                  default fault vectors-overwritten, operator faults only)
  *   DEMO_FAULT_MODE=<mode>  DEMO_PACKAGES=25  DEMO_PROBES=8  DEMO_INTERVAL_SECONDS=4
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '@rag-immune/stack';
+import { installedModelPath } from '@rag-immune/langchain-rag';
 import { LoopRun } from '@rag-immune/test-kit/loop/loop-run';
 import { ALL_FAULT_KINDS, expectationOf } from '@rag-immune/test-kit/loop/faults';
+import { OPERATOR_FAULT_KINDS, isOperatorFault } from '@rag-immune/test-kit/loop/operator-faults';
 import { healingSteps, runTrial, type TrialResult } from '@rag-immune/test-kit/loop/trial';
 import { healingReportHtml, trialSection } from '@rag-immune/test-kit/loop/html-report';
 
-const requested = process.env.DEMO_FAULT ?? 'vector-index-corruption';
-const kinds = requested === 'all' ? [...ALL_FAULT_KINDS] : [requested];
+// DEMO_RAG=langchain: the LangChain RAG on Gemma 3 270M (sampling, traces only through the intake).
+// It has no fault API, so only the faults an operator makes straight in Qdrant apply to it.
+const ragKind = process.env.DEMO_RAG ?? 'reference';
+if (ragKind !== 'reference' && ragKind !== 'langchain') {
+  console.error(`DEMO_RAG=${ragKind}: must be reference or langchain`);
+  process.exit(2);
+}
+const langchain = ragKind === 'langchain';
+const modelPath = process.env.LLM_MODEL_PATH ?? installedModelPath();
+if (langchain && !existsSync(modelPath)) {
+  console.error(`DEMO_RAG=langchain: Gemma 3 270M is not installed at ${modelPath}: run scripts/install-gemma.sh`);
+  process.exit(2);
+}
+const requested = process.env.DEMO_FAULT ?? (langchain ? 'vectors-overwritten' : 'vector-index-corruption');
+const kinds = requested === 'all' ? (langchain ? [...OPERATOR_FAULT_KINDS] : [...ALL_FAULT_KINDS]) : [requested];
 for (const kind of kinds) expectationOf(kind); // an unknown kind stops here, naming the known ones
+if (langchain && !kinds.every(isOperatorFault)) {
+  console.error(`DEMO_RAG=langchain has no fault API: DEMO_FAULT must be one of ${OPERATOR_FAULT_KINDS.join(', ')}`);
+  process.exit(2);
+}
 const packages = Number(process.env.DEMO_PACKAGES ?? 25);
-const probeCount = Number(process.env.DEMO_PROBES ?? 8);
-const interval = Number(process.env.DEMO_INTERVAL_SECONDS ?? 4);
+// A sampling RAG on one CPU thread: 5 calls a side per probe, so fewer probes and a longer interval.
+const probeCount = Number(process.env.DEMO_PROBES ?? (langchain ? 5 : 8));
+const interval = Number(process.env.DEMO_INTERVAL_SECONDS ?? (langchain ? 20 : 4));
 const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
 const demoDir = join(repoRoot(), '.runs', `demo-${stamp}`);
 mkdirSync(demoDir, { recursive: true });
@@ -36,7 +58,7 @@ const sections: string[] = [];
 let failed = false;
 for (const kind of kinds) {
   console.log('');
-  say(`fault ${kind}: starting a fresh reference RAG and immune system`);
+  say(`fault ${kind}: starting a fresh ${langchain ? 'LangChain' : 'reference'} RAG and immune system`);
   const run = new LoopRun({
     label: 'demo',
     packages,
@@ -44,6 +66,7 @@ for (const kind of kinds) {
     probeIntervalSeconds: interval,
     runDir: join(demoDir, kind),
     say: (l) => console.log(`   ${l}`),
+    ...(langchain ? { rag: { kind: 'langchain' as const, modelPath } } : {}),
   });
   try {
     await run.start();
@@ -59,10 +82,10 @@ for (const kind of kinds) {
       run.context,
       { kind, ...(process.env.DEMO_FAULT_MODE ? { mode: process.env.DEMO_FAULT_MODE } : {}), fraction: 0.5, seed: 'demo' },
       {
-        timeoutMs: 240_000,
+        timeoutMs: langchain ? 480_000 : 240_000,
         concise: true,
         // After the verified repair: the sentinel's clean round and memory's case, at most this long.
-        settleMs: 60_000,
+        settleMs: langchain ? 180_000 : 60_000,
         onStep: (step) => {
           if (step.key === 'injected') t0 = step.at;
           console.log(`${elapsed(step.at - t0)}  ${step.worker.padEnd(12)} ${step.what}`);

@@ -15,7 +15,7 @@ export {
   type SampledScores,
 } from './signals/baseline-comparison.ts';
 export { mannWhitneyLessP, median, sampledDrop, sampledDropFires, smallestPossibleP, type SampledDrop } from './signals/sample-test.ts';
-export { answersAreConsistent, factsKey, modalAnswerIndex } from './signals/sample-consensus.ts';
+export { answersAreConsistent, baselineFactsLossP, factsKey, modalAnswerIndex } from './signals/sample-consensus.ts';
 export {
   answerAgreement,
   keyFacts,

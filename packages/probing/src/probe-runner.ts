@@ -38,7 +38,7 @@ import { CallHealthWindow, type CallHealthComparison } from './signals/call-heal
 import { checkAgainstFeed, type FreshnessLookup } from './signals/knowledge-feed-check.ts';
 import { attributionCheck } from './signals/attribution.ts';
 import { smallestPossibleP } from './signals/sample-test.ts';
-import { answersAreConsistent, modalAnswerIndex } from './signals/sample-consensus.ts';
+import { answersAreConsistent, baselineFactsLossP, modalAnswerIndex } from './signals/sample-consensus.ts';
 import type { DebugCapture } from './debug-capture.ts';
 
 export interface ProbeRunnerOptions {
@@ -190,8 +190,9 @@ export class ProbeRunner {
           const online = representative(onlineSamples);
           const baseline = representative(baselineSamples);
           // One call a side: the answers are compared as they are. Sampled: only when the baseline
-          // mostly says the same thing; otherwise its own spread makes any difference meaningless.
-          const answers = await this.compareAnswers(probe, online, baseline, k === 1 || baselineIsConsistent(baselineSamples));
+          // mostly says the same thing (otherwise its own spread makes any difference meaningless) and
+          // the online samples state it significantly less often (otherwise the modal facts differ by chance).
+          const answers = await this.compareAnswers(probe, online, baseline, k === 1 || this.answersDiffer(onlineSamples, baselineSamples));
           const calls = this.callHealth(onlineSamples, baselineSamples, online.observation);
           const verdict = compareWithBaseline(online.observation, baseline.observation, this.options.thresholds, {
             ...(answers ? { answers } : {}),
@@ -248,6 +249,13 @@ export class ProbeRunner {
       if (sample.observation.call_status !== 'ok') break;
     }
     return samples;
+  }
+
+  /** Sampled: the baseline is self-consistent and the online samples lost its facts beyond chance (p < alpha). */
+  private answersDiffer(online: SideOutcome[], baseline: SideOutcome[]): boolean {
+    if (!baselineIsConsistent(baseline)) return false;
+    const answers = (samples: SideOutcome[]) => samples.map((s) => s.response?.answer);
+    return baselineFactsLossP(answers(online), answers(baseline)) < (this.options.sampleAlpha ?? DEFAULT_SAMPLE_ALPHA);
   }
 
   private sampledScores(k: number, online: SideOutcome[], baseline: SideOutcome[]): SampledScores {

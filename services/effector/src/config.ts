@@ -8,6 +8,7 @@ import {
   parseWorkerEnv,
   type ConfigIssue,
 } from '@rag-immune/worker-runtime';
+import { DEFAULT_SAMPLE_ALPHA, sampledModeProblem } from '@rag-immune/probing';
 
 export const EFFECTOR_VERSION = '0.1.0';
 /** The settings every effector index is created with. */
@@ -102,6 +103,13 @@ export const EffectorConfigSchema = z.object({
   /** An `unknown` verdict waits this long for a revision that names the cause before paging a human. */
   EFFECTOR_ABSTENTION_GRACE_SECONDS: int(0, 3600).default(15),
   EFFECTOR_VERIFY_TIMEOUT_MS: int(1, 600_000).default(120_000),
+  /**
+   * Calls per side per verification probe, as the sentinel's SENTINEL_SAMPLES_PER_PROBE: a RAG whose
+   * LLM samples needs the same sampled test to judge a repair as the sentinel used to see the fault
+   * (one sample a side fires on sampling noise alone, so a good repair would be undone). Set both alike.
+   */
+  EFFECTOR_VERIFY_SAMPLES_PER_PROBE: int(1, 20).default(1),
+  EFFECTOR_VERIFY_SAMPLE_ALPHA: z.coerce.number().gt(0).lt(1).default(DEFAULT_SAMPLE_ALPHA),
   EFFECTOR_EXECUTE_TIMEOUT_MS: int(100, 600_000).default(300_000),
   /**
    * A verification that could not measure (baseline unreachable, probe errors) holds the repair
@@ -207,13 +215,29 @@ function leaseIssue(config: EffectorConfig): ConfigIssue | null {
   };
 }
 
+/** A verification sampling setting whose test can never fire (k samples a side never reach p < alpha). */
+function verifySamplingIssue(config: EffectorConfig): ConfigIssue | null {
+  const problem = sampledModeProblem(config.EFFECTOR_VERIFY_SAMPLES_PER_PROBE, config.EFFECTOR_VERIFY_SAMPLE_ALPHA);
+  return problem === null ? null : { key: 'EFFECTOR_VERIFY_SAMPLES_PER_PROBE', message: problem };
+}
+
+/** How the verification's ProbeRunner samples each side (the sentinel's sampled mode when k > 1). */
+export function verificationSampling(config: EffectorConfig): { samplesPerProbe: number; sampleAlpha: number } {
+  return { samplesPerProbe: config.EFFECTOR_VERIFY_SAMPLES_PER_PROBE, sampleAlpha: config.EFFECTOR_VERIFY_SAMPLE_ALPHA };
+}
+
 /** The per-caller tokens, from EFFECTOR_API_TOKENS or its file. */
 export function effectorNamedTokens(config: EffectorConfig): Record<string, string> {
   return config.EFFECTOR_API_TOKENS ?? config.EFFECTOR_API_TOKENS_FILE ?? {};
 }
 
 export function effectorConfigFromEnv(env: NodeJS.ProcessEnv): EffectorConfig {
-  return parseWorkerEnv('effector', EffectorConfigSchema, env, [elasticsearchCredentialsIssue, apiTokenIssue, leaseIssue]);
+  return parseWorkerEnv('effector', EffectorConfigSchema, env, [
+    elasticsearchCredentialsIssue,
+    apiTokenIssue,
+    leaseIssue,
+    verifySamplingIssue,
+  ]);
 }
 
 /** Elasticsearch indices of the effector, all under the prefix so tests and deployments isolate. */

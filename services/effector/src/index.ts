@@ -12,6 +12,7 @@ export { startEffectorWorker, type EffectorWorker, type EffectorWorkerOptions } 
 export {
   effectorConfigFromEnv,
   effectorIndices,
+  verificationSampling,
   EffectorConfigSchema,
   EFFECTOR_VERSION,
   DEFAULT_POLICY_FILE,

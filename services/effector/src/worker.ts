@@ -20,7 +20,7 @@ import {
   traceHeaders,
   workerHttpApp,
 } from '@rag-immune/worker-runtime';
-import { EFFECTOR_VERSION, effectorIndices, effectorNamedTokens, type EffectorConfig } from './config.ts';
+import { EFFECTOR_VERSION, effectorIndices, effectorNamedTokens, verificationSampling, type EffectorConfig } from './config.ts';
 import { IdentifierRecordClient } from './admission/identifier-records.ts';
 import { ComponentRateClaims } from './breaker/rate-claims.ts';
 import { Effector, type IncidentOutcome } from './effector.ts';
@@ -129,6 +129,7 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     callTimeoutMs: config.EFFECTOR_RAG_TIMEOUT_MS,
     callAttempts: 2,
     version: EFFECTOR_VERSION,
+    ...verificationSampling(config),
   });
 
   // BUS_PROCESSED_EVENTS=elasticsearch: the reports group's handled events shared by every replica.

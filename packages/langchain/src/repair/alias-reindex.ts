@@ -42,25 +42,47 @@ export class AliasReindex {
     return aliases.find((a) => a.alias_name === this.options.alias)?.collection_name ?? null;
   }
 
+  /** The alias and the collection it points at now (null before the first build). */
+  async layout(): Promise<{ alias: string; collection: string | null }> {
+    return { alias: this.options.alias, collection: await this.current() };
+  }
+
   async reindex(): Promise<ReindexOutcome> {
-    const { client, alias, embeddings } = this.options;
-    const documents = await this.options.load();
-    // Refused before anything is built: a document without versions cannot be diagnosed later.
-    for (const doc of documents) versionedMetadataOf(doc);
-    const collection = `${alias}--${new Date()
+    const collection = `${this.options.alias}--${new Date()
       .toISOString()
       .replace(/[-:.TZ]/g, '')
       .slice(0, 17)}`;
+    const { points } = await this.build(collection);
+    const previous = await this.current();
+    await this.point(collection, previous !== null);
+    if (previous !== null) this.history.push(previous);
+    return { collection, previous, points };
+  }
+
+  /**
+   * Blue/green for a caller that switches the alias itself (RAG Immune's effector: contract 1.3.0
+   * `target_collection`): the whole knowledge into `collection`, a new one beside the live one; the
+   * alias is not touched, so the caller can check the build before anyone reads it.
+   */
+  async reindexInto(collection: string): Promise<{ collection: string; points: number }> {
+    if (collection === this.options.alias) throw new TargetCollectionError(`${collection} is the alias itself`);
+    if ((await this.options.client.collectionExists(collection)).exists)
+      throw new TargetCollectionError(`${collection} exists already: a build goes into a new collection`);
+    return this.build(collection);
+  }
+
+  private async build(collection: string): Promise<{ collection: string; points: number }> {
+    const { client, embeddings } = this.options;
+    const documents = await this.options.load();
+    // Refused before anything is built: a document without versions cannot be diagnosed later.
+    for (const doc of documents) versionedMetadataOf(doc);
     // Point ids are Qdrant's own (UUIDs); the chunk id stays in the metadata.
     const points = documents.map((doc) => new Document({ pageContent: doc.pageContent, metadata: doc.metadata }));
     await QdrantVectorStore.fromDocuments(points, embeddings, { client, collectionName: collection });
     const { count } = await client.count(collection, { exact: true });
     if (count !== documents.length)
       throw new Error(`reindex into ${collection} holds ${count} of ${documents.length} documents; the alias was not moved`);
-    const previous = await this.current();
-    await this.point(collection, previous !== null);
-    if (previous !== null) this.history.push(previous);
-    return { collection, previous, points: count };
+    return { collection, points: count };
   }
 
   /** Moves the alias back to the collection it pointed at before the last reindex. */
@@ -78,4 +100,9 @@ export class AliasReindex {
       actions: [...(replace ? [{ delete_alias: { alias_name } }] : []), { create_alias: { collection_name: collection, alias_name } }],
     });
   }
+}
+
+/** A target collection a blue/green build cannot go into (the caller's mistake: 409). */
+export class TargetCollectionError extends Error {
+  override readonly name = 'TargetCollectionError';
 }

@@ -18,7 +18,7 @@ import {
   type RepairHook,
   type RepairResult,
 } from '@rag-immune/rag-contract';
-import type { AliasReindex } from './alias-reindex.ts';
+import { TargetCollectionError, type AliasReindex } from './alias-reindex.ts';
 import type { KnowledgeSourceSwitch } from './knowledge-source-switch.ts';
 import type { PinnedGenerator } from './pinned-generator.ts';
 
@@ -51,8 +51,13 @@ export function servedHooks(parts: RepairParts): RepairHook[] {
   ];
 }
 
-/** GET /capabilities: the hooks served, what is in force, and that traces go to the OTLP intake. */
-export function capabilities(parts: RepairParts): Capabilities {
+/**
+ * GET /capabilities: the hooks served, what is in force, that traces go to the OTLP intake, and
+ * (with the reindex hook, once the alias exists) the alias and its collection with blue/green reindex,
+ * so that the effector builds into a new collection and switches the alias itself, with a way back.
+ */
+export async function capabilities(parts: RepairParts): Promise<Capabilities> {
+  const layout = parts.reindex ? await parts.reindex.layout() : null;
   return {
     contract_version: CONTRACT_VERSION,
     ...(parts.instance ? { instance: parts.instance } : {}),
@@ -64,13 +69,14 @@ export function capabilities(parts: RepairParts): Capabilities {
       ...(parts.reranker ? { reranker: parts.reranker() } : {}),
       ...(parts.knowledgeSources ? { knowledge_sources: parts.knowledgeSources.activeFeeds() } : {}),
     },
+    ...(layout?.collection ? { vector_store: { collection: layout.collection, alias: layout.alias, blue_green_reindex: true } } : {}),
     traces: 'otlp',
   };
 }
 
 export function repairRoutes(parts: RepairParts): Router {
   const router = express.Router();
-  router.get('/capabilities', (_req, res) => void res.json(capabilities(parts)));
+  router.get('/capabilities', async (_req, res) => void res.json(await capabilities(parts)));
   router.use('/repair', (req, res, next) => {
     if (parts.bearerToken === undefined) return next();
     const header = req.headers.authorization ?? '';
@@ -91,6 +97,20 @@ export function repairRoutes(parts: RepairParts): Router {
     router.post('/repair/reindex', async (req, res) => {
       const request = parse(ReindexRequest, req.body);
       if (!request.ok) return void res.status(400).json(request.body);
+      const target = request.value.target_collection;
+      if (target !== undefined) {
+        // Blue/green for the caller: build only; the caller checks the build and switches the alias.
+        const live = await reindex.layout();
+        try {
+          const built = await reindex.reindexInto(target);
+          return void res.json(
+            result('reindex', built.points, { ...built, alias: live.alias, live_collection: live.collection, scope: request.value }),
+          );
+        } catch (error) {
+          if (!(error instanceof TargetCollectionError)) throw error;
+          return void res.status(409).json({ error: `target_collection ${target}: ${error.message}` });
+        }
+      }
       // A full rebuild behind the alias covers any `since` or knowledge_ids scope.
       const outcome = await reindex.reindex();
       res.json(result('reindex', outcome.points, { collection: outcome.collection, previous: outcome.previous, scope: request.value }));

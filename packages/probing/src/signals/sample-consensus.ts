@@ -4,6 +4,7 @@
  * says little; the facts it returns most often say what the side "knows".
  */
 import { keyFacts } from './answer-agreement.ts';
+import { mannWhitneyLessP } from './sample-test.ts';
 
 /** The key facts of an answer as one comparable key ('' for an answer without any). */
 export function factsKey(answer: string): string {
@@ -33,4 +34,18 @@ export function modalAnswerIndex(answers: readonly (string | undefined)[]): numb
  */
 export function answersAreConsistent(answers: readonly (string | undefined)[]): boolean {
   return (factCounts(answers)[0]?.count ?? 0) * 2 > answers.length;
+}
+
+/**
+ * How far the online samples state the baseline's most frequent key facts less often than the
+ * baseline's own samples do: the one-sided exact test on "states them" (1) or not (0) per sample
+ * (Mann–Whitney on 0/1 with its exact tie handling, i.e. Fisher's exact test). Two sides that sample
+ * the same answers differ in their modal facts by chance; an online side that lost them (a fault)
+ * states them in (nearly) none of its samples while the baseline states them in (nearly) all.
+ */
+export function baselineFactsLossP(online: readonly (string | undefined)[], baseline: readonly (string | undefined)[]): number {
+  const modal = factCounts(baseline)[0]?.key;
+  const states = (answers: readonly (string | undefined)[]) =>
+    answers.map((answer) => (answer !== undefined && modal !== undefined && factsKey(answer) === modal ? 1 : 0));
+  return mannWhitneyLessP(states(online), states(baseline));
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { answersAreConsistent, factsKey, modalAnswerIndex } from '../../src/signals/sample-consensus.ts';
+import { answersAreConsistent, baselineFactsLossP, factsKey, modalAnswerIndex } from '../../src/signals/sample-consensus.ts';
 
 const v = (version: string, wording = 'is') => `The latest version of acl ${wording} ${version}.`;
 
@@ -20,4 +20,17 @@ test('answers are consistent when more than half state the same key facts', () =
   // A failed call states no facts: it counts as a sample that agrees with nothing stated.
   assert.equal(answersAreConsistent([v('2.3.1-3'), undefined, undefined]), false);
   assert.equal(answersAreConsistent([]), false);
+});
+
+test("the online samples' loss of the baseline's facts: an exact test, quiet within chance", () => {
+  const same = [v('2.3.1-3'), v('2.3.1-3'), v('2.3.1-3'), v('2.3.1-3'), v('2.3.1-3')];
+  const other = [v('9.9.9'), v('9.9.9'), v('1.0.0'), v('9.9.9'), v('1.0.0')];
+  // Every baseline sample states them, no online one: the smallest p, 1 / C(10, 5).
+  assert.ok(Math.abs(baselineFactsLossP(other, same) - 1 / 252) < 1e-12);
+  assert.equal(baselineFactsLossP(same, same), 1);
+  // 2 of 5 online against 4 of 5 in the baseline: the modal facts differ, by chance (p well above 0.01).
+  const p = baselineFactsLossP([v('2.3.1-3'), v('9.9.9'), v('9.9.9'), v('9.9.9'), v('2.3.1-3')], [v('9.9.9'), ...same.slice(1)]);
+  assert.ok(p > 0.2 && p < 0.3, String(p));
+  // A failed online call states nothing.
+  assert.ok(Math.abs(baselineFactsLossP([undefined, ...other.slice(1)], same) - 1 / 252) < 1e-12);
 });

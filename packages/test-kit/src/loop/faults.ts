@@ -87,6 +87,15 @@ export const FAULT_EXPECTATIONS: Record<string, FaultExpectation> = {
     modes: ['swap-ids'],
     scoped: true,
   },
+  // Issue 27: some knowledge's vectors overwritten in place with garbage, or its points deleted, by a
+  // script run straight on Qdrant (./operator-faults.ts, no fault API). Rebuilding the index heals it.
+  'vectors-overwritten': {
+    cause: 'vector_index_corruption',
+    components: ['vector_index'],
+    healingIntents: ['rebuild_index_incremental'],
+    modes: ['garbage', 'deleted'],
+    scoped: true,
+  },
   // A silent query-embedder swap: retrieval breaks, no repair hook of the reference RAG undoes it.
   'embedding-model-swap': {
     cause: null,

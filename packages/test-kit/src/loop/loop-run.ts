@@ -10,8 +10,9 @@ import { pino, destination } from 'pino';
 import { busConfigFromEnv } from '@rag-immune/bus';
 import { loadStackConfig, repoRoot, stackEndpoints, type StackEndpoints } from '@rag-immune/stack';
 import { startRagPairProcesses, type RagPairProcesses } from './rag-pair.ts';
+import { startLangchainRagPairProcesses, type LangchainRagPairOptions } from './langchain-rag-pair.ts';
 import { selectLoopProbes, writeProbeFile, type LoopProbes } from './probes.ts';
-import { ImmuneSystem, type ImmuneSystemOptions } from './immune-system.ts';
+import { ImmuneSystem, type ImmuneSystemOptions, type WorkerKind } from './immune-system.ts';
 import { LoopRecorder } from './timeline.ts';
 import { newNamespace, removeNamespace, removeSnapshots } from './namespace.ts';
 import type { TrialContext } from './trial.ts';
@@ -34,6 +35,20 @@ export interface LoopRunOptions {
   runDir?: string;
   /** Keep the namespace's topics, indices and collections after close (to inspect them). */
   keepNamespace?: boolean;
+  /**
+   * The RAG under watch: the reference RAG (default), or the LangChain RAG on Gemma (its traces only
+   * through the intake, both sides sampling; options of ./langchain-rag-pair.ts).
+   */
+  rag?: { kind: 'reference' } | ({ kind: 'langchain' } & Pick<LangchainRagPairOptions, 'modelPath' | 'samplesPerProbe' | 'sampleAlpha'>);
+}
+
+/** Per-kind worker variables: the RAG pair's first, the run's own options over them. */
+function mergeWorkerEnv(...layers: (ImmuneSystemOptions['env'] | undefined)[]): ImmuneSystemOptions['env'] {
+  const merged: NonNullable<ImmuneSystemOptions['env']> = {};
+  for (const layer of layers)
+    for (const [kind, env] of Object.entries(layer ?? {}) as [WorkerKind, Record<string, string>][])
+      merged[kind] = { ...merged[kind], ...env };
+  return merged;
 }
 
 export class LoopRun {
@@ -68,21 +83,32 @@ export class LoopRun {
         qdrantUrl: this.endpoints.qdrantUrl,
         qdrantApiKey: this.endpoints.qdrantApiKey,
         collection: this.rag.collections.online,
+        ...(this.rag.payloadMetadataPrefix ? { payloadMetadataPrefix: this.rag.payloadMetadataPrefix } : {}),
       },
     };
   }
 
-  async start(): Promise<void> {
-    const say = this.options.say ?? (() => undefined);
-    const packages = this.options.packages ?? 25;
-    say(`reference RAG pair (online + baseline frozen now), ${packages} Debian packages, separate processes`);
-    this.rag = await startRagPairProcesses({
+  private startRagPair(packages: number): Promise<RagPairProcesses> {
+    const rag = this.options.rag ?? { kind: 'reference' };
+    const common = {
       qdrantUrl: this.endpoints.qdrantUrl,
       qdrantApiKey: this.endpoints.qdrantApiKey,
       packages,
       label: this.namespace,
       runDir: this.runDir,
-    });
+    };
+    if (rag.kind === 'reference') return startRagPairProcesses(common);
+    const { kind: _kind, ...sampling } = rag;
+    return startLangchainRagPairProcesses({ ...common, ...sampling, elasticsearchUrl: this.endpoints.elasticsearchUrl });
+  }
+
+  async start(): Promise<void> {
+    const say = this.options.say ?? (() => undefined);
+    const packages = this.options.packages ?? 25;
+    const ragName =
+      this.options.rag?.kind === 'langchain' ? 'LangChain RAG on Gemma 3 270M (sampling; traces via the intake)' : 'reference RAG';
+    say(`${ragName} pair (online + baseline frozen now), ${packages} Debian packages, separate processes`);
+    this.rag = await this.startRagPair(packages);
     say(`online ${this.rag.onlineUrl}  baseline ${this.rag.baselineUrl}  (${this.rag.knowledgeIds.size} knowledge ids)`);
     this.probes = selectLoopProbes(this.rag.knowledgeIds, this.options.probeCount ?? 10);
     const probesFile = join(this.runDir, 'probes.jsonl');
@@ -98,7 +124,7 @@ export class LoopRun {
       probeIntervalSeconds: this.options.probeIntervalSeconds ?? 4,
       effectorMode: this.options.effectorMode ?? 'auto',
       ...(this.options.replicas ? { replicas: this.options.replicas } : {}),
-      ...(this.options.env ? { env: this.options.env } : {}),
+      env: mergeWorkerEnv(this.rag.workerEnv, this.options.env),
       ...(this.options.only ? { only: this.options.only } : {}),
       ...(this.options.processedEvents ? { processedEvents: this.options.processedEvents } : {}),
     });

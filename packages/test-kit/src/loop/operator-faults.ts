@@ -2,13 +2,14 @@
  * Faults an operator causes without any fault API, made here the way they happen: writes straight
  * into the online RAG's Qdrant collection (through its alias), as a bad ingest job or a botched
  * migration script would. Issue 30: knowledge no feed ever published, and chunk metadata naming the
- * wrong document. Nothing here undoes them: only the immune system's repair (re-ingesting from the
- * feed) does, or dropping the collection at the end of a run.
+ * wrong document. Issue 27: some knowledge's vectors overwritten with garbage (or its points
+ * deleted). Nothing here undoes them: only the immune system's repair (re-ingesting from the feed)
+ * does, or dropping the collection at the end of a run.
  */
 import { randomUUID } from 'node:crypto';
 import { createQdrantClient } from '@rag-immune/worker-runtime';
 
-export const OPERATOR_FAULT_KINDS = ['unpublished-knowledge', 'attribution-swap'] as const;
+export const OPERATOR_FAULT_KINDS = ['unpublished-knowledge', 'attribution-swap', 'vectors-overwritten'] as const;
 export type OperatorFaultKind = (typeof OPERATOR_FAULT_KINDS)[number];
 
 export const isOperatorFault = (kind: string): kind is OperatorFaultKind => (OPERATOR_FAULT_KINDS as readonly string[]).includes(kind);
@@ -18,6 +19,8 @@ export interface OnlineIndex {
   qdrantUrl: string;
   qdrantApiKey?: string | undefined;
   collection: string;
+  /** Where the chunk metadata sits in a point's payload: top level (default) or under this prefix (LangChain: `metadata.`). */
+  payloadMetadataPrefix?: string;
 }
 
 /** The chunk payload the reference RAG writes (services/reference-rag, ChunkPayload). */
@@ -49,7 +52,7 @@ async function pointsOf(index: OnlineIndex, knowledgeIds: string[], withVector: 
       limit: 256,
       with_payload: true,
       with_vector: withVector,
-      filter: { must: [{ key: 'knowledge_id', match: { any: knowledgeIds } }] },
+      filter: { must: [{ key: `${index.payloadMetadataPrefix ?? ''}knowledge_id`, match: { any: knowledgeIds } }] },
       ...(offset === undefined ? {} : { offset }),
     });
     for (const p of page.points)
@@ -114,4 +117,38 @@ export async function swapDocumentIds(index: OnlineIndex, a: string, b: string):
   await qdrant.setPayload(index.collection, { wait: true, points: pa.map((p) => p.id), payload: idb });
   await qdrant.setPayload(index.collection, { wait: true, points: pb.map((p) => p.id), payload: ida });
   return [a, b].sort();
+}
+
+/** The knowledge id in a point's payload, wherever its metadata sits. */
+function knowledgeIdOf(index: OnlineIndex, point: Point): string {
+  const prefix = index.payloadMetadataPrefix ?? '';
+  let at: unknown = point.payload;
+  for (const key of prefix.split('.').filter(Boolean)) at = (at as Record<string, unknown>)[key];
+  return (at as { knowledge_id: string }).knowledge_id;
+}
+
+/** A unit vector in a random direction: near-orthogonal to every real embedding, so no query finds it. */
+function garbageVector(dimensions: number): number[] {
+  const raw = Array.from({ length: dimensions }, () => Math.random() * 2 - 1);
+  const norm = Math.hypot(...raw);
+  return raw.map((x) => x / norm);
+}
+
+/**
+ * The vectors of some knowledge's points damaged in place, as a botched migration or re-embedding
+ * script would: `garbage` overwrites each vector with a random one (the payload stays, so the points
+ * look intact), `deleted` removes the points. Retrieval loses that knowledge; every other point keeps
+ * its vector and its scores. Returns the knowledge ids whose points were damaged.
+ */
+export async function damageVectors(index: OnlineIndex, knowledgeIds: string[], mode: 'garbage' | 'deleted'): Promise<string[]> {
+  const qdrant = createQdrantClient({ url: index.qdrantUrl, apiKey: index.qdrantApiKey });
+  const points = await pointsOf(index, knowledgeIds, mode === 'garbage');
+  if (points.length === 0) throw new Error(`no points in ${index.collection} for ${knowledgeIds.join(', ')}`);
+  if (mode === 'deleted') await qdrant.delete(index.collection, { wait: true, points: points.map((p) => p.id) });
+  else
+    await qdrant.updateVectors(index.collection, {
+      wait: true,
+      points: points.map((p) => ({ id: p.id, vector: garbageVector(p.vector!.length) })),
+    });
+  return [...new Set(points.map((p) => knowledgeIdOf(index, p)))].sort();
 }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createQdrantClient } from '@rag-immune/worker-runtime';
 import { loadDebianKnowledge } from '@rag-immune/reference-rag/testing';
 import { ManagedProcess, freePort, logMessage, type LogRecord } from '../processes.ts';
+import type { WorkerKind } from './immune-system.ts';
 
 export interface RagPairOptions {
   qdrantUrl: string;
@@ -29,6 +30,10 @@ export interface RagPairProcesses {
   collections: { online: string; baseline: string };
   /** Knowledge ids both instances serve now. */
   knowledgeIds: Set<string>;
+  /** Where a point's chunk metadata sits in its Qdrant payload: top level (default) or under this prefix (LangChain: `metadata.`). */
+  payloadMetadataPrefix?: string;
+  /** What the workers need to watch this pair beyond its URLs (where its traces are, how it samples). */
+  workerEnv?: Partial<Record<WorkerKind, Record<string, string>>>;
   /**
    * A fresh online instance on the same URL: stop it, drop its collection, start and ingest again.
    * Undoes every fault and every repair at once (benchmark trials of the same kind need that).

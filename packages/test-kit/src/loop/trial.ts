@@ -6,7 +6,14 @@
 import { callFaultAdmin } from '@rag-immune/rag-contract';
 import type { ProbeResult, RepairAction, RootCauseReport } from '@rag-immune/contracts';
 import { expectationOf, injectionBody, touchedProbes, type FaultPlan } from './faults.ts';
-import { ingestUnpublishedVersion, isOperatorFault, swapDocumentIds, type OnlineIndex } from './operator-faults.ts';
+import {
+  damageVectors,
+  ingestUnpublishedVersion,
+  isOperatorFault,
+  swapDocumentIds,
+  type OnlineIndex,
+  type OperatorFaultKind,
+} from './operator-faults.ts';
 import type { LoopProbes } from './probes.ts';
 import type { HealingLine, LoopRecorder } from './timeline.ts';
 import { sleep } from '../wait.ts';
@@ -79,7 +86,7 @@ export async function injectFault(
   const body = injectionBody(plan, ctx.probes);
   const injectStartedAt = Date.now();
   const affected = isOperatorFault(plan.kind)
-    ? await injectOperatorFault(ctx, plan.kind, (body.scope as { knowledge_ids: string[] }).knowledge_ids)
+    ? await injectOperatorFault(ctx, plan.kind, (body.scope as { knowledge_ids: string[] }).knowledge_ids, body.mode as string)
     : ((await callFaultAdmin(ctx.onlineUrl, 'POST', plan.kind, body, ...(ctx.ragToken ? [ctx.ragToken] : []))).fault
         ?.affected_knowledge_ids ?? null);
   const injectedAt = Date.now();
@@ -94,13 +101,10 @@ export async function injectFault(
 }
 
 /** An operator's mistake written straight into the online collection (no fault API); the knowledge ids it touched. */
-function injectOperatorFault(
-  ctx: TrialContext,
-  kind: 'unpublished-knowledge' | 'attribution-swap',
-  knowledgeIds: string[],
-): Promise<string[]> {
+function injectOperatorFault(ctx: TrialContext, kind: OperatorFaultKind, knowledgeIds: string[], mode: string): Promise<string[]> {
   if (ctx.onlineIndex === undefined) throw new Error(`${kind} is written into Qdrant: the trial context needs onlineIndex`);
   if (kind === 'unpublished-knowledge') return ingestUnpublishedVersion(ctx.onlineIndex, knowledgeIds);
+  if (kind === 'vectors-overwritten') return damageVectors(ctx.onlineIndex, knowledgeIds, mode === 'deleted' ? 'deleted' : 'garbage');
   return swapDocumentIds(ctx.onlineIndex, knowledgeIds[0]!, knowledgeIds[1]!);
 }
 
