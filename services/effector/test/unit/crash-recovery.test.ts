@@ -142,13 +142,15 @@ test('a planned step is claimed for at most PLANNED_CLAIM_MS, not the whole leas
 });
 
 test("a planned step's claim is renewed while its snapshot outlasts it: another replica's sweep keeps off, the repair runs once", async () => {
-  const leaseMs = 300; // the claim is min(lease, PLANNED_CLAIM_MS): 300 ms, renewed every 100 ms
+  // The claim is min(lease, PLANNED_CLAIM_MS), renewed every third of it: long enough that a loaded
+  // machine's late timers do not let it lapse, short enough that the snapshot outlasts it three times.
+  const leaseMs = 1_500;
   const loop = await startLoop({ tools: [{ name: 'rewrite', heals: true, touchesQdrant: true }], leaseMs });
   const take = loop.archive.take.bind(loop.archive);
   let snapshotting = false;
   loop.archive.take = async (collection: string) => {
     snapshotting = true;
-    await new Promise((resolve) => setTimeout(resolve, 5 * leaseMs));
+    await new Promise((resolve) => setTimeout(resolve, 3 * leaseMs));
     snapshotting = false;
     return take(collection);
   };
