@@ -9,40 +9,102 @@
  *
  *   npm run bench:healing -- [--trials 5] [--kinds a,b] [--clean-rounds 20] [--interval 4]
  *                            [--packages 25] [--probes 10] [--timeout 240] [--out bench/healing/RESULTS.md]
+ *
+ * `--rag langchain` watches the LangChain RAG on Gemma 3 270M instead (LoopRun's `rag` option: both
+ * sides sample, the sentinel and the verification run the sampled test, traces only through the
+ * intake). It has no fault API, so only the operator faults written straight into Qdrant apply; a
+ * kind may name its mode (`vectors-overwritten:deleted`). Its defaults: 5 probes every 20 s, k = 5
+ * samples a side, alpha 0.005, timeout 480 s, no compound trials, out bench/healing/langchain-<date>.md.
  */
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { repoRoot } from '@rag-immune/stack';
 import { LoopRun } from '@rag-immune/test-kit/loop/loop-run';
 import { ALL_FAULT_KINDS, expectationOf, type FaultPlan } from '@rag-immune/test-kit/loop/faults';
 import { runTrial, type TrialResult } from '@rag-immune/test-kit/loop/trial';
-import { OPERATOR_FAULT_KINDS } from '@rag-immune/test-kit/loop/operator-faults';
+import { OPERATOR_FAULT_KINDS, isOperatorFault } from '@rag-immune/test-kit/loop/operator-faults';
+import { installedModelPath } from '@rag-immune/langchain-rag';
+import type { ProbeResult } from '@rag-immune/contracts';
 import { runCompoundTrial, type CompoundTrialResult } from '@rag-immune/test-kit/loop/compound-trial';
 
-const { values } = parseArgs({
+const { values: args } = parseArgs({
   options: {
+    // The RAG under watch: `reference` (the project's own) or `langchain` (Gemma 3 270M, sampling).
+    rag: { type: 'string', default: 'reference' },
     trials: { type: 'string', default: '5' },
-    // The fault API's kinds, and the operator faults written straight into Qdrant (issue 30).
-    kinds: { type: 'string', default: [...ALL_FAULT_KINDS, ...OPERATOR_FAULT_KINDS].join(',') },
+    // The fault API's kinds, and the operator faults written straight into Qdrant (issue 30);
+    // `kind:mode` pins a mode (otherwise trial i takes the kind's mode i).
+    kinds: { type: 'string' },
     'clean-rounds': { type: 'string', default: '20' },
-    interval: { type: 'string', default: '4' },
+    interval: { type: 'string' },
     packages: { type: 'string', default: '25' },
-    probes: { type: 'string', default: '10' },
-    timeout: { type: 'string', default: '240' },
-    out: { type: 'string', default: 'bench/healing/RESULTS.md' },
+    probes: { type: 'string' },
+    timeout: { type: 'string' },
+    out: { type: 'string' },
     isolate: { type: 'boolean', default: false },
     // Compound trials (issue 30): pairs of faults injected together, `a+b,c+d`; '' for none.
-    compound: {
-      type: 'string',
-      default: 'reranker-drift+knowledge-source-failure,parser-bug+vector-index-corruption,reranker-drift+vector-index-corruption',
-    },
+    compound: { type: 'string' },
+    // LangChain RAG only: the Gemma GGUF, calls a side per probe, the sampled test's significance.
+    model: { type: 'string' },
+    samples: { type: 'string', default: '5' },
+    alpha: { type: 'string', default: '0.005' },
   },
 });
+if (args.rag !== 'reference' && args.rag !== 'langchain') throw new Error(`--rag must be reference or langchain, got ${args.rag}`);
+const langchain = args.rag === 'langchain';
+// Each RAG's defaults: the LangChain RAG generates on one CPU thread, k calls a side per probe, so
+// fewer probes, a longer interval and a longer trial (its loop test: verified ~210-240 s after the fault).
+const defaults = langchain
+  ? {
+      kinds: 'vectors-overwritten:garbage,vectors-overwritten:deleted,unpublished-knowledge,attribution-swap',
+      interval: '20',
+      probes: '5',
+      timeout: '480',
+      out: `bench/healing/langchain-${new Date().toISOString().slice(0, 10)}.md`,
+      compound: '',
+    }
+  : {
+      kinds: [...ALL_FAULT_KINDS, ...OPERATOR_FAULT_KINDS].join(','),
+      interval: '4',
+      probes: '10',
+      timeout: '240',
+      out: 'bench/healing/RESULTS.md',
+      compound: 'reranker-drift+knowledge-source-failure,parser-bug+vector-index-corruption,reranker-drift+vector-index-corruption',
+    };
+const values = {
+  ...args,
+  kinds: args.kinds ?? defaults.kinds,
+  interval: args.interval ?? defaults.interval,
+  probes: args.probes ?? defaults.probes,
+  timeout: args.timeout ?? defaults.timeout,
+  out: args.out ?? defaults.out,
+  compound: args.compound ?? defaults.compound,
+};
+const modelPath = values.model ?? process.env.LLM_MODEL_PATH ?? installedModelPath();
+if (langchain && !existsSync(modelPath))
+  throw new Error(`--rag langchain: Gemma 3 270M is not at ${modelPath}: run scripts/install-gemma.sh`);
+
+/** One row of the matrix: a fault kind, with its mode when pinned. */
+interface FaultSpec {
+  kind: string;
+  mode?: string;
+  label: string;
+}
 const trialsPerKind = Number(values.trials);
-const kinds = values.kinds.split(',').filter(Boolean);
-for (const kind of kinds) expectationOf(kind);
+const specs: FaultSpec[] = values.kinds
+  .split(',')
+  .filter(Boolean)
+  .map((text) => {
+    const [kind, mode] = text.split(':') as [string, string | undefined];
+    const expectation = expectationOf(kind);
+    if (mode !== undefined && !expectation.modes.includes(mode))
+      throw new Error(`--kinds: ${kind} has modes ${expectation.modes.join(', ')}, not ${mode}`);
+    if (langchain && !isOperatorFault(kind))
+      throw new Error(`--rag langchain has no fault API: --kinds takes only ${OPERATOR_FAULT_KINDS.join(', ')}, not ${kind}`);
+    return { kind, ...(mode === undefined ? {} : { mode }), label: mode === undefined ? kind : `${kind} (${mode})` };
+  });
 const interval = Number(values.interval);
 const FRACTIONS = [0.5, 0.25, 0.75, 1, 0.4, 0.6, 0.3];
 
@@ -60,6 +122,9 @@ const newRun = () =>
     probeIntervalSeconds: interval,
     runDir: join(benchDir, `system-${(runs += 1)}`),
     say: log,
+    ...(langchain
+      ? { rag: { kind: 'langchain' as const, modelPath, samplesPerProbe: Number(values.samples), sampleAlpha: Number(values.alpha) } }
+      : {}),
   });
 const rawFile = join(benchDir, 'trials.jsonl');
 const trials: TrialResult[] = [];
@@ -73,7 +138,12 @@ for (const pair of compoundPairs) {
 }
 const compoundTrials: CompoundTrialResult[] = [];
 let clean = { rounds: 0, results: 0, anomalies: 0, reports: 0, actions: 0 };
+/** The clean phase's probe results (FCS of the online answers, samples per result). */
+let cleanResults: ProbeResult[] = [];
+/** Faults that could not be injected into this RAG (the operator fault's writes do not fit its payload). */
+const notInjected: { label: string; reason: string }[] = [];
 const startedAt = new Date();
+const startLoad = loadavg();
 
 // Kinds whose repair would mask a later one in the same cycle come late; the unseen kind (nothing
 // heals it) last. Each cycle runs every kind once on one fresh online RAG, then the RAG is reset.
@@ -90,7 +160,10 @@ const ORDER = [
   'generator-inconsistency',
   'embedding-model-swap',
 ];
-const cycleKinds = [...ORDER.filter((k) => kinds.includes(k)), ...kinds.filter((k) => !ORDER.includes(k))];
+const rankOf = (kind: string) => (ORDER.includes(kind) ? ORDER.indexOf(kind) : ORDER.length);
+const cycleSpecs = [...specs].sort((a, b) => rankOf(a.kind) - rankOf(b.kind));
+/** The row a trial belongs to. */
+const specOf = (t: TrialResult) => cycleSpecs.find((s) => s.kind === t.plan.kind && (s.mode === undefined || s.mode === t.plan.mode));
 
 /**
  * The probe results of a trial's window, beside the trial's worker logs: enough to tell afterwards
@@ -145,9 +218,14 @@ function record(trial: TrialResult): void {
   writeResults(false);
 }
 
-const planOf = (kind: string, i: number): FaultPlan => {
+const planOf = (kind: string, i: number, mode?: string): FaultPlan => {
   const expectation = expectationOf(kind);
-  return { kind, mode: expectation.modes[i % expectation.modes.length]!, fraction: FRACTIONS[i % FRACTIONS.length]!, seed: `bench-${i}` };
+  return {
+    kind,
+    mode: mode ?? expectation.modes[i % expectation.modes.length]!,
+    fraction: FRACTIONS[i % FRACTIONS.length]!,
+    seed: `bench-${i}`,
+  };
 };
 
 let run = newRun();
@@ -155,8 +233,16 @@ try {
   await run.start();
   const rounds = Number(values['clean-rounds']);
   log(`${rounds} clean rounds, no fault`);
-  const counted = await run.cleanRounds(rounds);
+  const cleanSince = Date.now();
+  // Round by round: cleanRounds' deadline assumes the configured interval, and a sampled round of the
+  // LangChain RAG (k calls a side, one probe at a time) takes longer than that.
+  const counted = { anomalies: 0, reports: 0, actions: 0, results: 0 };
+  for (let r = 0; r < rounds; r += 1) {
+    const round = await run.cleanRounds(1);
+    for (const key of Object.keys(counted) as (keyof typeof counted)[]) counted[key] += round[key];
+  }
   clean = { rounds, ...counted };
+  cleanResults = run.recorder.probes.filter((p) => p.receivedAt >= cleanSince).map((p) => p.event);
   log(`clean: ${JSON.stringify(clean)}`);
   let first = true;
   for (let i = 0; i < trialsPerKind; i += 1) {
@@ -165,7 +251,8 @@ try {
       await run.resetOnline();
       await run.cleanRounds(1);
     }
-    for (const kind of cycleKinds) {
+    for (const spec of cycleSpecs) {
+      const { kind } = spec;
       if (isolate && !first) {
         await run.close();
         run = newRun();
@@ -173,9 +260,19 @@ try {
         await run.cleanRounds(1);
       }
       first = false;
-      const plan = planOf(kind, i);
-      log(`trial ${kind} #${i + 1}: ${JSON.stringify(plan)}`);
-      const trial = await runTrial(run.context, plan, { timeoutMs: Number(values.timeout) * 1000 });
+      const plan = planOf(kind, i, spec.mode);
+      log(`trial ${spec.label} #${i + 1}: ${JSON.stringify(plan)}`);
+      let trial: TrialResult;
+      try {
+        trial = await runTrial(run.context, plan, { timeoutMs: Number(values.timeout) * 1000 });
+      } catch (error) {
+        // An operator fault whose writes do not fit this RAG's payload fails before writing anything.
+        const reason = error instanceof Error ? error.message : String(error);
+        log(`  -> not injected: ${reason}`);
+        if (!notInjected.some((n) => n.label === spec.label)) notInjected.push({ label: spec.label, reason });
+        writeResults(false);
+        continue;
+      }
       record(trial);
       // The next fault must be a new incident: let this one close (clean rounds after the repair).
       if (!isolate && trial.outcome === 'healed') await run.incidentsClosed(trial.incidents, run.probeIntervalMs * 8 + 30_000);
@@ -212,6 +309,29 @@ log(`written ${values.out}; raw trials and worker logs in ${benchDir}`);
 process.exit(0);
 
 // ---- figures ----
+/**
+ * The clean phase's FCS of the online and baseline answers, and the samples behind each result. The
+ * probe results carry each side's FCS but no timing of its computation, so the FCS share of probe
+ * time is not measurable from them.
+ */
+function fcsText(): string {
+  if (cleanResults.length === 0) return '';
+  const quantile = (xs: number[], q: number) => {
+    if (xs.length === 0) return '—';
+    const sorted = [...xs].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!.toFixed(3);
+  };
+  const fcs = (side: 'online' | 'baseline') =>
+    cleanResults.map((r) => r[side].signals?.fcs).filter((x): x is number => typeof x === 'number');
+  const [online, baseline] = [fcs('online'), fcs('baseline')];
+  const samples = [...new Set(cleanResults.map((r) => r.comparison.samples ?? 1))].join(', ');
+  const signals = cleanResults.flatMap((r) => r.anomaly_signals);
+  return `Samples a side per result: ${samples}. FCS of the online answers: p50 ${quantile(online, 0.5)}, p99 ${quantile(online, 0.99)} (${online.length} results with an FCS);
+baseline: p50 ${quantile(baseline, 0.5)}, p99 ${quantile(baseline, 0.99)}. Anomaly signals: ${signals.length === 0 ? 'none' : signals.join(', ')}.
+FCS share of probe time: not measured (the probe results carry FCS values, not the time spent computing them).
+`;
+}
+
 /** Writes RESULTS.md from the trials so far (after every trial, so an interrupted run leaves its figures). */
 function writeResults(final: boolean): void {
   const secondsSince = (t: TrialResult, at?: number) => (at === undefined ? undefined : (at - t.injectedAt) / 1000);
@@ -224,12 +344,12 @@ function writeResults(final: boolean): void {
   };
   const pct = (n: number, d: number) => (d === 0 ? '—' : `${Math.round((100 * n) / d)}% (${n}/${d})`);
   const rows: string[] = [];
-  for (const kind of cycleKinds) {
-    const ts = trials.filter((t) => t.plan.kind === kind);
+  for (const spec of cycleSpecs) {
+    const ts = trials.filter((t) => specOf(t) === spec);
     if (ts.length === 0) continue;
-    const unseen = expectationOf(kind).cause === null;
+    const unseen = expectationOf(spec.kind).cause === null;
     rows.push(
-      `| ${kind}${unseen ? ' (unseen)' : ''} | ${ts.length} | ${stats(ts.map((t) => secondsSince(t, t.detectedAt)))} | ${stats(ts.map((t) => secondsSince(t, t.correctReportAt)))} | ${
+      `| ${spec.label}${unseen ? ' (unseen)' : ''} | ${ts.length} | ${stats(ts.map((t) => secondsSince(t, t.detectedAt)))} | ${stats(ts.map((t) => secondsSince(t, t.correctReportAt)))} | ${
         unseen ? '—' : stats(ts.map((t) => secondsSince(t, t.verifiedAt)))
       } | ${pct(ts.filter((t) => t.localised).length, ts.length)} | ${
         unseen
@@ -250,25 +370,44 @@ function writeResults(final: boolean): void {
     const named = causes.filter((c) => c !== null && t.namedCauses.includes(c)).length;
     return `| ${t.faults.map((f) => `${f.plan.kind}/${f.plan.mode ?? '-'}`).join(' + ')} | ${s(t.detectedAt)} | ${named}/${causes.length} (${t.namedCauses.join(', ') || '—'}) | ${t.repairedBy.map((r) => r ?? '—').join(' + ')} | ${t.rightRepairsUndone.length} | ${t.partials.length} | ${s(t.sentinelRecoveredAt)} | ${t.actions.join(' ') || '—'} | ${t.outcome} |`;
   });
-  const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Debian 12, Node ${process.version}`;
-  const markdown = `# bench/healing results
+  const load = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(' / ');
+  const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Debian 12, Node ${process.version}; load average (1/5/15 min) ${load(startLoad)} at the start, ${load(loadavg())} when written`;
+  const ragText = langchain
+    ? `the LangChain RAG (services/langchain-rag: @langchain/qdrant behind an alias, Gemma 3 270M sampling at temperature 0.7, a new seed per call;
+watched only through its OTLP traces via the trace intake) over ${values.packages} Debian packages, both sides sampling: each probe result is
+${values.samples} calls a side and the sampled test at alpha ${values.alpha} (sentinel and effector verification)`
+    : `reference RAG over ${values.packages} Debian packages`;
+  const markdown = `# bench/healing results${langchain ? ': the LangChain RAG (Gemma 3 270M, sampled)' : ''}
 
-\`npm run stack -- up && npx tsx bench/healing/run.ts ${process.argv.slice(2).join(' ')}\` (the command as run; \`npm run bench:healing\` is the full matrix)
+\`npm run stack -- up && npx tsx bench/healing/run.ts ${process.argv.slice(2).join(' ')}\` (the command as run; \`npm run bench:healing\` is the full matrix${langchain ? ' on the reference RAG' : ''})
 (\`bench/healing/run.ts\`; raw per-trial records in \`.runs/bench-healing-<time>/trials.jsonl\`, worker logs beside it).
 
-${final ? '' : `**Partial: ${trials.length} of ${trialsPerKind * kinds.length} trials done when this was written.**\n\n`}Run of ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine}, sharing the machine with the local stack
+${final ? '' : `**Partial: ${trials.length + notInjected.length} of ${trialsPerKind * specs.length} trials done when this was written.**\n\n`}Run of ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine}, sharing the machine with the local stack
 (Kafka, schema registry, Elasticsearch, the Qdrant server the stack runs, Prometheus) and other work. Probe interval **${interval} s**
-(the seed's: 10 min), ${values.probes} golden probes, reference RAG over ${values.packages} Debian packages, effector in \`auto\` mode.
+(the seed's: 10 min), ${values.probes} golden probes, ${ragText}, effector in \`auto\` mode.
 ${
   isolate
     ? 'Every trial runs on its own fresh RAG pair and its own four workers (nothing carries over from one fault to the next),\nafter one clean round; the fault is '
     : 'Trials run in cycles: each cycle injects every kind once, in the order below, on one fresh online RAG on the same URL\n(the identifier, effector and memory keep running; memory accumulates cases), each fault after the previous incident closed,\n'
-}injected through the admin API and never undone by the benchmark. Times are seconds after the fault was in effect.
+}${
+    langchain ? 'written straight into the online Qdrant collection through its alias (no fault API)' : 'injected through the admin API'
+  } and never undone by the benchmark. Times are seconds after the fault was in effect.
 
 ## Clean rounds (no fault)
 
 ${clean.rounds} rounds, ${clean.results} probe results: **${clean.anomalies} anomalies, ${clean.reports} reports, ${clean.actions} repair actions**.
-
+${fcsText()}
+${
+  notInjected.length === 0
+    ? ''
+    : `\n## Faults not injected into this RAG\n\n${notInjected.map((n) => `- ${n.label}: ${n.reason}`).join('\n')}\n${
+        langchain
+          ? '\nThese operator faults read and write the chunk fields (`valid_until`, `knowledge_id`, `doc_id`, `text`) at the top of the\n' +
+            'payload, as the reference RAG stores them; @langchain/qdrant keeps them under `metadata` (the text under `content`). Their\n' +
+            'scroll finds the points (its filter honours the prefix) and the check before any write finds no fields: nothing written.\n'
+          : ''
+      }`
+}
 ## Fault matrix
 
 | fault | trials | detection | correct report | verified recovery (MTTR) | localisation | repair success | sentinel saw recovery | actions / trial | rollbacks | outcomes |
