@@ -124,11 +124,15 @@ export function evaluateTrial(
   const expectation = expectationOf(injected.plan.kind);
   const touched = new Set(injected.touched);
   const after = (t: number) => t >= injected.injectStartedAt;
+  const reports = recorder.reports.map((r) => r.event).filter((r) => after(r.occurred_at) && !before.has(r.incident_id));
+  // Touched is the harness's guess (probes that expect the damaged knowledge). A fault in Qdrant also
+  // shows on probes that merely retrieve a damaged chunk (an attribution swap relabels chunks that other
+  // questions retrieve too): their anomalies count when the fault's own incident names them.
+  const named = new Set(reports.flatMap((r) => r.affected_probes.map((p) => p.probe_id)));
   const anomalies = recorder.probes
     .map((p) => p.event)
-    .filter((p) => p.anomaly && after(p.occurred_at) && (touched.size === 0 || touched.has(p.probe_id)))
+    .filter((p) => p.anomaly && after(p.occurred_at) && (touched.size === 0 || touched.has(p.probe_id) || named.has(p.probe_id)))
     .sort((a, b) => a.occurred_at - b.occurred_at);
-  const reports = recorder.reports.map((r) => r.event).filter((r) => after(r.occurred_at) && !before.has(r.incident_id));
   const incidents = [...new Set(reports.map((r) => r.incident_id))];
   const actionEvents = recorder.actions.map((a) => a.event).filter((a) => incidents.includes(a.incident_id));
   const correct = (r: RootCauseReport) =>
