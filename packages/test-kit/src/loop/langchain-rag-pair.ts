@@ -109,7 +109,8 @@ export async function startLangchainRagPairProcesses(options: LangchainRagPairOp
     baselineUrl: `http://127.0.0.1:${baselinePort}`,
     collections: aliases,
     knowledgeIds,
-    payloadMetadataPrefix: 'metadata.',
+    // @langchain/qdrant's layout: { content, metadata }.
+    payloadLayout: { metadataPayloadKey: 'metadata', contentPayloadKey: 'content' },
     workerEnv: {
       sentinel: {
         SENTINEL_SAMPLES_PER_PROBE: samples,

@@ -83,7 +83,7 @@ export class LoopRun {
         qdrantUrl: this.endpoints.qdrantUrl,
         qdrantApiKey: this.endpoints.qdrantApiKey,
         collection: this.rag.collections.online,
-        ...(this.rag.payloadMetadataPrefix ? { payloadMetadataPrefix: this.rag.payloadMetadataPrefix } : {}),
+        ...this.rag.payloadLayout,
       },
     };
   }

@@ -19,12 +19,17 @@ export interface OnlineIndex {
   qdrantUrl: string;
   qdrantApiKey?: string | undefined;
   collection: string;
-  /** Where the chunk metadata sits in a point's payload: top level (default) or under this prefix (LangChain: `metadata.`). */
-  payloadMetadataPrefix?: string;
+  /**
+   * Where a point keeps the chunk's metadata: top level (the reference RAG) or under this key
+   * (@langchain/qdrant: `metadata`, its `metadataPayloadKey`).
+   */
+  metadataPayloadKey?: string;
+  /** Where a point keeps the chunk's text: `text` (the reference RAG) unless named (@langchain/qdrant: `content`). */
+  contentPayloadKey?: string;
 }
 
-/** The chunk payload the reference RAG writes (services/reference-rag, ChunkPayload). */
-interface ChunkPayload {
+/** The chunk metadata both RAGs write (services/reference-rag ChunkPayload; services/langchain-rag knowledge-documents). */
+interface ChunkMetadata {
   chunk_id: string;
   doc_id: string;
   knowledge_id: string;
@@ -32,15 +37,40 @@ interface ChunkPayload {
   valid_from: string;
   valid_until: string | null;
   updated_at: string;
-  text: string;
   indexed_at?: string;
   [key: string]: unknown;
 }
 
 interface Point {
   id: string | number;
-  payload: ChunkPayload;
+  payload: Record<string, unknown>;
   vector?: number[];
+}
+
+/** A point's chunk metadata, wherever its layout keeps it. */
+function metadataOf(index: OnlineIndex, point: Point): ChunkMetadata {
+  const key = index.metadataPayloadKey;
+  return (key === undefined ? point.payload : point.payload[key]) as ChunkMetadata;
+}
+
+const textOf = (index: OnlineIndex, point: Point): string => point.payload[index.contentPayloadKey ?? 'text'] as string;
+
+/** A payload in the index's layout: `point`'s, with the metadata and text replaced. */
+function payloadWith(index: OnlineIndex, point: Point, metadata: ChunkMetadata, text: string): Record<string, unknown> {
+  const key = index.metadataPayloadKey;
+  const content = { [index.contentPayloadKey ?? 'text']: text };
+  return key === undefined ? { ...point.payload, ...metadata, ...content } : { ...point.payload, [key]: metadata, ...content };
+}
+
+/** Sets metadata fields on points, in the index's layout (Qdrant's set-payload `key` reaches a nested object). */
+async function setMetadata(index: OnlineIndex, points: Point[], fields: Partial<ChunkMetadata>): Promise<void> {
+  const qdrant = createQdrantClient({ url: index.qdrantUrl, apiKey: index.qdrantApiKey });
+  await qdrant.setPayload(index.collection, {
+    wait: true,
+    points: points.map((p) => p.id),
+    payload: fields,
+    ...(index.metadataPayloadKey === undefined ? {} : { key: index.metadataPayloadKey }),
+  });
 }
 
 async function pointsOf(index: OnlineIndex, knowledgeIds: string[], withVector: boolean): Promise<Point[]> {
@@ -52,13 +82,20 @@ async function pointsOf(index: OnlineIndex, knowledgeIds: string[], withVector: 
       limit: 256,
       with_payload: true,
       with_vector: withVector,
-      filter: { must: [{ key: `${index.payloadMetadataPrefix ?? ''}knowledge_id`, match: { any: knowledgeIds } }] },
+      filter: {
+        must: [
+          {
+            key: `${index.metadataPayloadKey === undefined ? '' : `${index.metadataPayloadKey}.`}knowledge_id`,
+            match: { any: knowledgeIds },
+          },
+        ],
+      },
       ...(offset === undefined ? {} : { offset }),
     });
     for (const p of page.points)
       points.push({
         id: p.id,
-        payload: p.payload as unknown as ChunkPayload,
+        payload: p.payload as Record<string, unknown>,
         ...(Array.isArray(p.vector) ? { vector: p.vector as number[] } : {}),
       });
     const next = page.next_page_offset;
@@ -75,30 +112,28 @@ async function pointsOf(index: OnlineIndex, knowledgeIds: string[], withVector: 
  */
 export async function ingestUnpublishedVersion(index: OnlineIndex, knowledgeIds: string[]): Promise<string[]> {
   const qdrant = createQdrantClient({ url: index.qdrantUrl, apiKey: index.qdrantApiKey });
-  const current = (await pointsOf(index, knowledgeIds, true)).filter((p) => p.payload.valid_until === null);
-  const missing = knowledgeIds.filter((id) => !current.some((p) => p.payload.knowledge_id === id));
+  const current = (await pointsOf(index, knowledgeIds, true)).filter((p) => metadataOf(index, p).valid_until === null);
+  const missing = knowledgeIds.filter((id) => !current.some((p) => metadataOf(index, p).knowledge_id === id));
   if (missing.length > 0) throw new Error(`no current chunks in ${index.collection} for ${missing.join(', ')}`);
   const at = new Date(Date.now() - 1000).toISOString();
   const leaked = current.map((p) => {
-    const version = `${p.payload.version}+test1`;
-    const swap = (text: string) => text.split(p.payload.version).join(version);
+    const metadata = metadataOf(index, p);
+    const version = `${metadata.version}+test1`;
+    const swap = (text: string) => text.split(metadata.version).join(version);
     return {
       id: randomUUID(),
       vector: p.vector!,
-      payload: {
-        ...p.payload,
-        chunk_id: swap(p.payload.chunk_id),
-        version,
-        valid_from: at,
-        updated_at: at,
-        text: swap(p.payload.text),
-        indexed_at: at,
-      },
+      payload: payloadWith(
+        index,
+        p,
+        { ...metadata, chunk_id: swap(metadata.chunk_id), version, valid_from: at, updated_at: at, indexed_at: at },
+        swap(textOf(index, p)),
+      ),
     };
   });
   await qdrant.upsert(index.collection, { wait: true, points: leaked });
-  await qdrant.setPayload(index.collection, { wait: true, points: current.map((p) => p.id), payload: { valid_until: at } });
-  return [...new Set(current.map((p) => p.payload.knowledge_id))].sort();
+  await setMetadata(index, current, { valid_until: at });
+  return [...new Set(current.map((p) => metadataOf(index, p).knowledge_id))].sort();
 }
 
 /**
@@ -106,25 +141,19 @@ export async function ingestUnpublishedVersion(index: OnlineIndex, knowledgeIds:
  * every chunk of `a` carries `b`'s knowledge and document id and the reverse; text and vectors stay.
  */
 export async function swapDocumentIds(index: OnlineIndex, a: string, b: string): Promise<string[]> {
-  const qdrant = createQdrantClient({ url: index.qdrantUrl, apiKey: index.qdrantApiKey });
   const points = await pointsOf(index, [a, b], false);
-  const of = (id: string) => points.filter((p) => p.payload.knowledge_id === id);
+  const of = (id: string) => points.filter((p) => metadataOf(index, p).knowledge_id === id);
   const [pa, pb] = [of(a), of(b)];
   if (pa.length === 0 || pb.length === 0)
     throw new Error(`nothing to swap in ${index.collection}: ${a} ${pa.length} chunks, ${b} ${pb.length}`);
-  const ids = (list: Point[]) => ({ knowledge_id: list[0]!.payload.knowledge_id, doc_id: list[0]!.payload.doc_id });
+  const ids = (list: Point[]) => {
+    const metadata = metadataOf(index, list[0]!);
+    return { knowledge_id: metadata.knowledge_id, doc_id: metadata.doc_id };
+  };
   const [ida, idb] = [ids(pa), ids(pb)];
-  await qdrant.setPayload(index.collection, { wait: true, points: pa.map((p) => p.id), payload: idb });
-  await qdrant.setPayload(index.collection, { wait: true, points: pb.map((p) => p.id), payload: ida });
+  await setMetadata(index, pa, idb);
+  await setMetadata(index, pb, ida);
   return [a, b].sort();
-}
-
-/** The knowledge id in a point's payload, wherever its metadata sits. */
-function knowledgeIdOf(index: OnlineIndex, point: Point): string {
-  const prefix = index.payloadMetadataPrefix ?? '';
-  let at: unknown = point.payload;
-  for (const key of prefix.split('.').filter(Boolean)) at = (at as Record<string, unknown>)[key];
-  return (at as { knowledge_id: string }).knowledge_id;
 }
 
 /** A unit vector in a random direction: near-orthogonal to every real embedding, so no query finds it. */
@@ -150,5 +179,5 @@ export async function damageVectors(index: OnlineIndex, knowledgeIds: string[], 
       wait: true,
       points: points.map((p) => ({ id: p.id, vector: garbageVector(p.vector!.length) })),
     });
-  return [...new Set(points.map((p) => knowledgeIdOf(index, p)))].sort();
+  return [...new Set(points.map((p) => metadataOf(index, p).knowledge_id))].sort();
 }

@@ -8,6 +8,7 @@ import { createQdrantClient } from '@rag-immune/worker-runtime';
 import { loadDebianKnowledge } from '@rag-immune/reference-rag/testing';
 import { ManagedProcess, freePort, logMessage, type LogRecord } from '../processes.ts';
 import type { WorkerKind } from './immune-system.ts';
+import type { OnlineIndex } from './operator-faults.ts';
 
 export interface RagPairOptions {
   qdrantUrl: string;
@@ -30,8 +31,8 @@ export interface RagPairProcesses {
   collections: { online: string; baseline: string };
   /** Knowledge ids both instances serve now. */
   knowledgeIds: Set<string>;
-  /** Where a point's chunk metadata sits in its Qdrant payload: top level (default) or under this prefix (LangChain: `metadata.`). */
-  payloadMetadataPrefix?: string;
+  /** Where a point keeps the chunk's metadata and text in its Qdrant payload (default: top level, `text`). */
+  payloadLayout?: Pick<OnlineIndex, 'metadataPayloadKey' | 'contentPayloadKey'>;
   /** What the workers need to watch this pair beyond its URLs (where its traces are, how it samples). */
   workerEnv?: Partial<Record<WorkerKind, Record<string, string>>>;
   /**
