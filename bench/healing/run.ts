@@ -140,6 +140,13 @@ const compoundTrials: CompoundTrialResult[] = [];
 let clean = { rounds: 0, results: 0, anomalies: 0, reports: 0, actions: 0 };
 /** The clean phase's probe results (FCS of the online answers, samples per result). */
 let cleanResults: ProbeResult[] = [];
+interface SentinelTiming {
+  fcsSeconds: number;
+  fcsCalls: number;
+  runSeconds: number;
+  runs: number;
+}
+let cleanTiming: SentinelTiming | undefined;
 /** Faults that could not be injected into this RAG (the operator fault's writes do not fit its payload). */
 const notInjected: { label: string; reason: string }[] = [];
 const startedAt = new Date();
@@ -234,6 +241,7 @@ try {
   const rounds = Number(values['clean-rounds']);
   log(`${rounds} clean rounds, no fault`);
   const cleanSince = Date.now();
+  const timingBefore = await sentinelTiming();
   // Round by round: cleanRounds' deadline assumes the configured interval, and a sampled round of the
   // LangChain RAG (k calls a side, one probe at a time) takes longer than that.
   const counted = { anomalies: 0, reports: 0, actions: 0, results: 0 };
@@ -242,6 +250,13 @@ try {
     for (const key of Object.keys(counted) as (keyof typeof counted)[]) counted[key] += round[key];
   }
   clean = { rounds, ...counted };
+  const timingAfter = await sentinelTiming();
+  cleanTiming = {
+    fcsSeconds: timingAfter.fcsSeconds - timingBefore.fcsSeconds,
+    fcsCalls: timingAfter.fcsCalls - timingBefore.fcsCalls,
+    runSeconds: timingAfter.runSeconds - timingBefore.runSeconds,
+    runs: timingAfter.runs - timingBefore.runs,
+  };
   cleanResults = run.recorder.probes.filter((p) => p.receivedAt >= cleanSince).map((p) => p.event);
   log(`clean: ${JSON.stringify(clean)}`);
   let first = true;
@@ -309,11 +324,39 @@ log(`written ${values.out}; raw trials and worker logs in ${benchDir}`);
 process.exit(0);
 
 // ---- figures ----
+/** The sentinel's cumulative FCS scoring time and probe run time, from its /metrics. */
+async function sentinelTiming(): Promise<SentinelTiming> {
+  const sentinel = run.system.instances.find((i) => i.kind === 'sentinel');
+  if (sentinel === undefined) throw new Error('no sentinel in this run');
+  const text = await (await fetch(`${sentinel.url}/metrics`)).text();
+  const value = (name: string) => {
+    const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+    if (line === undefined) throw new Error(`the sentinel's /metrics has no ${name}`);
+    return Number(line.slice(name.length + 1));
+  };
+  return {
+    fcsSeconds: value('rag_immune_fcs_score_seconds_sum'),
+    fcsCalls: value('rag_immune_fcs_score_seconds_count'),
+    runSeconds: value('rag_immune_sentinel_probe_run_seconds_sum'),
+    runs: value('rag_immune_sentinel_probe_run_seconds_count'),
+  };
+}
+
 /**
- * The clean phase's FCS of the online and baseline answers, and the samples behind each result. The
- * probe results carry each side's FCS but no timing of its computation, so the FCS share of probe
- * time is not measurable from them.
+ * The clean phase's FCS of the online and baseline answers, the samples behind each result, and the
+ * share of the sentinel's probe run time spent scoring FCS (its scorer's timer over its run timer).
  */
+function timingText(): string {
+  if (cleanTiming === undefined || cleanTiming.runs === 0)
+    return 'FCS share of probe time: not measured (no probe run in the clean phase).';
+  const t = cleanTiming;
+  return (
+    `FCS share of probe time: **${((100 * t.fcsSeconds) / t.runSeconds).toFixed(1)}%** (the sentinel's FCS scorer ${t.fcsSeconds.toFixed(1)} s over ` +
+    `${t.fcsCalls} scoring calls, ${(t.fcsSeconds / Math.max(1, t.fcsCalls)).toFixed(3)} s each, of ${t.runSeconds.toFixed(1)} s in ${t.runs} probe runs, ` +
+    `${(t.runSeconds / t.runs).toFixed(1)} s a run; from its /metrics, rag_immune_fcs_score_seconds over rag_immune_sentinel_probe_run_seconds).`
+  );
+}
+
 function fcsText(): string {
   if (cleanResults.length === 0) return '';
   const quantile = (xs: number[], q: number) => {
@@ -328,7 +371,7 @@ function fcsText(): string {
   const signals = cleanResults.flatMap((r) => r.anomaly_signals);
   return `Samples a side per result: ${samples}. FCS of the online answers: p50 ${quantile(online, 0.5)}, p99 ${quantile(online, 0.99)} (${online.length} results with an FCS);
 baseline: p50 ${quantile(baseline, 0.5)}, p99 ${quantile(baseline, 0.99)}. Anomaly signals: ${signals.length === 0 ? 'none' : signals.join(', ')}.
-FCS share of probe time: not measured (the probe results carry FCS values, not the time spent computing them).
+${timingText()}
 `;
 }
 
@@ -400,13 +443,7 @@ ${fcsText()}
 ${
   notInjected.length === 0
     ? ''
-    : `\n## Faults not injected into this RAG\n\n${notInjected.map((n) => `- ${n.label}: ${n.reason}`).join('\n')}\n${
-        langchain
-          ? '\nThese operator faults read and write the chunk fields (`valid_until`, `knowledge_id`, `doc_id`, `text`) at the top of the\n' +
-            'payload, as the reference RAG stores them; @langchain/qdrant keeps them under `metadata` (the text under `content`). Their\n' +
-            'scroll finds the points (its filter honours the prefix) and the check before any write finds no fields: nothing written.\n'
-          : ''
-      }`
+    : `\n## Faults not injected into this RAG\n\n${notInjected.map((n) => `- ${n.label}: ${n.reason}`).join('\n')}\n`
 }
 ## Fault matrix
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
+import { Histogram, type Registry } from 'prom-client';
 import { z } from 'zod';
 import type { EvidencePassage, EvidenceWindow } from './evidence-windows.ts';
 import { buildWindows } from './evidence-windows.ts';
@@ -260,6 +260,8 @@ export class FactConsistencyScorer {
   private readonly maxClaims: number;
   private readonly maxChunksPerClaim: number;
   private readonly embedder: ClaimEmbedder | undefined;
+  /** Wall time of each scoring call, cache hits included: what scoring costs a probe run (the sentinel's FCS share). */
+  private readonly scoreSeconds: Histogram | undefined;
 
   constructor(options: FactConsistencyScorerOptions) {
     this.model = options.model;
@@ -281,6 +283,15 @@ export class FactConsistencyScorer {
         : (options.cache ?? new ScoreCache<FcsResult>(options.registry ? { registry: options.registry } : {}));
     this.logger = options.logger === false ? undefined : options.logger;
     this.embedder = options.embedder;
+    this.scoreSeconds =
+      options.registry === undefined
+        ? undefined
+        : new Histogram({
+            name: 'rag_immune_fcs_score_seconds',
+            help: 'Duration of each FCS scoring call (one or more answers, cache hits included).',
+            buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+            registers: [options.registry],
+          });
     if (this.version === 'v2' && !this.embedder && (this.allFeatures || needsEmbedder(this.combination!)))
       throw new FcsInputError(
         `the v2 combination reads ${this.allFeatures ? 'every feature' : this.combination!.features.join(', ')}: an embedder is required (FactConsistencyScorer.load loads the shared one)`,
@@ -329,6 +340,15 @@ export class FactConsistencyScorer {
 
   /** Scores many triples with one batched model pass (what the CLI and evaluation use). */
   async scoreMany(inputs: readonly FcsInput[]): Promise<FcsResult[]> {
+    const stopTimer = this.scoreSeconds?.startTimer();
+    try {
+      return await this.scoreBatch(inputs);
+    } finally {
+      stopTimer?.();
+    }
+  }
+
+  private async scoreBatch(inputs: readonly FcsInput[]): Promise<FcsResult[]> {
     const started = performance.now();
     const results = new Array<FcsResult | undefined>(inputs.length);
     const prepared: Prepared[] = [];

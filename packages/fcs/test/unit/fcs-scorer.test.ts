@@ -115,6 +115,8 @@ test('the cache hits on case and punctuation variants of the same triple and cou
   assert.equal(model.calls.length, 2, 'other evidence ids miss');
   assert.equal(s.cache!.hitRatio(), 1 / 3);
   assert.match(await registry.metrics(), /rag_immune_fcs_cache_hit_ratio 0\.333/);
+  // Every call is timed, hits included: the sentinel's FCS share of probe time is this sum over its run time.
+  assert.match(await registry.metrics(), /rag_immune_fcs_score_seconds_count 3\n/);
 });
 
 test('over-long evidence is windowed and truncated deterministically, and the result says so', async () => {
