@@ -12,9 +12,10 @@
  *
  * `--rag langchain` watches the LangChain RAG on Gemma 3 270M instead (LoopRun's `rag` option: both
  * sides sample, the sentinel and the verification run the sampled test, traces only through the
- * intake). It has no fault API, so only the operator faults written straight into Qdrant apply; a
- * kind may name its mode (`vectors-overwritten:deleted`). Its defaults: 5 probes every 20 s, k = 5
- * samples a side, alpha 0.005, timeout 480 s, no compound trials, out bench/healing/langchain-<date>.md.
+ * intake). It has no fault API, so only the operator faults apply: written straight into Qdrant, or
+ * the online RAG redeployed with a regressed prompt (prompt-regressed); a kind may name its mode
+ * (`vectors-overwritten:deleted`). Its defaults: 5 probes every 20 s, k = 5 samples a side, alpha
+ * 0.005, timeout 480 s, no compound trials, out bench/healing/langchain-<date>.md.
  */
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,7 +25,8 @@ import { repoRoot } from '@rag-immune/stack';
 import { LoopRun } from '@rag-immune/test-kit/loop/loop-run';
 import { ALL_FAULT_KINDS, expectationOf, type FaultPlan } from '@rag-immune/test-kit/loop/faults';
 import { runTrial, type TrialResult } from '@rag-immune/test-kit/loop/trial';
-import { OPERATOR_FAULT_KINDS, isOperatorFault } from '@rag-immune/test-kit/loop/operator-faults';
+import { OPERATOR_FAULT_KINDS, QDRANT_FAULT_KINDS, isOperatorFault } from '@rag-immune/test-kit/loop/operator-faults';
+import { isDeployFault } from '@rag-immune/test-kit/loop/deploy-faults';
 import { installedModelPath } from '@rag-immune/langchain-rag';
 import type { ProbeResult } from '@rag-immune/contracts';
 import { runCompoundTrial, type CompoundTrialResult } from '@rag-immune/test-kit/loop/compound-trial';
@@ -58,7 +60,7 @@ const langchain = args.rag === 'langchain';
 // fewer probes, a longer interval and a longer trial (its loop test: verified ~210-240 s after the fault).
 const defaults = langchain
   ? {
-      kinds: 'vectors-overwritten:garbage,vectors-overwritten:deleted,unpublished-knowledge,attribution-swap',
+      kinds: 'vectors-overwritten:garbage,vectors-overwritten:deleted,unpublished-knowledge,attribution-swap,prompt-regressed',
       interval: '20',
       probes: '5',
       timeout: '480',
@@ -66,7 +68,8 @@ const defaults = langchain
       compound: '',
     }
   : {
-      kinds: [...ALL_FAULT_KINDS, ...OPERATOR_FAULT_KINDS].join(','),
+      // The reference RAG takes no redeploy settings: only the operator faults written into Qdrant.
+      kinds: [...ALL_FAULT_KINDS, ...QDRANT_FAULT_KINDS].join(','),
       interval: '4',
       probes: '10',
       timeout: '240',
@@ -103,6 +106,8 @@ const specs: FaultSpec[] = values.kinds
       throw new Error(`--kinds: ${kind} has modes ${expectation.modes.join(', ')}, not ${mode}`);
     if (langchain && !isOperatorFault(kind))
       throw new Error(`--rag langchain has no fault API: --kinds takes only ${OPERATOR_FAULT_KINDS.join(', ')}, not ${kind}`);
+    if (!langchain && isDeployFault(kind))
+      throw new Error(`--kinds: ${kind} redeploys the LangChain RAG with a regressed prompt: only with --rag langchain`);
     return { kind, ...(mode === undefined ? {} : { mode }), label: mode === undefined ? kind : `${kind} (${mode})` };
   });
 const interval = Number(values.interval);
@@ -165,6 +170,8 @@ const ORDER = [
   'unpublished-knowledge',
   'attribution-swap',
   'generator-inconsistency',
+  // Its repair (the generator pinned back) stays on for the rest of the cycle; nothing later depends on the prompt.
+  'prompt-regressed',
   'embedding-model-swap',
 ];
 const rankOf = (kind: string) => (ORDER.includes(kind) ? ORDER.indexOf(kind) : ORDER.length);
@@ -433,7 +440,9 @@ ${
     ? 'Every trial runs on its own fresh RAG pair and its own four workers (nothing carries over from one fault to the next),\nafter one clean round; the fault is '
     : 'Trials run in cycles: each cycle injects every kind once, in the order below, on one fresh online RAG on the same URL\n(the identifier, effector and memory keep running; memory accumulates cases), each fault after the previous incident closed,\n'
 }${
-    langchain ? 'written straight into the online Qdrant collection through its alias (no fault API)' : 'injected through the admin API'
+    langchain
+      ? 'written straight into the online Qdrant collection through its alias, or deployed as a new build of the online RAG (no fault API)'
+      : 'injected through the admin API'
   } and never undone by the benchmark. Times are seconds after the fault was in effect.
 
 ## Clean rounds (no fault)

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { isLoopback, parseWorkerEnv, type ConfigIssue } from '@rag-immune/worker-runtime';
+import { PROMPT_VERSIONS } from './prompt.ts';
 
 const isoUtc = z.string().datetime({ message: 'must be an RFC 3339 UTC timestamp like 2024-06-01T00:00:00Z' });
 const flag = (fallback: 'true' | 'false') =>
@@ -45,6 +46,11 @@ const Settings = z.object({
     .min(0)
     .max(2 ** 31 - 1)
     .optional(),
+  /**
+   * The prompt the generator starts with (its build is `<model>+<prompt>`; the generator pin can
+   * name any other of PROMPTS). A deploy picks it; default the few-shot prompt.
+   */
+  LLM_PROMPT_VERSION: z.enum(PROMPT_VERSIONS).default('few-shot-v1'),
   LLM_CONTEXT_SIZE: z.coerce.number().int().min(256).max(32768).default(2048),
   /**
    * CPU threads for generation. 1 by default: llama.cpp's threads spin-wait for each other, and on a

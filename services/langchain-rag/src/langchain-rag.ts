@@ -73,7 +73,7 @@ export async function createLangchainRag(parts: LangchainRagParts): Promise<Lang
       PROMPTS[prompt].pipe(llm).pipe(new StringOutputParser()),
     ]),
   );
-  const generator = new PinnedGenerator(versions as never, `${engine.modelName}+few-shot-v1`);
+  const generator = new PinnedGenerator(versions as never, `${engine.modelName}+${config.LLM_PROMPT_VERSION}`);
   const retriever = new ImmuneRetriever({
     vectorStore: () => reindex.store(),
     candidates: config.RETRIEVAL_CANDIDATES,

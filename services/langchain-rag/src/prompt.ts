@@ -31,8 +31,46 @@ export const PROMPTS = {
       'Answer:',
     ].join('\n'),
   ),
+  /**
+   * Regressed prompts, as a prompt redeploy brings them (the test kit's prompt-regressed fault; the
+   * generator pin back to few-shot-v1 repairs both). instruct-v2 is a "tidier" rewrite in the style
+   * written for instruction-tuned chat models: a role line, an abstention clause, headed blocks, no
+   * worked examples, the answer cue a heading of its own. Gemma 3 270M opens its answer with the
+   * newline after that heading, and "\n" is a stop sequence tuned for the inline "Answer:" cue: every
+   * answer comes back empty (4 of 4 sampled calls on probe questions).
+   */
+  'instruct-v2': PromptTemplate.fromTemplate(
+    [
+      'You are a helpful assistant for Debian package questions.',
+      "Use only the information in the context to answer the user's question. Be concise and accurate.",
+      'If the context does not contain the answer, say "I don\'t know."',
+      '',
+      '### Context',
+      '{context}',
+      '',
+      '### Question',
+      '{question}',
+      '',
+      '### Answer',
+    ].join('\n'),
+  ),
+  /**
+   * few-shot-v1 with its worked examples cut (a shorter prompt, fewer tokens a call): the subtler
+   * regression. Without a pattern to continue, the 270M model more often answers with a bare value,
+   * drops the package name or gives a version its context does not hold.
+   */
+  'zero-shot-v2': PromptTemplate.fromTemplate(
+    [
+      'Answer the question using only the context. Answer with one short sentence.',
+      '',
+      'Context: {context}',
+      'Question: {question}',
+      'Answer:',
+    ].join('\n'),
+  ),
 } as const;
 export type PromptVersion = keyof typeof PROMPTS;
+export const PROMPT_VERSIONS = Object.keys(PROMPTS) as [PromptVersion, ...PromptVersion[]];
 
 /** The retrieved chunks as the prompt's context: one line each, best first. */
 export function formatContext(documents: readonly DocumentInterface[]): string {

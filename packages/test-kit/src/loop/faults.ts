@@ -96,6 +96,16 @@ export const FAULT_EXPECTATIONS: Record<string, FaultExpectation> = {
     modes: ['garbage', 'deleted'],
     scoped: true,
   },
+  // Issue 27: the online RAG redeployed with a regressed prompt template (./deploy-faults.ts, no
+  // fault API; the LangChain RAG only). The generator's input is unchanged, its build is not: pinning
+  // the generator back to the baseline's build heals it (the generator-side repair intent).
+  'prompt-regressed': {
+    cause: 'generator_inconsistency',
+    components: ['generator'],
+    healingIntents: ['enable_answer_validation_fallback'],
+    modes: ['instruct-v2', 'zero-shot-v2'],
+    scoped: false,
+  },
   // A silent query-embedder swap: retrieval breaks, no repair hook of the reference RAG undoes it.
   'embedding-model-swap': {
     cause: null,

@@ -81,6 +81,8 @@ export async function startLangchainRagPairProcesses(options: LangchainRagPairOp
       startTimeoutMs: 300_000,
     });
   const online = rag('online', onlinePort);
+  // The settings it was first deployed with: resetOnline starts them again after a redeploy.
+  const firstDeploy = { ...online.spec.env };
   const baseline = rag('baseline', baselinePort, { PINNED_AS_OF: now.toISOString() });
   const qdrant = createQdrantClient({ url: options.qdrantUrl, apiKey: options.qdrantApiKey });
   // Every generation an alias ever pointed at (`<alias>--…`): the RAG's own builds and the effector's.
@@ -129,7 +131,14 @@ export async function startLangchainRagPairProcesses(options: LangchainRagPairOp
     },
     async resetOnline() {
       await online.stop();
+      online.spec.env = { ...firstDeploy };
       await dropGenerations(aliases.online);
+      await online.start();
+    },
+    async redeployOnline(env) {
+      await online.stop();
+      // A new build of the same service: same URL, same alias, the index it serves left as it is.
+      online.spec.env = { ...online.spec.env, ...env, INGEST_ON_START: 'false' };
       await online.start();
     },
     async close() {

@@ -85,6 +85,7 @@ export class LoopRun {
         collection: this.rag.collections.online,
         ...this.rag.payloadLayout,
       },
+      redeployOnline: (env) => this.redeployOnline(env),
     };
   }
 
@@ -194,10 +195,26 @@ export class LoopRun {
    * keep running; the sentinel pauses meanwhile so that the restart itself is not an incident.
    */
   async resetOnline(): Promise<void> {
+    await this.sentinelPaused(() => this.rag.resetOnline());
+  }
+
+  /**
+   * The online RAG redeployed with changed settings (a deploy fault). The sentinel pauses over the
+   * restart as over a rolling deploy that never drops a call: what it then sees is the new build, not
+   * the restart.
+   */
+  async redeployOnline(env: Record<string, string>): Promise<void> {
+    await this.sentinelPaused(() => this.rag.redeployOnline(env));
+  }
+
+  private async sentinelPaused(work: () => Promise<void>): Promise<void> {
     const sentinels = this.system.instances.filter((w) => w.kind === 'sentinel');
     for (const s of sentinels) await s.process.stop();
-    await this.rag.resetOnline();
-    for (const s of sentinels) await s.process.start();
+    try {
+      await work();
+    } finally {
+      for (const s of sentinels) await s.process.start();
+    }
   }
 
   async close(): Promise<void> {

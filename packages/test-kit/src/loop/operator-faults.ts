@@ -4,12 +4,19 @@
  * migration script would. Issue 30: knowledge no feed ever published, and chunk metadata naming the
  * wrong document. Issue 27: some knowledge's vectors overwritten with garbage (or its points
  * deleted). Nothing here undoes them: only the immune system's repair (re-ingesting from the feed)
- * does, or dropping the collection at the end of a run.
+ * does, or dropping the collection at the end of a run. The operator's other way in, a faulty
+ * deploy of the RAG itself (a regressed prompt), is in ./deploy-faults.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { createQdrantClient } from '@rag-immune/worker-runtime';
+import { DEPLOY_FAULT_KINDS } from './deploy-faults.ts';
 
-export const OPERATOR_FAULT_KINDS = ['unpublished-knowledge', 'attribution-swap', 'vectors-overwritten'] as const;
+/** The operator faults written into Qdrant (this file). */
+export const QDRANT_FAULT_KINDS = ['unpublished-knowledge', 'attribution-swap', 'vectors-overwritten'] as const;
+export type QdrantFaultKind = (typeof QDRANT_FAULT_KINDS)[number];
+
+/** Every operator fault, no fault API: the Qdrant writes here and the deploys of ./deploy-faults.ts. */
+export const OPERATOR_FAULT_KINDS = [...QDRANT_FAULT_KINDS, ...DEPLOY_FAULT_KINDS] as const;
 export type OperatorFaultKind = (typeof OPERATOR_FAULT_KINDS)[number];
 
 export const isOperatorFault = (kind: string): kind is OperatorFaultKind => (OPERATOR_FAULT_KINDS as readonly string[]).includes(kind);

@@ -40,6 +40,13 @@ export interface RagPairProcesses {
    * Undoes every fault and every repair at once (benchmark trials of the same kind need that).
    */
   resetOnline(): Promise<void>;
+  /**
+   * The online instance redeployed on the same URL with these settings over its own, serving the
+   * index it has (no ingest): an operator's deploy of a new build (deploy faults, ./deploy-faults.ts).
+   * The settings stay until the next redeploy or resetOnline (which starts the original settings).
+   * Only a pair whose RAG takes such settings serves it; the others refuse, saying so.
+   */
+  redeployOnline(env: Record<string, string>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -118,6 +125,12 @@ export async function startRagPairProcesses(options: RagPairOptions): Promise<Ra
       await online.stop();
       await qdrant.deleteCollection(collections.online).catch(() => undefined);
       await online.start();
+    },
+    async redeployOnline() {
+      // Its faults come through its fault API; a prompt or other build setting has no deploy variable here.
+      throw new Error(
+        'the reference RAG pair takes no redeploy settings: deploy faults (prompt-regressed) are for the LangChain RAG (--rag langchain)',
+      );
     },
     async close() {
       await Promise.all([online.stop(), baseline.stop()]);

@@ -14,6 +14,7 @@ import {
   type OnlineIndex,
   type OperatorFaultKind,
 } from './operator-faults.ts';
+import { deployFault, isDeployFault, type RedeployOnline } from './deploy-faults.ts';
 import type { LoopProbes } from './probes.ts';
 import type { HealingLine, LoopRecorder } from './timeline.ts';
 import { sleep } from '../wait.ts';
@@ -27,6 +28,8 @@ export interface TrialContext {
   ragToken?: string;
   /** The online RAG's Qdrant collection: operator faults are written there, not through the admin API. */
   onlineIndex?: OnlineIndex;
+  /** Redeploys the online RAG with changed settings (deploy faults: a regressed prompt). */
+  redeployOnline?: RedeployOnline;
 }
 
 export interface ActionSummary {
@@ -86,7 +89,12 @@ export async function injectFault(
   const body = injectionBody(plan, ctx.probes);
   const injectStartedAt = Date.now();
   const affected = isOperatorFault(plan.kind)
-    ? await injectOperatorFault(ctx, plan.kind, (body.scope as { knowledge_ids: string[] }).knowledge_ids, body.mode as string)
+    ? await injectOperatorFault(
+        ctx,
+        plan.kind,
+        (body.scope as { knowledge_ids: string[] } | undefined)?.knowledge_ids ?? [],
+        body.mode as string,
+      )
     : ((await callFaultAdmin(ctx.onlineUrl, 'POST', plan.kind, body, ...(ctx.ragToken ? [ctx.ragToken] : []))).fault
         ?.affected_knowledge_ids ?? null);
   const injectedAt = Date.now();
@@ -100,8 +108,12 @@ export async function injectFault(
   };
 }
 
-/** An operator's mistake written straight into the online collection (no fault API); the knowledge ids it touched. */
-function injectOperatorFault(ctx: TrialContext, kind: OperatorFaultKind, knowledgeIds: string[], mode: string): Promise<string[]> {
+/**
+ * An operator's mistake, no fault API: written straight into the online collection (the knowledge ids
+ * it touched), or deployed as a new build of the online RAG (null: global).
+ */
+function injectOperatorFault(ctx: TrialContext, kind: OperatorFaultKind, knowledgeIds: string[], mode: string): Promise<string[] | null> {
+  if (isDeployFault(kind)) return deployFault(ctx.redeployOnline, kind, mode);
   if (ctx.onlineIndex === undefined) throw new Error(`${kind} is written into Qdrant: the trial context needs onlineIndex`);
   if (kind === 'unpublished-knowledge') return ingestUnpublishedVersion(ctx.onlineIndex, knowledgeIds);
   if (kind === 'vectors-overwritten') return damageVectors(ctx.onlineIndex, knowledgeIds, mode === 'deleted' ? 'deleted' : 'garbage');

@@ -153,8 +153,10 @@ export function assembleTrace(traceId: string, convention: Convention, parts: Tr
       : [{ chunk_id: chunk.chunk_id, doc_id: chunk.doc_id, knowledge_id: chunk.knowledge_id, version: chunk.version }];
   });
 
+  // The RAG's own word on its build first: it names what its repair hooks pin (the LangChain RAG's
+  // generator is `<model>+<prompt>`), where a framework span names only the model it called.
   const model = (role: 'embedder' | 'reranker' | 'generator') => {
-    const name = parts.models[role] ?? extensionString(spans, EXTENSION[role]);
+    const name = extensionString(spans, EXTENSION[role]) ?? parts.models[role];
     if (name === undefined) gap(`models.${role}`, `no span names the ${role} model`);
     return name ?? UNREPORTED_MODEL;
   };

@@ -1,6 +1,7 @@
 /**
  * What no convention names but a diagnosis needs: which chunks the answer cites, the knowledge time
- * a pinned RAG answers as of, whether it abstained, model names no span records. A RAG (or
+ * a pinned RAG answers as of, whether it abstained, the builds of its models (believed over the model
+ * name a framework span records: the RAG names what its repair hooks pin). A RAG (or
  * `@rag-immune/langchain`) puts them on any span as `rag_immune.*` attributes, or as keys of
  * OpenInference's `metadata` JSON attribute (what LangChain's run metadata becomes).
  */

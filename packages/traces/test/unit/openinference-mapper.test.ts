@@ -216,3 +216,30 @@ test('a span that dropped attributes (the SDK limit) makes no Trace: its documen
   assert.equal(mapped.trace, null);
   assert.match(mapped.gaps.find((g) => g.piece === 'span_attributes')!.detail, /dropped 116 attributes/);
 });
+
+test("the RAG's own model builds (rag_immune.*) are believed over a framework span's model name: the generator build names its prompt", () => {
+  const root = span(
+    'CHAIN',
+    {
+      'input.value': 'q',
+      'output.value': 'ans',
+      'rag_immune.citations': '["a"]',
+      'rag_immune.generator': 'gemma-3-270m-q4_k_m+instruct-v2',
+      'rag_immune.embedder': 'minilm@int8',
+    },
+    null,
+    0,
+    30,
+  );
+  const spans = [
+    root,
+    span('RETRIEVER', { 'input.value': 'q', ...docs('retrieval.documents', [{ id: 'a', score: 0.9 }]) }, root, 1, 5),
+    span('LLM', { 'llm.model_name': 'gemma-3-270m-q4_k_m', 'output.value': 'ans' }, root, 6, 20),
+  ];
+  const trace = mapSpans(TRACE, spans)!.trace!;
+  assert.equal(trace.models.generator, 'gemma-3-270m-q4_k_m+instruct-v2');
+  assert.equal(trace.models.embedder, 'minilm@int8');
+  // Without the RAG's word the framework span's model name stands.
+  delete root.attributes['rag_immune.generator'];
+  assert.equal(mapSpans(TRACE, spans)!.trace!.models.generator, 'gemma-3-270m-q4_k_m');
+});

@@ -23,6 +23,7 @@ test('defaults: an online instance that samples, one generation thread, 3 chunks
   assert.equal(config.DEFAULT_TOP_K, 3);
   assert.equal(config.INGEST_ON_START, true);
   assert.equal(config.LLM_SEED, undefined);
+  assert.equal(config.LLM_PROMPT_VERSION, 'few-shot-v1');
   assert.equal((config as Record<string, unknown>).PATH, undefined);
 });
 
@@ -53,4 +54,11 @@ test('the baseline needs its pin, and only the baseline takes one', () => {
 test('beyond loopback a repair token is required', () => {
   assert.deepEqual(issuesOf({ ...base, HOST: '0.0.0.0' }), ['RAG_API_TOKEN']);
   assert.equal(langchainRagConfigFromEnv({ ...base, HOST: '0.0.0.0', RAG_API_TOKEN: 'x'.repeat(16) }).HOST, '0.0.0.0');
+});
+
+test('the prompt version is one of the versioned prompts; any other refuses to start, naming the key', () => {
+  assert.equal(langchainRagConfigFromEnv({ ...base, LLM_PROMPT_VERSION: 'instruct-v2' }).LLM_PROMPT_VERSION, 'instruct-v2');
+  assert.equal(langchainRagConfigFromEnv({ ...base, LLM_PROMPT_VERSION: 'zero-shot-v2' }).LLM_PROMPT_VERSION, 'zero-shot-v2');
+  assert.deepEqual(issuesOf({ ...base, LLM_PROMPT_VERSION: 'few-shot-v9' }), ['LLM_PROMPT_VERSION']);
+  assert.deepEqual(issuesOf({ ...base, LLM_PROMPT_VERSION: '' }), ['LLM_PROMPT_VERSION']);
 });

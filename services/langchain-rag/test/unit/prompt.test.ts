@@ -33,3 +33,15 @@ test('the prompt ends where the answer starts, with the context one chunk per li
   assert.ok(prompt.startsWith('Answer the question using only the context.'));
   assert.ok(prompt.endsWith(`Context: ${context}\nQuestion: What is the latest version of acl?\nAnswer:`));
 });
+
+test('the regressed prompts have the context and the question but none of the worked examples', async () => {
+  const values = { context: 'Package: acl | Version: 2.3.1-3', question: 'What is the latest version of acl?' };
+  assert.ok((await PROMPTS['few-shot-v1'].format(values)).includes('curl'));
+  const instruct = await PROMPTS['instruct-v2'].format(values);
+  assert.ok(instruct.includes('### Context\nPackage: acl | Version: 2.3.1-3\n'));
+  // The answer cue is a heading line of its own: the model's first token is the newline a stop sequence cuts.
+  assert.ok(instruct.endsWith('### Question\nWhat is the latest version of acl?\n\n### Answer'));
+  const zeroShot = await PROMPTS['zero-shot-v2'].format(values);
+  assert.ok(zeroShot.endsWith('Context: Package: acl | Version: 2.3.1-3\nQuestion: What is the latest version of acl?\nAnswer:'));
+  for (const prompt of [instruct, zeroShot]) assert.ok(!prompt.includes('curl'), 'no worked example');
+});

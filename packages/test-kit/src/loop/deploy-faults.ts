@@ -1,0 +1,34 @@
+/**
+ * Faults an operator causes by deploying a worse build of the online RAG, with no fault API: the
+ * process is redeployed on the same URL, serving the same index behind its alias, with one setting
+ * changed. Issue 27: a prompt template that regressed (the LangChain RAG's `LLM_PROMPT_VERSION`
+ * naming a zero-shot prompt a 270M completion model follows badly, services/langchain-rag/src/prompt.ts:
+ * instruct-v2, whose answers come back empty, or zero-shot-v2, whose answers wander).
+ * Nothing here undoes it: only the immune system's repair (the generator pin through the RAG's
+ * repair hook) does, until the next deploy; the harness's reset redeploys the original settings.
+ */
+
+export const DEPLOY_FAULT_KINDS = ['prompt-regressed'] as const;
+export type DeployFaultKind = (typeof DEPLOY_FAULT_KINDS)[number];
+
+export const isDeployFault = (kind: string): kind is DeployFaultKind => (DEPLOY_FAULT_KINDS as readonly string[]).includes(kind);
+
+/** Redeploys the online RAG with these settings over its own (same URL, same index): a RagPairProcesses' redeployOnline. */
+export type RedeployOnline = (env: Record<string, string>) => Promise<void>;
+
+/** The prompt versions a prompt-regressed fault may deploy (the fault's modes): regressed ones of the LangChain RAG's PROMPTS. */
+export const REGRESSED_PROMPTS = ['instruct-v2', 'zero-shot-v2'] as const;
+
+/** The settings a deploy fault's new build runs with. */
+export function deployedSettings(kind: DeployFaultKind, mode: string): Record<string, string> {
+  if (!(REGRESSED_PROMPTS as readonly string[]).includes(mode))
+    throw new Error(`${kind}: mode ${mode} is not a regressed prompt (${REGRESSED_PROMPTS.join(', ')})`);
+  return { LLM_PROMPT_VERSION: mode };
+}
+
+/** Deploys the faulty build; a deploy fault is global (no knowledge ids: every probe goes through the generator). */
+export async function deployFault(redeploy: RedeployOnline | undefined, kind: DeployFaultKind, mode: string): Promise<null> {
+  if (redeploy === undefined) throw new Error(`${kind} redeploys the online RAG: the trial context needs redeployOnline`);
+  await redeploy(deployedSettings(kind, mode));
+  return null;
+}
