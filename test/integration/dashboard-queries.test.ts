@@ -112,7 +112,11 @@ before(async () => {
   trials.push(await runTrial(run.context, { kind: 'vector-index-corruption' }, { timeoutMs: 150_000, settleMs: 10_000 }));
   // No repair undoes a silent embedding swap: the identifier abstains and the effector escalates.
   // Waits for the escalation itself (the trial's own bookkeeping would wait out its timeout).
-  await injectFault(run.context, { kind: 'embedding-model-swap' });
+  const swap = await injectFault(run.context, { kind: 'embedding-model-swap' });
+  // The panels need an escalation: the swap must change what the probes get on this knowledge (the
+  // fixed corpus makes that the same on every machine); a harmless swap should and would escalate nothing.
+  assert.ok(swap.harmed === null || swap.harmed.length > 0, 'the embedding-model swap changed no probe answer: nothing to escalate');
+  console.log(`embedding-model swap: ${swap.harmed?.length ?? '?'} of ${run.probes.probes.length} probe answers changed`);
   const effector = run.system.instances.find((w) => w.kind === 'effector');
   const escalated = async () => /^effector_escalations_total\{/m.test(await (await fetch(`${effector?.url}/metrics`)).text());
   const deadline = Date.now() + 180_000;

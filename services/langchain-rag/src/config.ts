@@ -26,7 +26,12 @@ const Settings = z.object({
     .optional(),
   /** Baseline only, required there: the time its knowledge is frozen at and its answers are as of. */
   PINNED_AS_OF: isoUtc.optional(),
-  /** Use only this many Debian source packages (tests, benches); default all on this machine. */
+  /**
+   * Where the Debian knowledge comes from: `corpus` (default), the fixed snapshot committed in
+   * @rag-immune/debian-knowledge, the same on every machine; `host`, this machine's own packages.
+   */
+  KNOWLEDGE_FROM: z.enum(['corpus', 'host']).default('corpus'),
+  /** Use only this many Debian source packages (tests, benches); default all of the knowledge. */
   KNOWLEDGE_PACKAGES: z.coerce.number().int().positive().optional(),
   /** Build the index behind the alias at start (a new collection); false: serve the alias as it is. */
   INGEST_ON_START: flag('true'),

@@ -54,7 +54,10 @@ const rag = await createLangchainRag({
   embeddings: new SharedSentenceEmbeddings(embedder),
   engine,
   qdrant: createQdrantClient({ url: config.QDRANT_URL, ...(config.QDRANT_API_KEY ? { apiKey: config.QDRANT_API_KEY } : {}) }),
-  sources: loadDebianKnowledge(config.KNOWLEDGE_PACKAGES !== undefined ? { packages: config.KNOWLEDGE_PACKAGES } : {}).sources,
+  sources: loadDebianKnowledge({
+    from: config.KNOWLEDGE_FROM,
+    ...(config.KNOWLEDGE_PACKAGES !== undefined ? { packages: config.KNOWLEDGE_PACKAGES } : {}),
+  }).sources,
   logger,
 });
 const server = rag.app.listen(config.PORT, config.HOST, () =>

@@ -30,7 +30,12 @@ const ConfigSchema = z
     KNOWLEDGE_PUBLISHED_BY: isoUtc.optional(),
     RERANKER_VERSION: z.string().default('v2.1'),
     RERANKER_DIR: z.string().optional(),
-    /** Use only this many Debian source packages (tests); default all on this machine. */
+    /**
+     * Where the Debian knowledge comes from: `corpus` (default), the fixed snapshot committed in
+     * @rag-immune/debian-knowledge, the same on every machine; `host`, this machine's own packages.
+     */
+    KNOWLEDGE_FROM: z.enum(['corpus', 'host']).default('corpus'),
+    /** Use only this many Debian source packages (tests, benches); default all of the knowledge. */
     KNOWLEDGE_PACKAGES: z.coerce.number().int().positive().optional(),
     SOURCE_TRUST: z
       .string()

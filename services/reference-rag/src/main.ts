@@ -21,6 +21,7 @@ try {
 // Redacting logger: bearer tokens must never reach the log.
 const logger = workerLogger('reference-rag', '0.1.0', config.LOG_LEVEL).child({ instance: config.INSTANCE });
 const { sources } = loadDebianKnowledge({
+  from: config.KNOWLEDGE_FROM,
   ...(config.KNOWLEDGE_PACKAGES ? { packages: config.KNOWLEDGE_PACKAGES } : {}),
   ...(config.SOURCE_TRUST ? { trust: config.SOURCE_TRUST } : {}),
 });

@@ -15,6 +15,7 @@ import {
   type OperatorFaultKind,
 } from './operator-faults.ts';
 import { deployFault, isDeployFault, type RedeployOnline } from './deploy-faults.ts';
+import { harmedProbes, probeOutcomes, type FaultEffectCheck } from './fault-effect.ts';
 import type { LoopProbes } from './probes.ts';
 import type { HealingLine, LoopRecorder } from './timeline.ts';
 import { sleep } from '../wait.ts';
@@ -30,6 +31,11 @@ export interface TrialContext {
   onlineIndex?: OnlineIndex;
   /** Redeploys the online RAG with changed settings (deploy faults: a regressed prompt). */
   redeployOnline?: RedeployOnline;
+  /**
+   * How to tell whether a fault did harm: the probes' answers (default), their retrieved chunks (a RAG
+   * that samples), or not at all ('off': every fault is taken as harmful).
+   */
+  faultEffectCheck?: FaultEffectCheck | 'off';
 }
 
 export interface ActionSummary {
@@ -51,6 +57,11 @@ export interface TrialResult {
   injectStartedAt: number;
   /** When the admin call returned: the fault is fully in effect; elapsed times count from here. */
   injectedAt: number;
+  /**
+   * The probes whose answer (or retrieval) the fault changed, asked right before and after the
+   * injection; null when not checked. Empty: the fault was harmless here and expects no action.
+   */
+  harmed: string[] | null;
   detectedAt?: number;
   firstAnomaly?: ProbeResult;
   incidents: string[];
@@ -70,7 +81,8 @@ export interface TrialResult {
   /** The sentinel's first full clean round of the touched probes after the verified repair. */
   sentinelRecoveredAt?: number;
   rememberedAt?: number;
-  outcome: 'healed' | 'escalated' | 'abstained' | 'undetected' | 'timeout';
+  /** `harmless`: the fault changed no probe's answer, and nothing acted on it. */
+  outcome: 'healed' | 'escalated' | 'abstained' | 'undetected' | 'timeout' | 'harmless';
   endedAt: number;
 }
 
@@ -85,8 +97,10 @@ export interface HealingStep {
 export async function injectFault(
   ctx: TrialContext,
   plan: FaultPlan,
-): Promise<Pick<TrialResult, 'plan' | 'body' | 'affectedKnowledgeIds' | 'touched' | 'injectStartedAt' | 'injectedAt'>> {
+): Promise<Pick<TrialResult, 'plan' | 'body' | 'affectedKnowledgeIds' | 'touched' | 'injectStartedAt' | 'injectedAt' | 'harmed'>> {
   const body = injectionBody(plan, ctx.probes);
+  const check = ctx.faultEffectCheck ?? 'answers';
+  const outcomesBefore = check === 'off' ? undefined : await probeOutcomes(ctx.onlineUrl, ctx.probes.probes, check);
   const injectStartedAt = Date.now();
   const affected = isOperatorFault(plan.kind)
     ? await injectOperatorFault(
@@ -98,6 +112,10 @@ export async function injectFault(
     : ((await callFaultAdmin(ctx.onlineUrl, 'POST', plan.kind, body, ...(ctx.ragToken ? [ctx.ragToken] : []))).fault
         ?.affected_knowledge_ids ?? null);
   const injectedAt = Date.now();
+  const harmed =
+    check === 'off' || outcomesBefore === undefined
+      ? null
+      : harmedProbes(outcomesBefore, await probeOutcomes(ctx.onlineUrl, ctx.probes.probes, check));
   return {
     plan,
     body,
@@ -105,6 +123,7 @@ export async function injectFault(
     touched: [...touchedProbes(plan.kind, ctx.probes, affected)],
     injectStartedAt,
     injectedAt,
+    harmed,
   };
 }
 
@@ -200,16 +219,19 @@ export function evaluateTrial(
       h.fields.outcome !== 'open',
   );
   const finalReport = reports.at(-1);
+  const harmless = injected.harmed !== null && injected.harmed.length === 0;
   const outcome: TrialResult['outcome'] =
-    verified !== undefined
-      ? 'healed'
-      : escalated
-        ? 'escalated'
-        : finalReport?.root_cause === 'unknown'
-          ? 'abstained'
-          : anomalies.length === 0
-            ? 'undetected'
-            : 'timeout';
+    harmless && anomalies.length === 0 && incidents.length === 0 && actions.length === 0
+      ? 'harmless'
+      : verified !== undefined
+        ? 'healed'
+        : escalated
+          ? 'escalated'
+          : finalReport?.root_cause === 'unknown'
+            ? 'abstained'
+            : anomalies.length === 0
+              ? 'undetected'
+              : 'timeout';
   return {
     ...injected,
     ...(anomalies[0] ? { detectedAt: anomalies[0].occurred_at, firstAnomaly: anomalies[0] } : {}),
@@ -263,6 +285,7 @@ export async function runTrial(ctx: TrialContext, plan: FaultPlan, options: Watc
       (result.outcome === 'healed' && result.sentinelRecoveredAt !== undefined && result.rememberedAt !== undefined) ||
       result.outcome === 'escalated';
     if (finished) return result;
+    if (result.outcome === 'harmless' && Date.now() - injected.injectedAt > harmlessWatchMs(ctx)) return result;
     if (result.outcome === 'healed' || (result.outcome === 'abstained' && result.actions.length === 0)) {
       settledSince ??= Date.now();
       // Long enough for the sentinel's next full round and memory's case on a busy machine.
@@ -271,6 +294,14 @@ export async function runTrial(ctx: TrialContext, plan: FaultPlan, options: Watc
     }
     if (Date.now() > deadline) return evaluateTrial(ctx, injected, before);
   }
+}
+
+/**
+ * How long a harmless fault is watched for an action that should not come: a few full probe rounds,
+ * so that a sentinel that (wrongly) flags it has had its chance.
+ */
+export function harmlessWatchMs(ctx: Pick<TrialContext, 'probeIntervalMs'>): number {
+  return ctx.probeIntervalMs * 5 + 20_000;
 }
 
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? '-' : x.toFixed(2));
@@ -293,7 +324,7 @@ export function healingSteps(recorder: LoopRecorder, trial: TrialResult, options
     worker: 'harness',
     what: `fault ${trial.plan.kind}${trial.body.mode ? ` (${String(trial.body.mode)})` : ''} injected; ${
       trial.affectedKnowledgeIds ? `${trial.affectedKnowledgeIds.length} knowledge ids` : 'global'
-    }, ${trial.touched.length} probes touched`,
+    }, ${trial.touched.length} probes touched${trial.harmed === null ? '' : `, ${trial.harmed.length} answers changed`}`,
   });
   if (trial.firstAnomaly) {
     const a = trial.firstAnomaly;
