@@ -3,21 +3,25 @@
  * three topic schemas (assembled with the shared types of avro/common/), the catalogue of causes,
  * components, repair intents and incident outcomes (packages/contracts/src/generated/catalogue.ts),
  * and the same vocabularies as zod enums for the memory worker's HTTP contract
- * (packages/memory-client/src/generated/contract-enums.ts). `--check` fails (exit 1) when a
- * generated file is stale, which the lint step runs.
+ * (packages/memory-client/src/generated/contract-enums.ts), and the cause × repair table of the docs
+ * (docs/causes-and-repairs.md: the catalogue beside the effector's policy, which it checks names only
+ * catalogued causes). `--check` fails (exit 1) when a generated file is stale, which the lint step runs.
  */
-import { readFileSync, writeFileSync, readdirSync, existsSync } from 'node:fs';
+import { readFileSync, writeFileSync, readdirSync, existsSync, mkdirSync } from 'node:fs';
 import { join, basename, dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { toTypeScript } from '@ovotech/avro-ts';
 import type { Schema } from 'avsc';
 import { assembleSchema, loadSharedTypes } from '../src/avro-assembly.ts';
+import { causesAndRepairsDoc } from './causes-and-repairs-doc.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..', '..');
 const avroDir = join(root, 'avro');
 const outDir = join(here, '..', 'src', 'generated');
 const memoryClientOut = join(root, 'packages', 'memory-client', 'src', 'generated', 'contract-enums.ts');
+const policyFile = join(root, 'services', 'effector', 'policy', 'policy.v1.yaml');
+const causesDocOut = join(root, 'docs', 'causes-and-repairs.md');
 const checkOnly = process.argv.includes('--check');
 const shared = loadSharedTypes(join(avroDir, 'common'));
 
@@ -105,14 +109,27 @@ export const IncidentOutcomeName = z.enum(${list(outcomes.symbols)});
 `,
 });
 
+// Read as data (the effector's own loader validates it at start-up); a path, not an import, so no upward dependency.
+outputs.push({
+  target: causesDocOut,
+  text: causesAndRepairsDoc({
+    causes: causes.symbols,
+    catalogue,
+    intents: intents.symbols,
+    policyText: readFileSync(policyFile, 'utf8'),
+    policySource: relative(root, policyFile),
+  }),
+});
+
 let stale = 0;
 for (const { target, text } of outputs) {
   const current = existsSync(target) ? readFileSync(target, 'utf8') : '';
   if (current === text) continue;
   if (checkOnly) {
-    console.error(`stale: ${relative(root, target)} does not match avro/; run npm run codegen`);
+    console.error(`stale: ${relative(root, target)} does not match its sources (avro/, the effector policy); run npm run codegen`);
     stale += 1;
   } else {
+    mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, text);
     console.log(`wrote ${relative(root, target)}`);
   }
