@@ -23,7 +23,14 @@ export {
 export { parseNamedTokens, NamedTokensEnv, NamedTokensFileEnv, MIN_API_TOKEN_LENGTH } from './api-tokens.ts';
 export { listen, httpTlsConfig, HttpTlsEnv, type HttpTlsConfig, type ListenOptions } from './listen.ts';
 export { testPause } from './test-hooks.ts';
-export { createQdrantClient, type QdrantConnection } from './qdrant-client.ts';
+export {
+  createQdrantClient,
+  QDRANT_KEEP_ALIVE_MS,
+  QDRANT_REQUEST_ATTEMPTS,
+  type QdrantConnection,
+  type QdrantRetryLogger,
+} from './qdrant-client.ts';
+export { isSocketError, mayResend, qdrantOperationClass, type QdrantOperationClass } from './qdrant-retry-policy.ts';
 export {
   createElasticsearchClient,
   elasticsearchConnection,

@@ -81,6 +81,7 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     url: config.EFFECTOR_QDRANT_URL ?? config.QDRANT_URL,
     apiKey: config.EFFECTOR_QDRANT_API_KEY ?? config.QDRANT_API_KEY,
     timeoutMs: 120_000,
+    logger,
   };
   const qdrant = createQdrantClient(qdrantConnection);
   const aliases = new CollectionAliases(qdrant, {

@@ -53,7 +53,7 @@ const rag = await createLangchainRag({
   config,
   embeddings: new SharedSentenceEmbeddings(embedder),
   engine,
-  qdrant: createQdrantClient({ url: config.QDRANT_URL, ...(config.QDRANT_API_KEY ? { apiKey: config.QDRANT_API_KEY } : {}) }),
+  qdrant: createQdrantClient({ url: config.QDRANT_URL, apiKey: config.QDRANT_API_KEY, logger }),
   sources: loadDebianKnowledge({
     from: config.KNOWLEDGE_FROM,
     ...(config.KNOWLEDGE_PACKAGES !== undefined ? { packages: config.KNOWLEDGE_PACKAGES } : {}),

@@ -68,6 +68,7 @@ export class MemoryWorker {
       elasticsearch: elasticsearchConnection(config),
       qdrantUrl: config.QDRANT_URL,
       qdrantApiKey: config.QDRANT_API_KEY,
+      logger,
       casesIndex: names.cases,
       collection: names.collection,
       dimension: deps.embedder.dimension,

@@ -58,7 +58,7 @@ export function createReferenceRag(config: RagConfig, deps: ReferenceRagDeps): R
     advanceToNow: () => (clock = pinned ?? new Date()),
   };
   const embedder = new CachingEmbedder(deps.embedder);
-  const qdrant = deps.qdrant ?? createQdrantClient({ url: config.QDRANT_URL, apiKey: config.QDRANT_API_KEY });
+  const qdrant = deps.qdrant ?? createQdrantClient({ url: config.QDRANT_URL, apiKey: config.QDRANT_API_KEY, logger });
   const index = new VectorIndex(qdrant, config.QDRANT_COLLECTION ?? `reference-rag-${config.INSTANCE}`, embedder.dimension, {
     alias: config.QDRANT_ALIAS,
   });

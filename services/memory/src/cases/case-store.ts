@@ -12,7 +12,12 @@ import {
   type DocumentStore,
   type IndexSpec,
 } from '@rag-immune/es-store';
-import { createElasticsearchClient, createQdrantClient, type ElasticsearchConnection } from '@rag-immune/worker-runtime';
+import {
+  createElasticsearchClient,
+  createQdrantClient,
+  type ElasticsearchConnection,
+  type QdrantRetryLogger,
+} from '@rag-immune/worker-runtime';
 import type { CaseStatus, HealingCase } from './healing-case.ts';
 
 /** The version of a case document as Elasticsearch holds it, for optimistic concurrency. */
@@ -50,6 +55,8 @@ export interface CaseStoreOptions {
   elasticsearch?: Omit<ElasticsearchConnection, 'url'>;
   qdrantUrl: string;
   qdrantApiKey?: string | undefined;
+  /** Where a Qdrant request resent after a dropped connection is logged. */
+  logger?: QdrantRetryLogger | undefined;
   casesIndex: string;
   collection: string;
   dimension: number;
@@ -113,7 +120,7 @@ export class CaseStore {
       requestTimeoutMs: 10_000,
       maxRetries: 1,
     });
-    this.qdrant = createQdrantClient({ url: options.qdrantUrl, apiKey: options.qdrantApiKey, timeoutMs: 10_000 });
+    this.qdrant = createQdrantClient({ url: options.qdrantUrl, apiKey: options.qdrantApiKey, timeoutMs: 10_000, logger: options.logger });
     this.docs = elasticsearchStores(this.es).open<HealingCase>({ name: options.casesIndex, mappings: CASE_MAPPINGS });
   }
 

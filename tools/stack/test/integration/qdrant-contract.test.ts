@@ -51,7 +51,8 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test, type TestContext } from 'node:test';
-import { QdrantClient } from '@qdrant/js-client-rest';
+import type { QdrantClient } from '@qdrant/js-client-rest';
+import { createQdrantClient } from '@rag-immune/worker-runtime';
 import { repoRoot } from '../../src/repo-root.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -212,7 +213,7 @@ async function startServer(kind: Kind, executable: string, apiKey: string): Prom
     root,
     snapshotsDir,
     storageDir,
-    client: new QdrantClient({ url, apiKey, checkCompatibility: false }),
+    client: createQdrantClient({ url, apiKey }),
     stop: async () => {
       await stop();
       await rm(root, { recursive: true, force: true });
@@ -689,10 +690,10 @@ const SECTIONS: Section[] = [
       await s.http('a wrong method with the key', 'PATCH', `/collections/${C}/points`, { json: {} });
       await s.http('a snapshot upload without a key', 'POST', `/collections/${C}/snapshots/upload`, { auth: 'none', form: new FormData() });
 
-      const anonymous = new QdrantClient({ url: s.server.url, checkCompatibility: false });
+      const anonymous = createQdrantClient({ url: s.server.url });
       const noKey = await s.call('client without a key: getCollections', (c) => c.getCollections(), anonymous);
       assert.equal(errorOf(noKey).status, 401);
-      const badKey = new QdrantClient({ url: s.server.url, apiKey: 'not-the-key', checkCompatibility: false });
+      const badKey = createQdrantClient({ url: s.server.url, apiKey: 'not-the-key' });
       const wrongKey = await s.call('client with a wrong key: collectionExists', (c) => c.collectionExists(C), badKey);
       assert.equal(errorOf(wrongKey).message, 'Invalid API key or JWT');
     },

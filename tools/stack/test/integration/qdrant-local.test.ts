@@ -8,13 +8,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { QdrantClient } from '@qdrant/js-client-rest';
+import { createQdrantClient } from '@rag-immune/worker-runtime';
 import { loadStackConfig, stackEndpoints } from '../../src/index.ts';
 
 const endpoints = stackEndpoints(loadStackConfig());
 const url = endpoints.qdrantUrl;
 const apiKey = endpoints.qdrantApiKey;
-const client = new QdrantClient({ url, ...(apiKey ? { apiKey } : {}), checkCompatibility: false });
+const client = createQdrantClient({ url, apiKey });
 const auth: Record<string, string> = apiKey ? { 'api-key': apiKey } : {};
 const collection = `it_qdrant_local_${process.pid}_${Date.now()}`;
 const DIM = 8;
