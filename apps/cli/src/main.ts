@@ -4,6 +4,7 @@ import { probesCommand } from './commands/probes.ts';
 import { ragCommand } from './commands/rag.ts';
 import { fcsCommand } from './commands/fcs.ts';
 import { casesCommand } from './commands/cases.ts';
+import { baselineCommand } from './commands/baseline.ts';
 import { actionsCommand, effectorCommand, grantsCommand, reopenCommand, rollbackCommand, snapshotsCommand } from './commands/effector.ts';
 import { incidentsCommand, ledgerCommand } from './commands/incidents.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
@@ -19,6 +20,7 @@ program.addCommand(probesCommand());
 program.addCommand(ragCommand());
 program.addCommand(fcsCommand());
 program.addCommand(casesCommand());
+program.addCommand(baselineCommand());
 for (const command of [incidentsCommand(), ledgerCommand()]) program.addCommand(command);
 for (const command of [rollbackCommand(), reopenCommand(), snapshotsCommand(), actionsCommand(), grantsCommand(), effectorCommand()])
   program.addCommand(command);
