@@ -37,7 +37,6 @@ export default tseslint.config(
   // relative paths included, in npm run lint).
   {
     files: ['packages/*/src/**/*.ts', 'packages/*/scripts/**/*.ts'],
-    ignores: ['packages/test-kit/**'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -47,7 +46,7 @@ export default tseslint.config(
   },
   // The test kit drives the dev stack and the reference RAG like a test: the RAG through its testing subpath only.
   {
-    files: ['packages/test-kit/src/**/*.ts'],
+    files: ['test/kit/src/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

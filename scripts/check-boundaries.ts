@@ -7,9 +7,10 @@
  *   - an app (apps/*) never imports a service or the dev stack;
  *   - nothing reaches into another workspace by a relative path: across workspaces, by package name
  *     (bench/, scripts/ and test/ included).
- * packages/test-kit is the test kit: like a test, it may drive the dev stack and reach the reference
- * RAG through `@rag-immune/reference-rag/testing`; never another service or an app (it starts the
- * workers as processes, by their entry files).
+ * test/kit is the test kit (test support beside the tests, not a shipped package): like a test, it
+ * may drive the dev stack and reach the reference RAG through `@rag-immune/reference-rag/testing`;
+ * never another service or an app (it starts the workers as processes, by their entry files). No
+ * shipped code (a workspace's src/) imports it: the arrows point from tests to code, never back.
  */
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -20,20 +21,26 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Workspace directory (relative to the root) by package name. */
 const workspaces = new Map<string, string>();
+const TEST_KIT = 'test/kit';
 for (const parent of ['apps', 'packages', 'services', 'tools'])
   for (const name of existsSync(join(root, parent)) ? readdirSync(join(root, parent)) : []) {
     const manifest = join(root, parent, name, 'package.json');
     if (existsSync(manifest)) workspaces.set((JSON.parse(readFileSync(manifest, 'utf8')) as { name: string }).name, `${parent}/${name}`);
   }
+if (existsSync(join(root, TEST_KIT, 'package.json')))
+  workspaces.set((JSON.parse(readFileSync(join(root, TEST_KIT, 'package.json'), 'utf8')) as { name: string }).name, TEST_KIT);
 
-type Kind = 'app' | 'package' | 'service' | 'tool' | 'root';
+type Kind = 'app' | 'package' | 'service' | 'tool' | 'testkit' | 'root';
 const kindOf = (workspace: string | null): Kind =>
   workspace === null
     ? 'root'
-    : ({ apps: 'app', packages: 'package', services: 'service', tools: 'tool' } as const)[workspace.split('/')[0] as 'apps'];
+    : workspace === TEST_KIT
+      ? 'testkit'
+      : ({ apps: 'app', packages: 'package', services: 'service', tools: 'tool' } as const)[workspace.split('/')[0] as 'apps'];
 
-/** The workspace a path lies in, or null (bench/, scripts/, test/ at the root). */
+/** The workspace a path lies in, or null (bench/, scripts/, the rest of test/ at the root). */
 function workspaceOf(path: string): string | null {
+  if (path === TEST_KIT || path.startsWith(`${TEST_KIT}/`)) return TEST_KIT;
   const [top, name] = path.split('/');
   return top && name && ['apps', 'packages', 'services', 'tools'].includes(top) ? `${top}/${name}` : null;
 }
@@ -85,9 +92,10 @@ export function violations(): Violation[] {
       if (!byName && to !== null) add('another workspace is imported by its package name, not a relative path');
       if (to === null) continue;
       const testCode = from !== null && isTestCode(file, from);
-      const testkit = from === 'packages/test-kit';
       const testingSubpath = specifier === '@rag-immune/reference-rag/testing';
-      if (fromKind === 'package' && testkit) {
+      if (toKind === 'testkit' && from !== null && fromKind !== 'testkit' && !testCode)
+        add('shipped code never imports the test kit (test support sits beside the tests)');
+      if (fromKind === 'testkit') {
         if (toKind === 'app') add('the test kit never imports an app');
         else if (toKind === 'service' && !testingSubpath)
           add('the test kit never imports a service (the reference RAG: @rag-immune/reference-rag/testing)');

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { RagComponent, RootCause } from '@rag-immune/contracts';
+import { probesFromQuestions, type GoldenProbe } from '@rag-immune/probing';
 
 /** The subset of a reference-RAG labelled question the probes are built from. */
 export interface QuestionLike {
@@ -18,16 +19,7 @@ export interface QuestionLike {
 }
 
 /** A golden probe as the sentinel's probe file holds it. */
-export interface ProbeLike {
-  id: string;
-  version: number;
-  query: string;
-  expected_sources: string[];
-  business_value: number;
-  cluster: string;
-  created_at: string;
-  retired_at: string | null;
-}
+export type ProbeLike = GoldenProbe;
 
 export interface FaultScenario {
   kind: string;
@@ -112,19 +104,7 @@ export const FAULT_SCENARIOS: FaultScenario[] = [
   },
 ];
 
-/** The sentinel's `probesFromQuestions`, kept here so the identifier's tests do not import a service. */
-export function probesFromQuestions(questions: readonly QuestionLike[], idPrefix: string): ProbeLike[] {
-  return questions.map((q, index) => ({
-    id: `${idPrefix}-${index}`,
-    version: 1,
-    query: q.question,
-    expected_sources: [q.knowledge_id],
-    business_value: 1,
-    cluster: q.kind,
-    created_at: '2026-11-01T00:00:00Z',
-    retired_at: null,
-  }));
-}
+export { probesFromQuestions };
 
 /**
  * A seeded probe set over the ingested knowledge: questions whose answer changed since STALE_AS_OF
