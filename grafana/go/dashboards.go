@@ -94,7 +94,7 @@ func dashboards() []*dashboard.DashboardBuilder {
 }
 
 // sentinelDetail: the three signals per probe, online against the frozen baseline
-// (services/sentinel/src/sentinel-metrics.ts).
+// (services/sentinel/src/metrics.ts).
 func sentinelDetail() *dashboard.DashboardBuilder {
 	l := &layout{}
 	return base("rag-immune-sentinel", "RAG Immune / Sentinel", "Golden-probe signals of the online RAG against its frozen baseline, per probe.").
@@ -144,8 +144,8 @@ func eventBackbone() *dashboard.DashboardBuilder {
 }
 
 // healingOverview: the on-call engineer's first screen, from the sentinel
-// (services/sentinel/src/sentinel-metrics.ts), identifier (identifier-metrics.ts), effector
-// (metrics.ts) and memory (memory-metrics.ts).
+// (services/sentinel/src/metrics.ts), identifier (metrics.ts), effector
+// (metrics.ts) and memory (metrics.ts).
 func healingOverview() *dashboard.DashboardBuilder {
 	l := &layout{}
 	return base("rag-immune-healing-overview", "RAG Immune / Healing overview", "Anomalies, incidents, repairs, rollbacks, the circuit breaker and escalations across the immune system.").

@@ -13,7 +13,7 @@ import type { ProbeResult, RepairAction, RootCauseReport } from '@rag-immune/con
 import type { RagClient } from '@rag-immune/rag-contract';
 import { inSpan } from '@rag-immune/worker-runtime';
 import { prepareAnalysis } from './analysis.ts';
-import type { IdentifierMetrics } from './identifier-metrics.ts';
+import type { IdentifierMetrics } from './metrics.ts';
 import { IncidentGrouping } from './incidents/grouping.ts';
 import type { IncidentCaps } from './incidents/incident-caps.ts';
 import { INCIDENT_STATES } from './incidents/incident-state.ts';

@@ -1,7 +1,7 @@
 export { Identifier, IDENTIFIER_VERSION, type IdentifierOptions } from './identifier.ts';
 export { startIdentifierWorker, type IdentifierWorker } from './worker.ts';
 export { identifierConfigFromEnv, IdentifierEnv } from './config.ts';
-export { IdentifierMetrics } from './identifier-metrics.ts';
+export { IdentifierMetrics } from './metrics.ts';
 export { DETECTORS, type RootCauseDetector, type DetectorVerdict, type Measurement } from './detectors/index.ts';
 export { diffTraces, type TraceDiff } from './trace-diff/trace-diff.ts';
 export { fetchTracePair } from './trace-diff/trace-fetcher.ts';

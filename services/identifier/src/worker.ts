@@ -25,7 +25,7 @@ import {
 } from '@rag-immune/worker-runtime';
 import { identifierConfigFromEnv, type IdentifierEnv } from './config.ts';
 import { IDENTIFIER_VERSION, Identifier } from './identifier.ts';
-import { IdentifierMetrics } from './identifier-metrics.ts';
+import { IdentifierMetrics } from './metrics.ts';
 import { incidentRoutes } from './http/routes.ts';
 import { IncidentStore } from './incidents/incident-store.ts';
 import { EvidenceLedger, LEDGER_MAPPINGS } from './ledger/evidence-ledger.ts';

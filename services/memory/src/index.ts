@@ -37,5 +37,5 @@ export { Recommender, cosine } from './recommend/recommender.ts';
 export { planForgetting, conflictScore, type ForgettingPlan } from './forgetting/forgetting-policy.ts';
 export { Forgetter } from './forgetting/forgetter.ts';
 export { RetrievalAudit, type RetrievalAuditRecord } from './audit/retrieval-audit.ts';
-export { MemoryMetrics } from './memory-metrics.ts';
-export { MemoryWorker, type MemoryWorkerDeps } from './memory-worker.ts';
+export { MemoryMetrics } from './metrics.ts';
+export { MemoryWorker, type MemoryWorkerDeps } from './worker.ts';

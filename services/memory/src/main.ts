@@ -8,7 +8,7 @@ import { busConfigFromEnv, InvalidConfigError, onTerminationSignal } from '@rag-
 import { EXIT_CONFIG, WorkerConfigError, startTelemetry, workerLogger } from '@rag-immune/worker-runtime';
 import { MEMORY_VERSION, memoryConfigFromEnv } from './config.ts';
 import { ExpertRules, RulesFileError } from './recommend/expert-rules.ts';
-import { MemoryWorker } from './memory-worker.ts';
+import { MemoryWorker } from './worker.ts';
 
 const logger = workerLogger('memory', MEMORY_VERSION);
 

@@ -11,8 +11,8 @@ import { FactConsistencyScorer } from '@rag-immune/fcs';
 import { DEFAULT_USER_AGENT, SENTINEL_VERSION, SentinelConfigError, sentinelConfigFromEnv } from './config.ts';
 import { ProbeRunner, DebugCapture, ProbeCatalog, InvalidProbeFileError } from '@rag-immune/probing';
 import { Sentinel } from './sentinel.ts';
-import { SentinelMetrics } from './sentinel-metrics.ts';
-import { sentinelHttpApp } from './http-server.ts';
+import { SentinelMetrics } from './metrics.ts';
+import { sentinelHttpApp } from './http/routes.ts';
 import { startTelemetry } from './telemetry.ts';
 import { listen, traceHeaders, workerLogger } from '@rag-immune/worker-runtime';
 

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { ProbeResult } from '@rag-immune/contracts';
 import type { GoldenProbe, ProbeRunner } from '@rag-immune/probing';
 import { ProbeScheduler } from './probe-scheduler.ts';
-import type { SentinelMetrics } from './sentinel-metrics.ts';
+import type { SentinelMetrics } from './metrics.ts';
 import { testPause } from '@rag-immune/worker-runtime';
 
 /** Where ProbeResults go: the bus publisher in production. */

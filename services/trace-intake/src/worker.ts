@@ -11,8 +11,8 @@ import { Registry } from 'prom-client';
 import { ElasticsearchSpanStore, type SpanStore } from '@rag-immune/traces';
 import { bearerAuth, listen, workerHttpApp } from '@rag-immune/worker-runtime';
 import { traceIntakeConfigFromEnv, type TraceIntakeEnv } from './config.ts';
-import { IntakeMetrics } from './intake-metrics.ts';
-import { otlpRoutes } from './otlp-route.ts';
+import { IntakeMetrics } from './metrics.ts';
+import { otlpRoutes } from './http/otlp-route.ts';
 
 export const TRACE_INTAKE_VERSION = '0.1.0';
 

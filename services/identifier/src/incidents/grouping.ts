@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { ProbeResult } from '@rag-immune/contracts';
 import { healingLog, testPause } from '@rag-immune/worker-runtime';
 import { evidenceDrafts, toProbeAnalysis, type PreparedAnalysis } from '../analysis.ts';
-import type { IdentifierMetrics } from '../identifier-metrics.ts';
+import type { IdentifierMetrics } from '../metrics.ts';
 import type { EvidenceLedger } from '../ledger/evidence-ledger.ts';
 import { EMPTY_HEAD } from '../ledger/evidence-record.ts';
 import type { ReportOutbox } from '../report/report-outbox.ts';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { RepairAction } from '@rag-immune/contracts';
 import { healingLog } from '@rag-immune/worker-runtime';
-import type { IdentifierMetrics } from '../identifier-metrics.ts';
+import type { IdentifierMetrics } from '../metrics.ts';
 import { DEFAULT_INCIDENT_CAPS, rollIncident, type IncidentCaps } from './incident-caps.ts';
 import type { IncidentState } from './incident-state.ts';
 import { moveTo, note } from './incident.ts';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { healingLog } from '@rag-immune/worker-runtime';
-import type { IdentifierMetrics } from '../identifier-metrics.ts';
+import type { IdentifierMetrics } from '../metrics.ts';
 import { appendEvidence } from '../incidents/incident-evidence.ts';
 import { moveTo, note, type Incident } from '../incidents/incident.ts';
 import type { EvidenceLedger } from '../ledger/evidence-ledger.ts';

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { healingLog } from '@rag-immune/worker-runtime';
 import type { HealingCase } from '../cases/healing-case.ts';
 import { CaseVersionConflictError, type CaseStore, type StoredCase } from '../cases/case-store.ts';
-import type { MemoryMetrics } from '../memory-metrics.ts';
+import type { MemoryMetrics } from '../metrics.ts';
 import { planForgetting, type ForgettingOptions } from './forgetting-policy.ts';
 
 export interface SweepResult {

@@ -8,7 +8,7 @@ import { embeddingText, signatureText, symptomOverlap, type CaseSignature, type 
 import type { CaseFilter, CaseStore, ScoredId } from '../cases/case-store.ts';
 import type { SignatureEmbedder } from '../cases/case-recorder.ts';
 import type { RetrievalAudit, RetrievalAuditRecord } from '../audit/retrieval-audit.ts';
-import type { MemoryMetrics } from '../memory-metrics.ts';
+import type { MemoryMetrics } from '../metrics.ts';
 import { reciprocalRankFusion } from './rrf.ts';
 import { rankStrategies, rankingSimilarity, type StrategyRanking } from './strategy-ranking.ts';
 import type { ExpertRules } from './expert-rules.ts';

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { trace } from '@opentelemetry/api';
 import { workerLogger } from '@rag-immune/worker-runtime';
 import { memoryConfigFromEnv } from '../../src/config.ts';
-import { MemoryWorker } from '../../src/memory-worker.ts';
+import { MemoryWorker } from '../../src/worker.ts';
 
 /** GET with a chosen Host header (fetch cannot set one). */
 function get(port: number, path: string, host: string): Promise<number> {

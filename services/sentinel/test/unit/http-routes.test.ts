@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { sentinelHttpApp } from '../../src/http-server.ts';
+import { sentinelHttpApp } from '../../src/http/routes.ts';
 import type { Sentinel } from '../../src/sentinel.ts';
 
 const TOKEN = 'sentinel-test-token-0123456789';

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { exampleProbeResult } from '@rag-immune/contracts';
-import { SentinelMetrics } from '../../src/sentinel-metrics.ts';
+import { SentinelMetrics } from '../../src/metrics.ts';
 
 async function signalCounts(metrics: SentinelMetrics): Promise<Record<string, number>> {
   const metric = await metrics.registry.getSingleMetric('rag_immune_sentinel_anomaly_signals_total')?.get();

@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { bearerAuth, workerHttpApp } from '@rag-immune/worker-runtime';
-import type { Sentinel } from './sentinel.ts';
+import type { Sentinel } from '../sentinel.ts';
 
 export interface SentinelHttpOptions {
   registry: Registry;

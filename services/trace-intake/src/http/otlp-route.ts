@@ -18,7 +18,7 @@ import {
   type SpanStore,
 } from '@rag-immune/traces';
 import { HttpRequestError } from '@rag-immune/worker-runtime';
-import type { IntakeMetrics } from './intake-metrics.ts';
+import type { IntakeMetrics } from '../metrics.ts';
 
 const PROTOBUF = 'application/x-protobuf';
 

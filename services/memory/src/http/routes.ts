@@ -1,9 +1,9 @@
 import type { Express } from 'express';
 import { z } from 'zod';
 import { HttpRequestError } from '@rag-immune/worker-runtime';
-import { caseIdOf } from './cases/healing-case.ts';
-import type { CaseStore } from './cases/case-store.ts';
-import type { Recommender } from './recommend/recommender.ts';
+import { caseIdOf } from '../cases/healing-case.ts';
+import type { CaseStore } from '../cases/case-store.ts';
+import type { Recommender } from '../recommend/recommender.ts';
 
 const ListQuery = z
   .object({

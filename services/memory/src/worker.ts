@@ -19,11 +19,11 @@ import { CaseStore } from './cases/case-store.ts';
 import { CachedEmbedder, CaseRecorder, type SignatureEmbedder } from './cases/case-recorder.ts';
 import type { CaseEvent } from './cases/healing-case.ts';
 import { RetrievalAudit } from './audit/retrieval-audit.ts';
-import { MemoryMetrics } from './memory-metrics.ts';
+import { MemoryMetrics } from './metrics.ts';
 import { ExpertRules } from './recommend/expert-rules.ts';
 import { Recommender } from './recommend/recommender.ts';
 import { Forgetter } from './forgetting/forgetter.ts';
-import { memoryRoutes } from './http-routes.ts';
+import { memoryRoutes } from './http/routes.ts';
 
 export interface MemoryWorkerDeps {
   config: MemoryConfig;
