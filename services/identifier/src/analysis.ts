@@ -7,6 +7,8 @@ import type { ProbeResult } from '@rag-immune/contracts';
 import type { KnowledgeFreshness, RagClient } from '@rag-immune/rag-contract';
 import { DETECTORS, type ClaimKind, type DetectorVerdict } from './detectors/index.ts';
 import type { EvidenceDraft, EvidenceRecord } from './ledger/evidence-record.ts';
+import type { IndexDiff } from './index-diff/index-diff.ts';
+import { diffDetail, idsToDiff, weighByIndexDiff, type IndexDiffer } from './index-diff/index-evidence.ts';
 import { diffTraces, type TraceDiff } from './trace-diff/trace-diff.ts';
 import { fetchTracePair } from './trace-diff/trace-fetcher.ts';
 import { EndpointTraceSource, type TraceSource } from './trace-diff/trace-sources.ts';
@@ -21,6 +23,8 @@ export interface PreparedAnalysis {
   layer: Layer;
   /** Where each side's trace came from, and what its spans did not say (intake traces), for the ledger. */
   provenance?: { source: { online: string; baseline: string }; gaps: { online: string[]; baseline: string[] } };
+  /** What changed in the online index against the baseline's for the knowledge the data causes name (null: not read). */
+  indexDiff?: IndexDiff | null;
 }
 
 const LAYER_CLAIM: Record<Layer, ClaimKind> = {
@@ -65,6 +69,7 @@ export async function prepareAnalysis(
     online: new EndpointTraceSource(clients.online),
     baseline: new EndpointTraceSource(clients.baseline),
   },
+  indexDiffer?: IndexDiffer,
 ): Promise<PreparedAnalysis> {
   const fetched = await fetchTracePair(sources, result, traceTimeoutMs);
   if (!fetched.ok) {
@@ -79,8 +84,11 @@ export async function prepareAnalysis(
   const diff = diffTraces(fetched.online, fetched.baseline);
   const analysis = analyseTraces(result, diff, await lookUpFreshness(clients.online, diff, traceTimeoutMs));
   const gapsOf = (gaps: readonly { piece: string }[]) => gaps.map((g) => g.piece);
+  const ids = indexDiffer === undefined ? [] : idsToDiff(analysis.verdicts);
+  const indexDiff = ids.length === 0 ? undefined : await indexDiffer!.diff(ids);
   return {
     ...analysis,
+    ...(indexDiff === undefined ? {} : { verdicts: weighByIndexDiff(analysis.verdicts, indexDiff), indexDiff }),
     provenance: { source: fetched.source, gaps: { online: gapsOf(fetched.gaps.online), baseline: gapsOf(fetched.gaps.baseline) } },
   };
 }
@@ -160,6 +168,20 @@ export function evidenceDrafts(prepared: PreparedAnalysis): EvidenceDraft[] {
       },
     },
   ];
+  if (prepared.indexDiff) {
+    const changed = diffDetail(prepared.indexDiff);
+    drafts.push({
+      ...base,
+      kind: 'measurement',
+      detector: null,
+      claim_kind: 'chunk_pollution',
+      subject: prepared.indexDiff.knowledge_ids.join(','),
+      metric: 'index_changed',
+      observed: changed.changed ? 1 : 0,
+      baseline: 0,
+      detail: changed,
+    });
+  }
   for (const verdict of prepared.verdicts) {
     if (verdict.score <= 0) continue;
     for (const m of verdict.measurements)

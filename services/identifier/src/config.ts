@@ -74,11 +74,31 @@ export const IdentifierEnv = z.object({
   IDENTIFIER_INTAKE_WAIT_MS: z.coerce.number().int().positive().default(15_000),
   /** A fitted calibration file (scripts/fit-calibration.ts); default: the one shipped in src/verdict. */
   IDENTIFIER_CALIBRATION_FILE: z.string().optional(),
+  /**
+   * The index diff (evidence for the data causes): the RAG's Qdrant and the two collections (or
+   * aliases) the online and the baseline instance read. Unset IDENTIFIER_QDRANT_URL: no index diff.
+   */
+  IDENTIFIER_QDRANT_URL: z.string().url().optional(),
+  IDENTIFIER_QDRANT_API_KEY: z.string().min(1).optional(),
+  IDENTIFIER_ONLINE_COLLECTION: z.string().min(1).optional(),
+  IDENTIFIER_BASELINE_COLLECTION: z.string().min(1).optional(),
+  /** Where the chunk fields sit in a point's payload: `top` (the reference RAG) or `metadata` (@langchain/qdrant, `content` text). */
+  IDENTIFIER_INDEX_PAYLOAD_LAYOUT: z.enum(['top', 'metadata']).default('top'),
+  /** The baseline's "as of": online versions valid from after it are the knowledge moving on, not a change. */
+  IDENTIFIER_BASELINE_PINNED_AS_OF: z.string().datetime({ offset: true }).optional(),
 });
 export type IdentifierEnv = z.infer<typeof IdentifierEnv>;
 
 export function identifierConfigFromEnv(env: NodeJS.ProcessEnv): IdentifierEnv {
-  return parseWorkerEnv('identifier', IdentifierEnv, env, [elasticsearchCredentialsIssue, ledgerKeysIssue]);
+  return parseWorkerEnv('identifier', IdentifierEnv, env, [elasticsearchCredentialsIssue, ledgerKeysIssue, indexDiffIssue]);
+}
+
+/** The index diff needs both collections beside the Qdrant URL: half a setting is refused, not ignored. */
+function indexDiffIssue(config: IdentifierEnv): { key: string; message: string } | null {
+  if (config.IDENTIFIER_QDRANT_URL === undefined) return null;
+  for (const key of ['IDENTIFIER_ONLINE_COLLECTION', 'IDENTIFIER_BASELINE_COLLECTION'] as const)
+    if (config[key] === undefined) return { key, message: 'required with IDENTIFIER_QDRANT_URL (the index diff reads both collections)' };
+  return null;
 }
 
 /** Retired ledger keys only make sense beside the key that replaced them, and never repeat it. */

@@ -22,6 +22,7 @@ import { RepairFeedback } from './incidents/repair-feedback.ts';
 import type { EvidenceLedger } from './ledger/evidence-ledger.ts';
 import { ReportOutbox } from './report/report-outbox.ts';
 import type { TraceSource } from './trace-diff/trace-sources.ts';
+import type { IndexDiffer } from './index-diff/index-evidence.ts';
 import { ReportStaging } from './report/report-staging.ts';
 import type { Calibration } from './verdict/calibration.ts';
 import type { VerdictPolicy } from './verdict/verdict.ts';
@@ -43,6 +44,8 @@ export interface IdentifierOptions {
   traceTimeoutMs: number;
   /** Where each side's traces are read; default the RAGs' GET /traces. */
   traces?: { online: TraceSource; baseline: TraceSource };
+  /** Reads the online and baseline indexes for the data causes' knowledge (IDENTIFIER_INDEX_DIFF); absent: no index evidence. */
+  indexDiffer?: IndexDiffer;
   metrics: IdentifierMetrics;
   logger: Logger;
   tracer: Tracer;
@@ -91,7 +94,7 @@ export class Identifier {
       parent,
       async (span) => {
         const prepared = result.anomaly
-          ? await prepareAnalysis(result, this.options.rag, this.options.traceTimeoutMs, this.options.traces)
+          ? await prepareAnalysis(result, this.options.rag, this.options.traceTimeoutMs, this.options.traces, this.options.indexDiffer)
           : null;
         if (prepared) this.options.metrics.traceFetches.inc({ outcome: prepared.status });
         const incidentId = await this.serial(() => this.withRetries(() => this.grouping.apply(result, prepared)));

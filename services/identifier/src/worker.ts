@@ -13,6 +13,7 @@ import { Registry } from 'prom-client';
 import { BusMetrics, EventBus, busConfigFromEnv } from '@rag-immune/bus';
 import { ElasticsearchSpanStore } from '@rag-immune/traces';
 import {
+  createQdrantClient,
   bearerAuth,
   contextFromHeaders,
   createElasticsearchClient,
@@ -30,6 +31,8 @@ import { incidentRoutes } from './http/routes.ts';
 import { IncidentStore } from './incidents/incident-store.ts';
 import { EvidenceLedger, LEDGER_MAPPINGS } from './ledger/evidence-ledger.ts';
 import { traceSources } from './trace-diff/trace-source-config.ts';
+import { QdrantIndexDiffer } from './index-diff/index-evidence.ts';
+import { QdrantIndexReader } from './index-diff/index-reader.ts';
 import { loadCalibration } from './verdict/calibration.ts';
 
 export interface IdentifierWorker {
@@ -57,6 +60,22 @@ export function identifierAuth(
     tokenEnv: 'IDENTIFIER_API_TOKEN',
     logger,
   });
+}
+
+/** The index diff over the RAG's Qdrant when IDENTIFIER_QDRANT_URL is set (config checks the collections). */
+function indexDiffer(config: IdentifierEnv, logger: Logger): { indexDiffer: QdrantIndexDiffer } | undefined {
+  if (config.IDENTIFIER_QDRANT_URL === undefined) return undefined;
+  const qdrant = createQdrantClient({ url: config.IDENTIFIER_QDRANT_URL, apiKey: config.IDENTIFIER_QDRANT_API_KEY, logger });
+  const layout = config.IDENTIFIER_INDEX_PAYLOAD_LAYOUT === 'metadata' ? { metadataKey: 'metadata', contentKey: 'content' } : {};
+  const pinned = config.IDENTIFIER_BASELINE_PINNED_AS_OF === undefined ? undefined : new Date(config.IDENTIFIER_BASELINE_PINNED_AS_OF);
+  return {
+    indexDiffer: new QdrantIndexDiffer(
+      new QdrantIndexReader(qdrant, config.IDENTIFIER_ONLINE_COLLECTION!, layout),
+      new QdrantIndexReader(qdrant, config.IDENTIFIER_BASELINE_COLLECTION!, layout),
+      pinned,
+      (error) => logger.warn({ err: error }, 'index diff unavailable: the data causes are judged without it'),
+    ),
+  };
 }
 
 export async function startIdentifierWorker(
@@ -95,6 +114,7 @@ export async function startIdentifierWorker(
     store,
     ledger,
     rag,
+    ...(indexDiffer(config, logger) ?? {}),
     traces: traceSources(config, rag, new ElasticsearchSpanStore(es, config.IDENTIFIER_INTAKE_INDEX_PREFIX ?? config.ES_INDEX_PREFIX)),
     publishReport: (report) => publisher.publishMany('reports', [report], undefined, () => traceHeaders()),
     calibration,

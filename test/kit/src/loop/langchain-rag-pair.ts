@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { loadDebianKnowledge } from '@rag-immune/reference-rag/testing';
 import { createQdrantClient } from '@rag-immune/worker-runtime';
 import { ManagedProcess, freePort, logMessage } from '../processes.ts';
-import type { RagPairProcesses } from './rag-pair.ts';
+import { indexDiffEnv, type RagPairProcesses } from './rag-pair.ts';
 
 export interface LangchainRagPairOptions {
   qdrantUrl: string;
@@ -121,7 +121,11 @@ export async function startLangchainRagPairProcesses(options: LangchainRagPairOp
         SENTINEL_MAX_CONCURRENT: '1',
         SENTINEL_CALL_TIMEOUT_MS: '60000',
       },
-      identifier: { IDENTIFIER_TRACE_SOURCE: 'intake', IDENTIFIER_INTAKE_WAIT_MS: '30000' },
+      identifier: {
+        IDENTIFIER_TRACE_SOURCE: 'intake',
+        IDENTIFIER_INTAKE_WAIT_MS: '30000',
+        ...indexDiffEnv(options, aliases, now, 'metadata'),
+      },
       effector: {
         EFFECTOR_VERIFY_SAMPLES_PER_PROBE: samples,
         EFFECTOR_VERIFY_SAMPLE_ALPHA: alpha,

@@ -63,6 +63,7 @@ export async function startRagPairProcesses(options: RagPairOptions): Promise<Ra
   const now = new Date();
   const knowledgeIds = new Set(sources.flatMap((source) => source.recordsPublishedBy(now).map((record) => record.knowledgeId)));
   const collections = { online: `${options.label}-online`, baseline: `${options.label}-baseline` };
+  const pinnedAt = options.baselinePinnedAt ?? now;
   const common = {
     QDRANT_URL: options.qdrantUrl,
     ...(options.qdrantApiKey ? { QDRANT_API_KEY: options.qdrantApiKey } : {}),
@@ -97,7 +98,7 @@ export async function startRagPairProcesses(options: RagPairOptions): Promise<Ra
       PORT: String(baselinePort),
       INSTANCE: 'baseline',
       QDRANT_COLLECTION: collections.baseline,
-      PINNED_AS_OF: (options.baselinePinnedAt ?? now).toISOString(),
+      PINNED_AS_OF: pinnedAt.toISOString(),
     },
     logFile: join(options.runDir, 'rag-baseline.log'),
     ready,
@@ -121,6 +122,7 @@ export async function startRagPairProcesses(options: RagPairOptions): Promise<Ra
     baselineUrl: listeningUrl(baseline),
     collections,
     knowledgeIds,
+    workerEnv: { identifier: indexDiffEnv(options, collections, pinnedAt) },
     async resetOnline() {
       await online.stop();
       await qdrant.deleteCollection(collections.online).catch(() => undefined);
@@ -136,5 +138,22 @@ export async function startRagPairProcesses(options: RagPairOptions): Promise<Ra
       await Promise.all([online.stop(), baseline.stop()]);
       await drop();
     },
+  };
+}
+
+/** The identifier's index diff over the pair's two collections (aliases), in the reference RAG's payload layout. */
+export function indexDiffEnv(
+  options: Pick<RagPairOptions, 'qdrantUrl' | 'qdrantApiKey'>,
+  collections: { online: string; baseline: string },
+  pinnedAt: Date,
+  layout: 'top' | 'metadata' = 'top',
+): Record<string, string> {
+  return {
+    IDENTIFIER_QDRANT_URL: options.qdrantUrl,
+    ...(options.qdrantApiKey ? { IDENTIFIER_QDRANT_API_KEY: options.qdrantApiKey } : {}),
+    IDENTIFIER_ONLINE_COLLECTION: collections.online,
+    IDENTIFIER_BASELINE_COLLECTION: collections.baseline,
+    IDENTIFIER_INDEX_PAYLOAD_LAYOUT: layout,
+    IDENTIFIER_BASELINE_PINNED_AS_OF: pinnedAt.toISOString(),
   };
 }

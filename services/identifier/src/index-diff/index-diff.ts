@@ -1,0 +1,159 @@
+/**
+ * What changed in the online index against the frozen baseline's, for some knowledge ids: the
+ * evidence a data fault leaves in the store itself, whatever the query path shows. Chunks are
+ * matched by their text (content identity survives a relabelling), then their identity fields,
+ * validity and vectors are compared. Online-only chunks of a version the baseline cannot know yet
+ * (published after its pin) are the online knowledge moving on, not a change.
+ */
+export interface IndexChunk {
+  point_id: string;
+  knowledge_id: string;
+  doc_id: string | null;
+  chunk_id: string | null;
+  version: string | null;
+  valid_from: string | null;
+  valid_until: string | null;
+  text: string;
+  vector: number[] | null;
+}
+
+export interface ChunkChange {
+  knowledge_id: string;
+  chunk: string;
+  what: string;
+}
+
+export interface IndexDiff {
+  knowledge_ids: string[];
+  online_points: number;
+  baseline_points: number;
+  /** Baseline chunks with no online chunk of the same text: deleted or overwritten beyond recognition. */
+  missing: number;
+  /** Online chunks the baseline lacks, of versions valid from before the baseline's pin (it should know them). */
+  added_unexpected: number;
+  /** Online chunks of versions published after the baseline's pin: the online knowledge moved on. */
+  added_after_pin: number;
+  /** Same text, another knowledge id or document: the chunk's attribution changed. */
+  relabelled: number;
+  /** Same text and identity, another version or validity window (not explained by a newer version). */
+  payload_changed: number;
+  /** Same chunk, vector no longer the baseline's (cosine below VECTOR_MOVED_COSINE). */
+  vectors_moved: number;
+  /** Lowest cosine between a matched chunk's two vectors (null: no vectors compared). */
+  min_vector_cosine: number | null;
+  /** A few changes of each kind, for the report and the on-call engineer. */
+  examples: ChunkChange[];
+}
+
+/** Same text embedded by the same model gives the same vector up to float noise. */
+export const VECTOR_MOVED_COSINE = 0.999;
+const MAX_EXAMPLES = 8;
+
+export function cosine(a: readonly number[], b: readonly number[]): number {
+  if (a.length !== b.length || a.length === 0) return 0;
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+const label = (c: IndexChunk): string => c.chunk_id ?? `${c.doc_id ?? c.knowledge_id}@${c.version ?? '?'}#${c.point_id}`;
+
+/**
+ * The diff of the online chunks against the baseline's. `baselinePinnedAt` (the baseline's "as of"):
+ * online-only chunks valid from after it are expected; without it every online-only chunk is
+ * counted as unexpected only when its version is unknown to the baseline for that knowledge id.
+ */
+export function diffIndexes(
+  knowledgeIds: readonly string[],
+  online: readonly IndexChunk[],
+  baseline: readonly IndexChunk[],
+  baselinePinnedAt?: Date,
+): IndexDiff {
+  const diff: IndexDiff = {
+    knowledge_ids: [...knowledgeIds],
+    online_points: online.length,
+    baseline_points: baseline.length,
+    missing: 0,
+    added_unexpected: 0,
+    added_after_pin: 0,
+    relabelled: 0,
+    payload_changed: 0,
+    vectors_moved: 0,
+    min_vector_cosine: null,
+    examples: [],
+  };
+  const example = (change: ChunkChange) => {
+    if (diff.examples.filter((e) => e.what.split(':')[0] === change.what.split(':')[0]).length < Math.ceil(MAX_EXAMPLES / 4))
+      if (diff.examples.length < MAX_EXAMPLES) diff.examples.push(change);
+  };
+  const byText = new Map<string, IndexChunk[]>();
+  for (const chunk of online) byText.set(chunk.text, [...(byText.get(chunk.text) ?? []), chunk]);
+  const matched = new Set<IndexChunk>();
+
+  for (const b of baseline) {
+    const candidates = (byText.get(b.text) ?? []).filter((o) => !matched.has(o));
+    const same = candidates.find((o) => o.knowledge_id === b.knowledge_id && o.doc_id === b.doc_id) ?? candidates[0];
+    if (same === undefined) {
+      diff.missing += 1;
+      example({ knowledge_id: b.knowledge_id, chunk: label(b), what: 'missing: no online chunk has its text' });
+      continue;
+    }
+    matched.add(same);
+    if (same.knowledge_id !== b.knowledge_id || same.doc_id !== b.doc_id) {
+      diff.relabelled += 1;
+      example({ knowledge_id: b.knowledge_id, chunk: label(b), what: `relabelled: now ${same.knowledge_id} (${same.doc_id ?? '-'})` });
+    } else if (same.version !== b.version || same.valid_from !== b.valid_from || !validUntilExplained(b, same, online)) {
+      diff.payload_changed += 1;
+      example({
+        knowledge_id: b.knowledge_id,
+        chunk: label(b),
+        what: `payload: version ${b.version} -> ${same.version}, valid ${b.valid_from}..${b.valid_until} -> ${same.valid_from}..${same.valid_until}`,
+      });
+    }
+    if (same.vector !== null && b.vector !== null) {
+      const c = cosine(same.vector, b.vector);
+      diff.min_vector_cosine = diff.min_vector_cosine === null ? c : Math.min(diff.min_vector_cosine, c);
+      if (c < VECTOR_MOVED_COSINE) {
+        diff.vectors_moved += 1;
+        example({ knowledge_id: b.knowledge_id, chunk: label(b), what: `vector: cosine ${c.toFixed(3)} to the baseline's` });
+      }
+    }
+  }
+  const baselineVersions = new Set(baseline.map((b) => `${b.knowledge_id}@${b.version}`));
+  for (const o of online) {
+    if (matched.has(o)) continue;
+    const after = baselinePinnedAt !== undefined && o.valid_from !== null && Date.parse(o.valid_from) > baselinePinnedAt.getTime();
+    const knownVersion = baselineVersions.has(`${o.knowledge_id}@${o.version}`);
+    if (after || (baselinePinnedAt === undefined && !knownVersion)) diff.added_after_pin += 1;
+    else {
+      diff.added_unexpected += 1;
+      example({
+        knowledge_id: o.knowledge_id,
+        chunk: label(o),
+        what: `added: version ${o.version} valid from ${o.valid_from}, unknown to the baseline`,
+      });
+    }
+  }
+  return diff;
+}
+
+/**
+ * A baseline chunk open-ended (valid_until null) that online closes is the online knowledge moving
+ * on when an online chunk of the same knowledge id begins exactly then; anything else is a change.
+ */
+function validUntilExplained(b: IndexChunk, o: IndexChunk, online: readonly IndexChunk[]): boolean {
+  if (b.valid_until === o.valid_until) return true;
+  if (b.valid_until !== null || o.valid_until === null) return false;
+  return online.some((c) => c.knowledge_id === o.knowledge_id && c.valid_from === o.valid_until);
+}
+
+/** Whether the diff shows any change to the stored knowledge (the online knowledge moving on is none). */
+export function indexChanged(diff: IndexDiff): boolean {
+  return diff.missing + diff.added_unexpected + diff.relabelled + diff.payload_changed + diff.vectors_moved > 0;
+}

@@ -1,0 +1,103 @@
+/**
+ * The index diff on the real Qdrant server, in both payload layouts, against the operator faults the
+ * loop injects (test kit's operator-faults: written straight into the collection as an ingest job or a
+ * migration would): an untouched online copy shows no change; overwritten vectors, deleted points and
+ * swapped document ids each show as what they are, and the swap is not mistaken for lost chunks.
+ */
+import { randomUUID } from 'node:crypto';
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createQdrantClient } from '@rag-immune/worker-runtime';
+import { endpoints } from '@rag-immune/test-kit/stack';
+import { damageVectors, swapDocumentIds, type OnlineIndex } from '@rag-immune/test-kit/loop/operator-faults';
+import { QdrantIndexDiffer } from '../../src/index-diff/index-evidence.ts';
+import { QdrantIndexReader } from '../../src/index-diff/index-reader.ts';
+import { indexChanged } from '../../src/index-diff/index-diff.ts';
+
+const qdrant = createQdrantClient({ url: endpoints.qdrantUrl, apiKey: endpoints.qdrantApiKey });
+const run = randomUUID().slice(0, 8);
+const DIM = 16;
+const IDS = ['changelog/alpha', 'changelog/beta', 'changelog/gamma'];
+const PIN = new Date('2026-01-01T00:00:00Z');
+const made: string[] = [];
+
+const LAYOUTS = [
+  { name: 'reference RAG layout', layout: {}, index: {} },
+  {
+    name: '@langchain/qdrant layout',
+    layout: { metadataKey: 'metadata', contentKey: 'content' },
+    index: { metadataPayloadKey: 'metadata', contentPayloadKey: 'content' },
+  },
+] as const;
+
+function points(layout: (typeof LAYOUTS)[number]) {
+  return IDS.flatMap((knowledge_id, k) =>
+    [0, 1].map((n) => {
+      const metadata = {
+        knowledge_id,
+        doc_id: `debian-changelog:${knowledge_id.slice(10)}`,
+        chunk_id: `debian-changelog:${knowledge_id.slice(10)}@1.${n}#0`,
+        version: `1.${n}`,
+        valid_from: `2025-0${n + 1}-01T00:00:00.000Z`,
+        valid_until: n === 0 ? '2025-02-01T00:00:00.000Z' : null,
+        updated_at: '2025-01-01T00:00:00.000Z',
+      };
+      const text = `${knowledge_id} version 1.${n}`;
+      const vector = Array.from({ length: DIM }, (_, d) => Math.cos((k * 2 + n + 1) * (d + 1)));
+      const payload = 'metadataKey' in layout.layout ? { metadata, content: text } : { ...metadata, text };
+      return { id: randomUUID(), vector, payload };
+    }),
+  );
+}
+
+async function pair(layout: (typeof LAYOUTS)[number], label: string) {
+  const names = { online: `it-index-diff-${run}-${label}-online`, baseline: `it-index-diff-${run}-${label}-baseline` };
+  const seeded = points(layout);
+  for (const name of Object.values(names)) {
+    made.push(name);
+    await qdrant.createCollection(name, { vectors: { size: DIM, distance: 'Cosine' } });
+    await qdrant.upsert(name, { wait: true, points: seeded.map((p) => ({ ...p, id: randomUUID() })) });
+  }
+  const differ = new QdrantIndexDiffer(
+    new QdrantIndexReader(qdrant, names.online, layout.layout),
+    new QdrantIndexReader(qdrant, names.baseline, layout.layout),
+    PIN,
+  );
+  const index: OnlineIndex = {
+    qdrantUrl: endpoints.qdrantUrl,
+    qdrantApiKey: endpoints.qdrantApiKey,
+    collection: names.online,
+    ...layout.index,
+  };
+  return { differ, index };
+}
+
+after(async () => {
+  for (const name of made) await qdrant.deleteCollection(name).catch(() => undefined);
+});
+
+for (const layout of LAYOUTS) {
+  test(`${layout.name}: untouched, overwritten vectors, deleted points, swapped ids`, async () => {
+    const clean = await pair(layout, `${layout.layout === undefined ? 'x' : Object.keys(layout.layout).length}-clean`);
+    const none = await clean.differ.diff(IDS);
+    assert.ok(none && !indexChanged(none), JSON.stringify(none));
+    assert.equal(none.min_vector_cosine !== null && none.min_vector_cosine > 0.999, true);
+
+    const garbage = await pair(layout, `${Object.keys(layout.layout).length}-garbage`);
+    await damageVectors(garbage.index, ['changelog/beta'], 'garbage');
+    const moved = await garbage.differ.diff(['changelog/beta']);
+    assert.deepEqual([moved?.vectors_moved, moved?.missing, moved?.relabelled], [2, 0, 0]);
+
+    const deleted = await pair(layout, `${Object.keys(layout.layout).length}-deleted`);
+    await damageVectors(deleted.index, ['changelog/beta'], 'deleted');
+    const gone = await deleted.differ.diff(['changelog/beta']);
+    assert.deepEqual([gone?.missing, gone?.vectors_moved, gone?.relabelled], [2, 0, 0]);
+
+    const swapped = await pair(layout, `${Object.keys(layout.layout).length}-swap`);
+    await swapDocumentIds(swapped.index, 'changelog/alpha', 'changelog/gamma');
+    // Only one of the two ids is in scope, as when a detector names the knowledge that lost its chunks.
+    const relabelled = await swapped.differ.diff(['changelog/alpha']);
+    assert.deepEqual([relabelled?.relabelled, relabelled?.missing, relabelled?.vectors_moved], [2, 0, 0], JSON.stringify(relabelled));
+    assert.ok(relabelled?.examples.some((e) => /relabelled: now changelog\/gamma/.test(e.what)));
+  });
+}

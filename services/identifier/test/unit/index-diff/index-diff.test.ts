@@ -1,0 +1,64 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { diffIndexes, indexChanged, type IndexChunk } from '../../../src/index-diff/index-diff.ts';
+
+const chunk = (knowledge: string, version: string, text: string, vector: number[], extra: Partial<IndexChunk> = {}): IndexChunk => ({
+  point_id: `${knowledge}@${version}`,
+  knowledge_id: knowledge,
+  doc_id: `doc:${knowledge}`,
+  chunk_id: `doc:${knowledge}@${version}#0`,
+  version,
+  valid_from: '2024-01-01T00:00:00.000Z',
+  valid_until: null,
+  text,
+  vector,
+  ...extra,
+});
+
+const A = chunk('changelog/a', '1.0', 'a 1.0', [1, 0, 0]);
+const B = chunk('changelog/b', '2.0', 'b 2.0', [0, 1, 0]);
+const PIN = new Date('2024-06-01T00:00:00Z');
+
+test('an identical index is no change', () => {
+  const diff = diffIndexes(['changelog/a', 'changelog/b'], [A, B], [A, B], PIN);
+  assert.equal(indexChanged(diff), false);
+  assert.equal(diff.min_vector_cosine, 1);
+});
+
+test('the online knowledge moving on is no change: a newer version, and the old one closed when it began', () => {
+  const newer = chunk('changelog/a', '1.1', 'a 1.1', [0, 0, 1], { valid_from: '2025-03-01T00:00:00.000Z' });
+  const closed = { ...A, valid_until: '2025-03-01T00:00:00.000Z' };
+  const diff = diffIndexes(['changelog/a'], [closed, newer], [A], PIN);
+  assert.equal(indexChanged(diff), false, JSON.stringify(diff));
+  assert.equal(diff.added_after_pin, 1);
+});
+
+test('overwritten vectors and deleted points are counted, with examples', () => {
+  const garbage = { ...A, vector: [0.1, 0.9, 0.3] };
+  const diff = diffIndexes(['changelog/a', 'changelog/b'], [garbage], [A, B], PIN);
+  assert.equal(diff.vectors_moved, 1);
+  assert.equal(diff.missing, 1);
+  assert.ok(diff.examples.some((e) => e.what.startsWith('vector:')) && diff.examples.some((e) => e.what.startsWith('missing:')));
+});
+
+test('two documents whose ids were swapped: same texts, other knowledge ids', () => {
+  const swappedA = { ...A, knowledge_id: B.knowledge_id, doc_id: B.doc_id };
+  const swappedB = { ...B, knowledge_id: A.knowledge_id, doc_id: A.doc_id };
+  const diff = diffIndexes(['changelog/a', 'changelog/b'], [swappedA, swappedB], [A, B], PIN);
+  assert.equal(diff.relabelled, 2);
+  assert.equal(diff.vectors_moved, 0);
+});
+
+test('a version no feed published, valid from before the pin, and the current one closed for it', () => {
+  const closed = { ...A, valid_until: '2024-03-01T00:00:00.000Z' };
+  const planted = chunk('changelog/a', '9.9', 'a 9.9', [0.5, 0.5, 0], { valid_from: '2024-03-01T00:00:00.000Z' });
+  const diff = diffIndexes(['changelog/a'], [closed, planted], [A], PIN);
+  assert.equal(diff.added_unexpected, 1);
+  assert.equal(diff.payload_changed, 0, 'closing A is explained by the planted version: the added one is the change');
+  assert.equal(indexChanged(diff), true);
+});
+
+test('a validity window changed for no newer version is a payload change', () => {
+  const diff = diffIndexes(['changelog/a'], [{ ...A, valid_until: '2024-02-01T00:00:00.000Z' }], [A], PIN);
+  assert.equal(diff.payload_changed, 1);
+});
