@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { Topics, topicIds, type TopicId } from '@rag-immune/contracts';
-import { EventSigner, EventVerifier, KEY_ID_PATTERN, MIN_SECRET_LENGTH } from './signing.ts';
+import { DEFAULT_TOPIC_PRODUCERS, EventSigner, EventVerifier, KEY_ID_PATTERN, MIN_SECRET_LENGTH } from './signing.ts';
 
 const TopicSettingsSchema = z
   .object({
@@ -52,6 +52,9 @@ const SigningKeySchema = z
   })
   .strict();
 
+/** A worker's name as a key id starts with it (`identifier` of `identifier@0.1.0`). */
+const WorkerNameSchema = z.string().regex(/^[A-Za-z0-9._+-]{1,64}$/, 'a worker name: letters, digits and . _ + - only (no @)');
+
 const BasicAuthSchema = z.object({ username: z.string().min(1), password: z.string().min(1) }).strict();
 
 const SEVEN_DAYS = 7 * 24 * 3600 * 1000;
@@ -78,6 +81,12 @@ export const BusConfigSchema = z
       .min(1)
       .refine((keys) => new Set(keys.map((k) => k.keyId)).size === keys.length, 'a key id appears twice')
       .optional(),
+    /**
+     * The worker that produces each topic (BUS_TOPIC_PRODUCERS): a consumer accepts a topic's events
+     * only when signed by a key whose id names that worker (`<worker>@<version>`). Absent: sentinel
+     * for probes, identifier for reports, effector for actions.
+     */
+    topicProducers: z.object({ probes: WorkerNameSchema, reports: WorkerNameSchema, actions: WorkerNameSchema }).strict().optional(),
     /**
      * Where a consumer group remembers handled event_ids: per-process memory (absent, the default),
      * or Elasticsearch shared by every replica of the group (exactly-once handling across replicas).
@@ -218,8 +227,8 @@ export function signerFor(config: Pick<BusConfig, 'profile' | 'signing'>): Event
 }
 
 /** The verifier of what this bus consumes; production refuses to consume without one (checked per subscription). */
-export function verifierFor(config: Pick<BusConfig, 'profile' | 'verifyKeys'>): EventVerifier | undefined {
-  if (config.verifyKeys !== undefined) return new EventVerifier(config.verifyKeys);
+export function verifierFor(config: Pick<BusConfig, 'profile' | 'verifyKeys' | 'topicProducers'>): EventVerifier | undefined {
+  if (config.verifyKeys !== undefined) return new EventVerifier(config.verifyKeys, config.topicProducers ?? DEFAULT_TOPIC_PRODUCERS);
   if (config.profile === 'production')
     throw new InvalidConfigError([
       { key: 'BUS_VERIFY_KEYS', message: 'production verifies every consumed event: set BUS_VERIFY_KEYS (keyid:secret,...)' },
@@ -292,6 +301,7 @@ export function busConfigFromEnv(env: NodeJS.ProcessEnv, clientId: string): BusC
     'signing.keyId': 'BUS_SIGNING_KEY_ID',
     'signing.secret': 'BUS_SIGNING_KEY',
     verifyKeys: 'BUS_VERIFY_KEYS',
+    topicProducers: 'BUS_TOPIC_PRODUCERS',
     processedEvents: 'BUS_PROCESSED_EVENTS',
     processedEventsLeaseMs: 'BUS_PROCESSED_EVENTS_LEASE_MS',
   };
@@ -395,9 +405,12 @@ function securityFromEnv(
  * worker's key, for what it publishes) and BUS_VERIFY_KEYS as `keyid:secret,keyid:secret` (what its
  * consumers accept; list the old and the new key during a rotation). Issues never quote a secret.
  */
-function signingFromEnv(env: NodeJS.ProcessEnv, issues: { key: string; message: string }[]): Pick<BusConfig, 'signing' | 'verifyKeys'> {
+function signingFromEnv(
+  env: NodeJS.ProcessEnv,
+  issues: { key: string; message: string }[],
+): Pick<BusConfig, 'signing' | 'verifyKeys' | 'topicProducers'> {
   const set = (name: string): string | undefined => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
-  const result: Pick<BusConfig, 'signing' | 'verifyKeys'> = {};
+  const result: Pick<BusConfig, 'signing' | 'verifyKeys' | 'topicProducers'> = {};
   const keyId = set('BUS_SIGNING_KEY_ID');
   const secret = set('BUS_SIGNING_KEY');
   if ((keyId === undefined) !== (secret === undefined))
@@ -417,6 +430,18 @@ function signingFromEnv(env: NodeJS.ProcessEnv, issues: { key: string; message: 
       else keys.push({ keyId: id, secret: keySecret });
     });
     result.verifyKeys = keys;
+  }
+  // `probes=sentinel,reports=identifier,actions=effector`; a topic left out keeps its default producer.
+  const producers = set('BUS_TOPIC_PRODUCERS');
+  if (producers !== undefined) {
+    const map: Record<string, string> = { ...DEFAULT_TOPIC_PRODUCERS };
+    for (const entry of producers.split(',')) {
+      const [topic = '', worker = '', ...rest] = entry.split('=').map((part) => part.trim());
+      if (!(topicIds as readonly string[]).includes(topic) || worker === '' || rest.length > 0)
+        issues.push({ key: 'BUS_TOPIC_PRODUCERS', message: `expected <${topicIds.join('|')}>=<worker>,..., got "${entry.trim()}"` });
+      else map[topic] = worker;
+    }
+    result.topicProducers = map as BusConfig['topicProducers'];
   }
   return result;
 }

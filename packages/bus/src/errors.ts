@@ -19,7 +19,9 @@ export type PoisonReason =
   /** Signed with a key id none of the verify keys has (a retired key, or a forger's). */
   | 'unknown_signing_key'
   /** The signature does not match the message bytes, topic and key (tampered, or replayed elsewhere). */
-  | 'bad_signature';
+  | 'bad_signature'
+  /** Validly signed, but by another worker's key than the topic's producer (e.g. a report signed by the sentinel). */
+  | 'wrong_producer';
 
 export class PoisonMessageError extends Error {
   constructor(

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IHeaders } from 'kafkajs';
+import type { TopicId } from '@rag-immune/contracts';
 import { PoisonMessageError } from './errors.ts';
 
 /**
@@ -25,6 +26,26 @@ export const MIN_SECRET_LENGTH = 32;
 export interface SigningKey {
   keyId: string;
   secret: string;
+}
+
+/**
+ * Which worker produces each topic. A valid signature only says that a worker we trust wrote the
+ * message; this says which worker may write which topic, so a compromised sentinel (or effector)
+ * cannot sign a RootCauseReport and steer a repair.
+ */
+export type TopicProducers = Record<TopicId, string>;
+
+/** The system's producers: the sentinel probes, the identifier reports, the effector acts. */
+export const DEFAULT_TOPIC_PRODUCERS: Readonly<TopicProducers> = Object.freeze({
+  probes: 'sentinel',
+  reports: 'identifier',
+  actions: 'effector',
+});
+
+/** The worker a key id names: its part before `@` (`identifier@0.2.0` → `identifier`), or the whole id. */
+export function workerOfKeyId(keyId: string): string {
+  const at = keyId.indexOf('@');
+  return at < 0 ? keyId : keyId.slice(0, at);
 }
 
 /** Length-prefixed fields, so that no two (topic, key, value) triples give the same bytes. */
@@ -71,8 +92,34 @@ export class EventSigner {
 export class EventVerifier {
   private readonly keys: Map<string, string>;
 
-  constructor(keys: readonly SigningKey[]) {
+  constructor(
+    keys: readonly SigningKey[],
+    private readonly producers: Readonly<TopicProducers> = DEFAULT_TOPIC_PRODUCERS,
+  ) {
     this.keys = new Map(keys.map((k) => [k.keyId, k.secret]));
+  }
+
+  /**
+   * Verifies a message of contract topic `topicId` (read from Kafka topic `topicName`, which may carry
+   * a prefix) and that its key belongs to the topic's producer; returns the key id. A key every
+   * consumer holds (they hold all producers' keys) is otherwise good for any topic.
+   */
+  verifyFrom(
+    topicId: TopicId,
+    topicName: string,
+    key: Buffer | string | null,
+    value: Buffer | null,
+    headers: IHeaders | undefined,
+  ): string {
+    const keyId = this.verify(topicName, key, value, headers);
+    const worker = workerOfKeyId(keyId);
+    const producer = this.producers[topicId];
+    if (worker !== producer)
+      throw new PoisonMessageError(
+        'wrong_producer',
+        `signed by "${keyId}" (worker ${worker}), but ${topicId} events are produced by ${producer} only`,
+      );
+    return keyId;
   }
 
   /** Returns the key id that signed the message; throws PoisonMessageError (dead-letter it) otherwise. */

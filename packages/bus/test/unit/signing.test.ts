@@ -174,3 +174,39 @@ test('the publisher signs the exact bytes it sends, to the topic it sends them t
   await new EventPublisher(client, catalog).publish('reports', report);
   assert.equal(batches[1]?.messages[0]?.headers?.[SIGNATURE_HEADER], undefined);
 });
+
+test('BUS_TOPIC_PRODUCERS: each topic names its producing worker; a bad entry is refused naming the variable', () => {
+  assert.equal(busConfigFromEnv(env, 'test').topicProducers, undefined);
+  assert.deepEqual(busConfigFromEnv({ ...env, BUS_TOPIC_PRODUCERS: 'reports=identifier-eu' }, 'test').topicProducers, {
+    probes: 'sentinel',
+    reports: 'identifier-eu',
+    actions: 'effector',
+  });
+  assert.deepEqual(failingKeys({ BUS_TOPIC_PRODUCERS: 'alerts=identifier' }), ['BUS_TOPIC_PRODUCERS']);
+  assert.deepEqual(failingKeys({ BUS_TOPIC_PRODUCERS: 'reports=' }), ['BUS_TOPIC_PRODUCERS']);
+  assert.deepEqual(failingKeys({ BUS_TOPIC_PRODUCERS: 'reports=identifier@0.1.0' }), ['BUS_TOPIC_PRODUCERS']);
+});
+
+test("verifyFrom accepts a topic's events only from its producer's keys, whatever their version", () => {
+  const verifier = new EventVerifier([
+    OLD,
+    NEW,
+    { keyId: 'sentinel@0.1.0', secret: 's'.repeat(40) },
+    { keyId: 'identifier', secret: 'i'.repeat(40) },
+  ]);
+  const sign = (key: { keyId: string; secret: string }) => ({ [SIGNATURE_HEADER]: new EventSigner(key).sign(TOPIC, KEY, VALUE) });
+  assert.equal(verifier.verifyFrom('reports', TOPIC, KEY, VALUE, sign(OLD)), OLD.keyId);
+  assert.equal(verifier.verifyFrom('reports', TOPIC, KEY, VALUE, sign(NEW)), NEW.keyId);
+  assert.equal(verifier.verifyFrom('reports', TOPIC, KEY, VALUE, sign({ keyId: 'identifier', secret: 'i'.repeat(40) })), 'identifier');
+  const sentinelSigned = sign({ keyId: 'sentinel@0.1.0', secret: 's'.repeat(40) });
+  assert.throws(
+    () => verifier.verifyFrom('reports', TOPIC, KEY, VALUE, sentinelSigned),
+    (error: unknown) => error instanceof PoisonMessageError && error.reason === 'wrong_producer',
+  );
+  // A key whose worker name merely starts like the producer's is another worker.
+  const lookalike = new EventVerifier([{ keyId: 'identifier-x@1', secret: 'x'.repeat(40) }]);
+  assert.throws(
+    () => lookalike.verifyFrom('reports', TOPIC, KEY, VALUE, sign({ keyId: 'identifier-x@1', secret: 'x'.repeat(40) })),
+    (error: unknown) => error instanceof PoisonMessageError && error.reason === 'wrong_producer',
+  );
+});
