@@ -57,11 +57,14 @@ locals {
       IDENTIFIER_ONLINE_RAG_URL   = var.online_rag_url
       IDENTIFIER_BASELINE_RAG_URL = var.baseline_rag_url
     }
+    # EFFECTOR_IDENTIFIER_URL: the identifier this module deploys; every report is checked against its
+    # record (BUS_PROFILE=production refuses to start the effector without it).
     effector = {
       EFFECTOR_ONLINE_RAG_URL    = var.online_rag_url
       EFFECTOR_BASELINE_RAG_URL  = var.baseline_rag_url
       EFFECTOR_QDRANT_COLLECTION = var.effector_qdrant_collection
       EFFECTOR_MEMORY_URL        = module.memory.service_url
+      EFFECTOR_IDENTIFIER_URL    = module.identifier.service_url
     }
     memory = {}
   }

@@ -89,6 +89,12 @@ export const EffectorConfigSchema = z.object({
    * and window are its own). Unset (development): reports are trusted as they come, with a warning.
    */
   EFFECTOR_IDENTIFIER_URL: z.string().url().optional(),
+  /**
+   * `off`: the explicit opt-out for a deployment with no identifier API (logged at every start).
+   * With BUS_PROFILE=production the effector otherwise refuses to start without EFFECTOR_IDENTIFIER_URL:
+   * unchecked, anyone who can write the reports topic makes it act.
+   */
+  EFFECTOR_IDENTIFIER_CHECK: z.enum(['off']).optional(),
   /** The identifier's bearer token (its IDENTIFIER_API_TOKEN). */
   EFFECTOR_IDENTIFIER_TOKEN: z.string().min(1).optional(),
   /** Per call to the identifier; 2 tries a delivery, then the bus retries the delivery with backoff. */
@@ -189,6 +195,35 @@ function apiTokenIssue(config: EffectorConfig): ConfigIssue | null {
   return null;
 }
 
+/**
+ * Production checks every report against the identifier's own record unless explicitly told not to:
+ * an unset URL is a forgotten setting, not a decision. Development keeps trusting reports (with a warning).
+ */
+function identifierCheckIssue(env: NodeJS.ProcessEnv): (config: EffectorConfig) => ConfigIssue | null {
+  return (config) => {
+    if (config.EFFECTOR_IDENTIFIER_CHECK === 'off' && config.EFFECTOR_IDENTIFIER_URL !== undefined)
+      return { key: 'EFFECTOR_IDENTIFIER_CHECK', message: 'is off but EFFECTOR_IDENTIFIER_URL is set: unset one of them' };
+    if (env.BUS_PROFILE !== 'production' || config.EFFECTOR_IDENTIFIER_URL !== undefined || config.EFFECTOR_IDENTIFIER_CHECK === 'off')
+      return null;
+    return {
+      key: 'EFFECTOR_IDENTIFIER_URL',
+      message:
+        "is required with BUS_PROFILE=production (reports are checked against the identifier's record); " +
+        'a deployment without an identifier API sets EFFECTOR_IDENTIFIER_CHECK=off instead',
+    };
+  };
+}
+
+/** What the effector logs at start-up about the identifier check, when it is not on (null: on). */
+export function identifierCheckWarning(
+  config: Pick<EffectorConfig, 'EFFECTOR_IDENTIFIER_URL' | 'EFFECTOR_IDENTIFIER_CHECK'>,
+): string | null {
+  if (config.EFFECTOR_IDENTIFIER_URL !== undefined) return null;
+  if (config.EFFECTOR_IDENTIFIER_CHECK === 'off')
+    return "effector: EFFECTOR_IDENTIFIER_CHECK=off; reports are acted on without checking them against the identifier's record (anyone who can write the reports topic can make the effector act)";
+  return "effector: no EFFECTOR_IDENTIFIER_URL set; reports are acted on without checking them against the identifier's record (anyone who can write the reports topic can make the effector act: development only)";
+}
+
 /** The default of EFFECTOR_ES_REQUEST_TIMEOUT_MS: a lease renewal may take this long to land. */
 export const ES_REQUEST_TIMEOUT_MS = 30_000;
 /** Slack on top of a renewal's round trip (clock skew between replicas, the event loop). */
@@ -237,6 +272,7 @@ export function effectorConfigFromEnv(env: NodeJS.ProcessEnv): EffectorConfig {
     apiTokenIssue,
     leaseIssue,
     verifySamplingIssue,
+    identifierCheckIssue(env),
   ]);
 }
 
