@@ -88,6 +88,16 @@ export const BusConfigSchema = z
      */
     topicProducers: z.object({ probes: WorkerNameSchema, reports: WorkerNameSchema, actions: WorkerNameSchema }).strict().optional(),
     /**
+     * The oldest signing time a consumer accepts (BUS_SIGNATURE_MAX_AGE_MS); absent: each topic's
+     * retention, as long as the shared processed-event store remembers an event to refuse its replay.
+     */
+    signatureMaxAgeMs: z.number().int().min(60_000).optional(),
+    /**
+     * Accept untimed (v1) signatures, as producers signed before signing times existed
+     * (BUS_ACCEPT_UNTIMED_SIGNATURES=true): only during a rollout, see README "Signed times and replays".
+     */
+    acceptUntimedSignatures: z.boolean().optional(),
+    /**
      * Where a consumer group remembers handled event_ids: per-process memory (absent, the default),
      * or Elasticsearch shared by every replica of the group (exactly-once handling across replicas).
      */
@@ -227,8 +237,16 @@ export function signerFor(config: Pick<BusConfig, 'profile' | 'signing'>): Event
 }
 
 /** The verifier of what this bus consumes; production refuses to consume without one (checked per subscription). */
-export function verifierFor(config: Pick<BusConfig, 'profile' | 'verifyKeys' | 'topicProducers'>): EventVerifier | undefined {
-  if (config.verifyKeys !== undefined) return new EventVerifier(config.verifyKeys, config.topicProducers ?? DEFAULT_TOPIC_PRODUCERS);
+export function verifierFor(
+  config: Pick<BusConfig, 'profile' | 'verifyKeys' | 'topicProducers' | 'topics' | 'signatureMaxAgeMs' | 'acceptUntimedSignatures'>,
+): EventVerifier | undefined {
+  if (config.verifyKeys !== undefined)
+    return new EventVerifier(config.verifyKeys, {
+      producers: config.topicProducers ?? DEFAULT_TOPIC_PRODUCERS,
+      // A replay older than the topic's retention is one no processed-event store still remembers.
+      maxAgeMs: Object.fromEntries(topicIds.map((topic) => [topic, config.signatureMaxAgeMs ?? config.topics[topic].retentionMs])),
+      acceptUntimed: config.acceptUntimedSignatures === true,
+    });
   if (config.profile === 'production')
     throw new InvalidConfigError([
       { key: 'BUS_VERIFY_KEYS', message: 'production verifies every consumed event: set BUS_VERIFY_KEYS (keyid:secret,...)' },
@@ -277,6 +295,11 @@ export function busConfigFromEnv(env: NodeJS.ProcessEnv, clientId: string): BusC
   const processedText = env.BUS_PROCESSED_EVENTS;
   if (processedText !== undefined && processedText !== '' && processedText !== 'memory' && processedText !== 'elasticsearch')
     issues.push({ key: 'BUS_PROCESSED_EVENTS', message: `must be memory or elasticsearch, got "${processedText}"` });
+  const untimedText = env.BUS_ACCEPT_UNTIMED_SIGNATURES;
+  let untimed: boolean | undefined;
+  if (untimedText === 'true' || untimedText === 'false') untimed = untimedText === 'true';
+  else if (untimedText !== undefined && untimedText !== '')
+    issues.push({ key: 'BUS_ACCEPT_UNTIMED_SIGNATURES', message: `must be true or false, got "${untimedText}"` });
   if (env.KAFKA_BROKERS === undefined) issues.push({ key: 'KAFKA_BROKERS', message: 'required (host:port[,host:port...])' });
   if (env.SCHEMA_REGISTRY_URL === undefined)
     issues.push({ key: 'SCHEMA_REGISTRY_URL', message: 'required (Confluent-compatible base URL)' });
@@ -302,6 +325,8 @@ export function busConfigFromEnv(env: NodeJS.ProcessEnv, clientId: string): BusC
     'signing.secret': 'BUS_SIGNING_KEY',
     verifyKeys: 'BUS_VERIFY_KEYS',
     topicProducers: 'BUS_TOPIC_PRODUCERS',
+    signatureMaxAgeMs: 'BUS_SIGNATURE_MAX_AGE_MS',
+    acceptUntimedSignatures: 'BUS_ACCEPT_UNTIMED_SIGNATURES',
     processedEvents: 'BUS_PROCESSED_EVENTS',
     processedEventsLeaseMs: 'BUS_PROCESSED_EVENTS_LEASE_MS',
   };
@@ -320,6 +345,8 @@ export function busConfigFromEnv(env: NodeJS.ProcessEnv, clientId: string): BusC
       ...signing,
       ...(processedText === 'elasticsearch' || processedText === 'memory' ? { processedEvents: processedText } : {}),
       ...(env.BUS_PROCESSED_EVENTS_LEASE_MS ? { processedEventsLeaseMs: Number(env.BUS_PROCESSED_EVENTS_LEASE_MS) } : {}),
+      ...(env.BUS_SIGNATURE_MAX_AGE_MS ? { signatureMaxAgeMs: Number(env.BUS_SIGNATURE_MAX_AGE_MS) } : {}),
+      ...(untimed !== undefined ? { acceptUntimedSignatures: untimed } : {}),
     });
   } catch (error) {
     if (error instanceof InvalidConfigError)

@@ -36,9 +36,9 @@ function refusal(verifier: EventVerifier, headers: Record<string, string | Buffe
   assert.fail('the message was accepted');
 }
 
-test('a signed message verifies; its header names the version and the key id', () => {
-  const signature = new EventSigner(OLD).sign(TOPIC, KEY, VALUE);
-  assert.match(signature, /^v1;identifier@0\.1\.0;[A-Za-z0-9+/]{43}=$/);
+test('a signed message verifies; its header names the version, the key id and the signing time', () => {
+  const signature = new EventSigner(OLD).sign(TOPIC, KEY, VALUE, 1_765_000_000_123);
+  assert.match(signature, /^v2;identifier@0\.1\.0;1765000000123;[A-Za-z0-9+/]{43}=$/);
   assert.equal(new EventVerifier([OLD]).verify(TOPIC, Buffer.from(KEY), VALUE, { [SIGNATURE_HEADER]: Buffer.from(signature) }), OLD.keyId);
 });
 
@@ -68,7 +68,8 @@ test('unsigned, unknown-key and malformed signatures are refused with their reas
   assert.equal(refusal(verifier, { 'x-event-id': 'e1' }), 'unsigned');
   assert.equal(refusal(verifier, { [SIGNATURE_HEADER]: new EventSigner(NEW).sign(TOPIC, KEY, VALUE) }), 'unknown_signing_key');
   const good = new EventSigner(OLD).sign(TOPIC, KEY, VALUE);
-  assert.equal(refusal(verifier, { [SIGNATURE_HEADER]: good.replace('v1;', 'v2;') }), 'bad_signature');
+  assert.equal(refusal(verifier, { [SIGNATURE_HEADER]: good.replace('v2;', 'v3;') }), 'bad_signature');
+  assert.equal(refusal(verifier, { [SIGNATURE_HEADER]: good.replace('v2;', 'v1;') }), 'bad_signature');
   assert.equal(refusal(verifier, { [SIGNATURE_HEADER]: `${good};extra` }), 'bad_signature');
   assert.equal(refusal(verifier, { [SIGNATURE_HEADER]: `v1;${OLD.keyId};AAAA` }), 'bad_signature');
   assert.equal(refusal(verifier, { [SIGNATURE_HEADER]: [good, good] }), 'bad_signature');

@@ -165,3 +165,22 @@ test('BUS_TOPIC_PRODUCERS names another producer: its key is then the one accept
     await h.stop();
   }
 });
+
+test("a replay signed longer ago than the topic's retention, or untimed, is dead-lettered with its reason; a fresh one is handled", async () => {
+  const h = await harness(parseBusConfig({ ...base, verifyKeys: [KEY] }));
+  try {
+    const signer = new EventSigner(KEY);
+    const eightDaysAgo = Date.now() - 8 * 24 * 3600 * 1000; // probes are kept 7 days
+    await h.deliver({ 'x-case': 'replayed', [SIGNATURE_HEADER]: signer.sign(TOPIC, 'probe-a', VALUE, eightDaysAgo) });
+    await h.deliver({ 'x-case': 'untimed', [SIGNATURE_HEADER]: signer.signUntimed(TOPIC, 'probe-a', VALUE) });
+    await h.deliver({ 'x-case': 'fresh', [SIGNATURE_HEADER]: signer.sign(TOPIC, 'probe-a', VALUE) });
+    const reasons = h.parked.map((m) => [m.headers?.['x-case']?.toString(), m.headers?.[DeadLetterHeaders.reason]?.toString()]);
+    assert.deepEqual(reasons, [
+      ['replayed', 'expired_signature'],
+      ['untimed', 'untimed_signature'],
+    ]);
+    assert.equal(h.handled.length, 1);
+  } finally {
+    await h.stop();
+  }
+});
