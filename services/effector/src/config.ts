@@ -9,6 +9,7 @@ import {
   type ConfigIssue,
 } from '@rag-immune/worker-runtime';
 import { DEFAULT_SAMPLE_ALPHA, sampledModeProblem } from '@rag-immune/probing';
+import { ApiRolesEnv } from './http/api-roles.ts';
 
 export const EFFECTOR_VERSION = '0.1.0';
 /** The settings every effector index is created with. */
@@ -43,6 +44,12 @@ export const EffectorConfigSchema = z.object({
   EFFECTOR_API_TOKENS: NamedTokensEnv.optional(),
   /** The same as a file of `name:token` lines (a mounted secret). */
   EFFECTOR_API_TOKENS_FILE: NamedTokensFileEnv.optional(),
+  /**
+   * Each caller's roles, `name=read+operate,bob=read+grant` (read | operate | grant), names of
+   * EFFECTOR_API_TOKENS(_FILE). Unset: every caller may do everything (as before roles). Set: an
+   * unlisted caller may do nothing, and the shared EFFECTOR_API_TOKEN only read (src/http/api-roles.ts).
+   */
+  EFFECTOR_API_ROLES: ApiRolesEnv.optional(),
   EFFECTOR_GROUP_ID: z.string().min(1).default('rag-immune-effector'),
   /** Stable replica name: a restarted replica resumes the actions it owned. */
   EFFECTOR_INSTANCE_ID: z.string().min(1).optional(),
@@ -224,6 +231,16 @@ export function identifierCheckWarning(
   return "effector: no EFFECTOR_IDENTIFIER_URL set; reports are acted on without checking them against the identifier's record (anyone who can write the reports topic can make the effector act: development only)";
 }
 
+/** Roles name callers that have a token: a typo would otherwise leave the intended caller locked out unnoticed. */
+function apiRolesIssue(config: EffectorConfig): ConfigIssue | null {
+  if (config.EFFECTOR_API_ROLES === undefined) return null;
+  const callers = new Set(Object.keys(effectorNamedTokens(config)));
+  const unknown = Object.keys(config.EFFECTOR_API_ROLES).filter((name) => !callers.has(name));
+  return unknown.length === 0
+    ? null
+    : { key: 'EFFECTOR_API_ROLES', message: `names callers with no EFFECTOR_API_TOKENS entry: ${unknown.join(', ')}` };
+}
+
 /** The default of EFFECTOR_ES_REQUEST_TIMEOUT_MS: a lease renewal may take this long to land. */
 export const ES_REQUEST_TIMEOUT_MS = 30_000;
 /** Slack on top of a renewal's round trip (clock skew between replicas, the event loop). */
@@ -270,6 +287,7 @@ export function effectorConfigFromEnv(env: NodeJS.ProcessEnv): EffectorConfig {
   return parseWorkerEnv('effector', EffectorConfigSchema, env, [
     elasticsearchCredentialsIssue,
     apiTokenIssue,
+    apiRolesIssue,
     leaseIssue,
     verifySamplingIssue,
     identifierCheckIssue(env),

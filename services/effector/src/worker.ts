@@ -199,7 +199,7 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     registry,
     logger,
     health: () => ({ ready, detail: { policy_version: policy.policy_version } }),
-    routes: effectorRoutes({ effector, ...stores }),
+    routes: effectorRoutes({ effector, ...stores, roles: config.EFFECTOR_API_ROLES ?? null }),
     // EFFECTOR_API_TOKENS names each caller (the audit's actor); the shared EFFECTOR_API_TOKEN does not.
     auth: bearerAuth({
       worker: 'effector',
