@@ -45,6 +45,16 @@ export class Rollback {
     private readonly undoer: Undoer,
   ) {}
 
+  /** The incident a rollback target belongs to (an action's, a snapshot's, or the incident itself); null when none. */
+  async incidentOf(target: string): Promise<string | null> {
+    const { deps } = this;
+    const byId = (await deps.actions.getById(target)) ?? (await deps.actions.get(target));
+    if (byId) return byId.doc.incident_id;
+    const snapshot = await deps.snapshots.get(target);
+    if (snapshot) return snapshot.incident_id;
+    return (await deps.actions.list({ incident: target })).length > 0 ? target : null;
+  }
+
   async run(target: string, options: { dryRun: boolean; actor: string }): Promise<RollbackPlan> {
     const { deps } = this;
     const byId = (await deps.actions.getById(target)) ?? (await deps.actions.get(target));

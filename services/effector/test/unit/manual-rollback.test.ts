@@ -66,3 +66,19 @@ test('a rollback is refused (409) while a repair is in flight on the collection;
   assert.deepEqual(loop.rag.log, [], 'nothing snapshotted, undone or restored');
   assert.equal(loop.rag.points, 101);
 });
+
+test("a rollback of an incident this replica is repairing waits for the repair's turn to end, then undoes it", async () => {
+  const loop = await startLoop({ tools: [{ name: 'rewrite', heals: true, touchesQdrant: true }] });
+  loop.rag.hangExecutes = 1;
+  const repairing = loop.effector.process(report('inc-m4'));
+  for (let i = 0; i < 500 && loop.rag.hanging === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.equal(loop.rag.hanging, 1, 'the repair is executing');
+  const rollback = loop.effector.rollback('inc-m4', { dryRun: false, actor: 'carol' });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  loop.rag.finishHung();
+  assert.equal(await repairing, 'recovered');
+  const plan = await rollback;
+  assert.equal(plan.done, true);
+  assert.equal(loop.rag.points, 100, 'the repair was undone after it finished, not raced');
+  assert.equal(loop.lifecycle('inc-m4').at(-1), 'rewrite:rolled_back');
+});
