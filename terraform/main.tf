@@ -6,12 +6,15 @@ locals {
   namespace   = var.create_namespace ? kubernetes_namespace_v1.this[0].metadata[0].name : var.namespace
   secret_name = var.existing_secret != null ? var.existing_secret : kubernetes_secret_v1.this[0].metadata[0].name
 
+  # BUS_TOPIC_PRODUCERS: bus-verify-keys lists every producer's key, and a consumer accepts each topic only
+  # from keys whose id names its producer (<worker>@...): a report signed with the sentinel's key is dead-lettered.
   bus_env = merge(
     {
       KAFKA_BROKERS       = var.kafka_brokers
       SCHEMA_REGISTRY_URL = var.schema_registry_url
       BUS_PROFILE         = "production"
       BUS_TOPIC_PREFIX    = var.topic_prefix
+      BUS_TOPIC_PRODUCERS = "probes=sentinel,reports=identifier,actions=effector"
     },
     var.kafka_tls.enabled ? { KAFKA_SSL = "true" } : {},
     var.kafka_tls.enabled && !var.kafka_tls.verify ? { KAFKA_SSL_REJECT_UNAUTHORIZED = "false" } : {},
@@ -54,11 +57,14 @@ locals {
       IDENTIFIER_ONLINE_RAG_URL   = var.online_rag_url
       IDENTIFIER_BASELINE_RAG_URL = var.baseline_rag_url
     }
+    # EFFECTOR_IDENTIFIER_URL: the identifier this module deploys; every report is checked against its
+    # record (BUS_PROFILE=production refuses to start the effector without it).
     effector = {
       EFFECTOR_ONLINE_RAG_URL    = var.online_rag_url
       EFFECTOR_BASELINE_RAG_URL  = var.baseline_rag_url
       EFFECTOR_QDRANT_COLLECTION = var.effector_qdrant_collection
       EFFECTOR_MEMORY_URL        = module.memory.service_url
+      EFFECTOR_IDENTIFIER_URL    = module.identifier.service_url
     }
     memory = {}
   }

@@ -78,6 +78,11 @@ variable "bus_signing_key_ids" {
     condition     = alltrue([for who in ["sentinel", "identifier", "effector"] : can(regex("^[A-Za-z0-9._@+-]{1,128}$", var.bus_signing_key_ids[who]))])
     error_message = "bus_signing_key_ids needs sentinel, identifier and effector, each of letters, digits and . _ @ + - (at most 128)."
   }
+  validation {
+    # Consumers accept a topic only from keys naming its producer (BUS_TOPIC_PRODUCERS).
+    condition     = alltrue([for who, id in var.bus_signing_key_ids : startswith(id, "${who}@")])
+    error_message = "each bus_signing_key_ids entry must name its worker: <worker>@<version> (e.g. identifier@0.2.0)."
+  }
 }
 
 variable "schema_registry_username" {

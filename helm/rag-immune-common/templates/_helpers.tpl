@@ -91,7 +91,15 @@ BUS_PROCESSED_EVENTS: {{ . | quote }}
 {{- end }}
 {{- /* The key id goes with the signing secret: rendered alone, the worker would refuse to start. */}}
 {{- if hasKey ($v.secretEnv | default dict) "BUS_SIGNING_KEY" }}
+{{- /* Consumers accept a topic only from keys naming its producer (<worker>@...): another id would be refused everywhere. */}}
+{{- if and $v.bus.signingKeyId (not (hasPrefix (printf "%s@" .worker.name) $v.bus.signingKeyId)) }}
+{{- fail (printf "bus.signingKeyId must start with %s@ (consumers accept a topic only from keys naming its producer)" .worker.name) }}
+{{- end }}
 BUS_SIGNING_KEY_ID: {{ default (printf "%s@%s" .worker.name .ctx.Chart.AppVersion) $v.bus.signingKeyId | quote }}
+{{- end }}
+{{- /* Which worker's keys a consumer accepts on each topic (packages/bus/README.md, "A key signs only its own topic"). */}}
+{{- with $v.bus.topicProducers }}
+BUS_TOPIC_PRODUCERS: {{ . | quote }}
 {{- end }}
 {{- end }}
 {{- if $v.stores.elasticsearchUrl }}

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { Topics, topicIds, type TopicId } from '@rag-immune/contracts';
-import { EventSigner, EventVerifier, KEY_ID_PATTERN, MIN_SECRET_LENGTH } from './signing.ts';
+import { DEFAULT_TOPIC_PRODUCERS, EventSigner, EventVerifier, KEY_ID_PATTERN, MIN_SECRET_LENGTH } from './signing.ts';
 
 const TopicSettingsSchema = z
   .object({
@@ -52,6 +52,9 @@ const SigningKeySchema = z
   })
   .strict();
 
+/** A worker's name as a key id starts with it (`identifier` of `identifier@0.1.0`). */
+const WorkerNameSchema = z.string().regex(/^[A-Za-z0-9._+-]{1,64}$/, 'a worker name: letters, digits and . _ + - only (no @)');
+
 const BasicAuthSchema = z.object({ username: z.string().min(1), password: z.string().min(1) }).strict();
 
 const SEVEN_DAYS = 7 * 24 * 3600 * 1000;
@@ -78,6 +81,22 @@ export const BusConfigSchema = z
       .min(1)
       .refine((keys) => new Set(keys.map((k) => k.keyId)).size === keys.length, 'a key id appears twice')
       .optional(),
+    /**
+     * The worker that produces each topic (BUS_TOPIC_PRODUCERS): a consumer accepts a topic's events
+     * only when signed by a key whose id names that worker (`<worker>@<version>`). Absent: sentinel
+     * for probes, identifier for reports, effector for actions.
+     */
+    topicProducers: z.object({ probes: WorkerNameSchema, reports: WorkerNameSchema, actions: WorkerNameSchema }).strict().optional(),
+    /**
+     * The oldest signing time a consumer accepts (BUS_SIGNATURE_MAX_AGE_MS); absent: each topic's
+     * retention, as long as the shared processed-event store remembers an event to refuse its replay.
+     */
+    signatureMaxAgeMs: z.number().int().min(60_000).optional(),
+    /**
+     * Accept untimed (v1) signatures, as producers signed before signing times existed
+     * (BUS_ACCEPT_UNTIMED_SIGNATURES=true): only during a rollout, see README "Signed times and replays".
+     */
+    acceptUntimedSignatures: z.boolean().optional(),
     /**
      * Where a consumer group remembers handled event_ids: per-process memory (absent, the default),
      * or Elasticsearch shared by every replica of the group (exactly-once handling across replicas).
@@ -218,8 +237,16 @@ export function signerFor(config: Pick<BusConfig, 'profile' | 'signing'>): Event
 }
 
 /** The verifier of what this bus consumes; production refuses to consume without one (checked per subscription). */
-export function verifierFor(config: Pick<BusConfig, 'profile' | 'verifyKeys'>): EventVerifier | undefined {
-  if (config.verifyKeys !== undefined) return new EventVerifier(config.verifyKeys);
+export function verifierFor(
+  config: Pick<BusConfig, 'profile' | 'verifyKeys' | 'topicProducers' | 'topics' | 'signatureMaxAgeMs' | 'acceptUntimedSignatures'>,
+): EventVerifier | undefined {
+  if (config.verifyKeys !== undefined)
+    return new EventVerifier(config.verifyKeys, {
+      producers: config.topicProducers ?? DEFAULT_TOPIC_PRODUCERS,
+      // A replay older than the topic's retention is one no processed-event store still remembers.
+      maxAgeMs: Object.fromEntries(topicIds.map((topic) => [topic, config.signatureMaxAgeMs ?? config.topics[topic].retentionMs])),
+      acceptUntimed: config.acceptUntimedSignatures === true,
+    });
   if (config.profile === 'production')
     throw new InvalidConfigError([
       { key: 'BUS_VERIFY_KEYS', message: 'production verifies every consumed event: set BUS_VERIFY_KEYS (keyid:secret,...)' },
@@ -268,6 +295,11 @@ export function busConfigFromEnv(env: NodeJS.ProcessEnv, clientId: string): BusC
   const processedText = env.BUS_PROCESSED_EVENTS;
   if (processedText !== undefined && processedText !== '' && processedText !== 'memory' && processedText !== 'elasticsearch')
     issues.push({ key: 'BUS_PROCESSED_EVENTS', message: `must be memory or elasticsearch, got "${processedText}"` });
+  const untimedText = env.BUS_ACCEPT_UNTIMED_SIGNATURES;
+  let untimed: boolean | undefined;
+  if (untimedText === 'true' || untimedText === 'false') untimed = untimedText === 'true';
+  else if (untimedText !== undefined && untimedText !== '')
+    issues.push({ key: 'BUS_ACCEPT_UNTIMED_SIGNATURES', message: `must be true or false, got "${untimedText}"` });
   if (env.KAFKA_BROKERS === undefined) issues.push({ key: 'KAFKA_BROKERS', message: 'required (host:port[,host:port...])' });
   if (env.SCHEMA_REGISTRY_URL === undefined)
     issues.push({ key: 'SCHEMA_REGISTRY_URL', message: 'required (Confluent-compatible base URL)' });
@@ -292,6 +324,9 @@ export function busConfigFromEnv(env: NodeJS.ProcessEnv, clientId: string): BusC
     'signing.keyId': 'BUS_SIGNING_KEY_ID',
     'signing.secret': 'BUS_SIGNING_KEY',
     verifyKeys: 'BUS_VERIFY_KEYS',
+    topicProducers: 'BUS_TOPIC_PRODUCERS',
+    signatureMaxAgeMs: 'BUS_SIGNATURE_MAX_AGE_MS',
+    acceptUntimedSignatures: 'BUS_ACCEPT_UNTIMED_SIGNATURES',
     processedEvents: 'BUS_PROCESSED_EVENTS',
     processedEventsLeaseMs: 'BUS_PROCESSED_EVENTS_LEASE_MS',
   };
@@ -310,6 +345,8 @@ export function busConfigFromEnv(env: NodeJS.ProcessEnv, clientId: string): BusC
       ...signing,
       ...(processedText === 'elasticsearch' || processedText === 'memory' ? { processedEvents: processedText } : {}),
       ...(env.BUS_PROCESSED_EVENTS_LEASE_MS ? { processedEventsLeaseMs: Number(env.BUS_PROCESSED_EVENTS_LEASE_MS) } : {}),
+      ...(env.BUS_SIGNATURE_MAX_AGE_MS ? { signatureMaxAgeMs: Number(env.BUS_SIGNATURE_MAX_AGE_MS) } : {}),
+      ...(untimed !== undefined ? { acceptUntimedSignatures: untimed } : {}),
     });
   } catch (error) {
     if (error instanceof InvalidConfigError)
@@ -395,9 +432,12 @@ function securityFromEnv(
  * worker's key, for what it publishes) and BUS_VERIFY_KEYS as `keyid:secret,keyid:secret` (what its
  * consumers accept; list the old and the new key during a rotation). Issues never quote a secret.
  */
-function signingFromEnv(env: NodeJS.ProcessEnv, issues: { key: string; message: string }[]): Pick<BusConfig, 'signing' | 'verifyKeys'> {
+function signingFromEnv(
+  env: NodeJS.ProcessEnv,
+  issues: { key: string; message: string }[],
+): Pick<BusConfig, 'signing' | 'verifyKeys' | 'topicProducers'> {
   const set = (name: string): string | undefined => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
-  const result: Pick<BusConfig, 'signing' | 'verifyKeys'> = {};
+  const result: Pick<BusConfig, 'signing' | 'verifyKeys' | 'topicProducers'> = {};
   const keyId = set('BUS_SIGNING_KEY_ID');
   const secret = set('BUS_SIGNING_KEY');
   if ((keyId === undefined) !== (secret === undefined))
@@ -417,6 +457,18 @@ function signingFromEnv(env: NodeJS.ProcessEnv, issues: { key: string; message: 
       else keys.push({ keyId: id, secret: keySecret });
     });
     result.verifyKeys = keys;
+  }
+  // `probes=sentinel,reports=identifier,actions=effector`; a topic left out keeps its default producer.
+  const producers = set('BUS_TOPIC_PRODUCERS');
+  if (producers !== undefined) {
+    const map: Record<string, string> = { ...DEFAULT_TOPIC_PRODUCERS };
+    for (const entry of producers.split(',')) {
+      const [topic = '', worker = '', ...rest] = entry.split('=').map((part) => part.trim());
+      if (!(topicIds as readonly string[]).includes(topic) || worker === '' || rest.length > 0)
+        issues.push({ key: 'BUS_TOPIC_PRODUCERS', message: `expected <${topicIds.join('|')}>=<worker>,..., got "${entry.trim()}"` });
+      else map[topic] = worker;
+    }
+    result.topicProducers = map as BusConfig['topicProducers'];
   }
   return result;
 }

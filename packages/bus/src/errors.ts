@@ -19,7 +19,15 @@ export type PoisonReason =
   /** Signed with a key id none of the verify keys has (a retired key, or a forger's). */
   | 'unknown_signing_key'
   /** The signature does not match the message bytes, topic and key (tampered, or replayed elsewhere). */
-  | 'bad_signature';
+  | 'bad_signature'
+  /** Validly signed, but by another worker's key than the topic's producer (e.g. a report signed by the sentinel). */
+  | 'wrong_producer'
+  /** Signed without a time (the v1 format) while BUS_ACCEPT_UNTIMED_SIGNATURES is off. */
+  | 'untimed_signature'
+  /** Signed longer ago than the topic's limit (its retention): a replay no consumer can still de-duplicate. */
+  | 'expired_signature'
+  /** Signed at a time ahead of the consumer's clock by more than the allowed skew. */
+  | 'future_signature';
 
 export class PoisonMessageError extends Error {
   constructor(

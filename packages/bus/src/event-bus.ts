@@ -2,7 +2,7 @@ import type { Client } from '@elastic/elasticsearch';
 import type { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import { topicIds, type TopicId } from '@rag-immune/contracts';
-import { InvalidConfigError, signerFor, type BusConfig } from './config.ts';
+import { InvalidConfigError, signerFor, verifierFor, type BusConfig } from './config.ts';
 import { ElasticsearchProcessedEventStore } from './elasticsearch-processed-events.ts';
 import { createKafka } from './kafka-client.ts';
 import { SchemaCatalog } from './schema-catalog.ts';
@@ -20,16 +20,18 @@ export interface EventBusDeps {
 
 /**
  * Which processed-event store a subscription gets: the one it passes; else, for a worker's
- * subscription, the configured kind. Read-only subscriptions (onPoison 'skip': CLI tail, history
- * reads) handle nothing a replica could repeat, so they keep per-process memory.
+ * subscription, the configured kind, by default the shared (Elasticsearch) one in production: a
+ * replayed event is refused as a duplicate for the topic's retention (as long as its signature is
+ * accepted), not only within one process's life. Read-only subscriptions (onPoison 'skip': CLI tail,
+ * history reads) handle nothing a replica could repeat, so they keep per-process memory.
  */
 export function processedEventStoreKind(
-  config: Pick<BusConfig, 'processedEvents'>,
+  config: Pick<BusConfig, 'processedEvents' | 'profile'>,
   options: Pick<SubscriptionOptions<TopicId>, 'processedEvents' | 'onPoison'>,
 ): 'given' | 'memory' | 'elasticsearch' {
   if (options.processedEvents !== undefined) return 'given';
   if (options.onPoison === 'skip') return 'memory';
-  return config.processedEvents ?? 'memory';
+  return config.processedEvents ?? (config.profile === 'production' ? 'elasticsearch' : 'memory');
 }
 
 /**
@@ -78,11 +80,17 @@ export class EventBus {
   }
 
   async subscribe<T extends TopicId>(options: SubscriptionOptions<T>): Promise<EventSubscriber<T>> {
+    // Production without BUS_VERIFY_KEYS is refused first (the subscriber checks again), before any store is set up.
+    verifierFor(this.config);
     let subscription = options;
     if (processedEventStoreKind(this.config, options) === 'elasticsearch') {
       if (this.deps.elasticsearch === undefined)
         throw new InvalidConfigError([
-          { key: 'BUS_PROCESSED_EVENTS', message: 'elasticsearch is set but this process gives the bus no Elasticsearch client' },
+          {
+            key: 'BUS_PROCESSED_EVENTS',
+            message:
+              'elasticsearch (set, or the production default) but this process gives the bus no Elasticsearch client; BUS_PROCESSED_EVENTS=memory opts out',
+          },
         ]);
       // Created lazily: Elasticsearch down at start-up delays handling (retried), not the worker's start.
       const store = ElasticsearchProcessedEventStore.create({

@@ -18,7 +18,15 @@ export {
   TRUNCATION_MARKER,
   type DeadLetter,
 } from './dead-letter.ts';
-export { EventSigner, EventVerifier, SIGNATURE_HEADER, type SigningKey } from './signing.ts';
+export {
+  EventSigner,
+  EventVerifier,
+  SIGNATURE_HEADER,
+  DEFAULT_TOPIC_PRODUCERS,
+  workerOfKeyId,
+  type SigningKey,
+  type TopicProducers,
+} from './signing.ts';
 export { InMemoryProcessedEventStore, FileProcessedEventStore, type ProcessedEventStore, type ClaimOutcome } from './processed-events.ts';
 export {
   ElasticsearchProcessedEventStore,

@@ -189,7 +189,8 @@ export class EventSubscriber<T extends TopicId> {
     };
     try {
       // Before decoding: bytes nobody we trust signed are not parsed, nor looked up in the registry.
-      this.verifier?.verify(topic, message.key, message.value, message.headers);
+      // ...and only by the worker that produces this topic (BUS_TOPIC_PRODUCERS).
+      this.verifier?.verifyFrom(this.options.topic, topic, message.key, message.value, message.headers);
       const event = await this.retryPolicy.execute(() => this.catalog.decode(this.options.topic, message.value));
       this.semanticCheck(event);
       this.options.validate?.(event);

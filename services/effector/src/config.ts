@@ -9,6 +9,7 @@ import {
   type ConfigIssue,
 } from '@rag-immune/worker-runtime';
 import { DEFAULT_SAMPLE_ALPHA, sampledModeProblem } from '@rag-immune/probing';
+import { ApiRolesEnv } from './http/api-roles.ts';
 
 export const EFFECTOR_VERSION = '0.1.0';
 /** The settings every effector index is created with. */
@@ -43,6 +44,12 @@ export const EffectorConfigSchema = z.object({
   EFFECTOR_API_TOKENS: NamedTokensEnv.optional(),
   /** The same as a file of `name:token` lines (a mounted secret). */
   EFFECTOR_API_TOKENS_FILE: NamedTokensFileEnv.optional(),
+  /**
+   * Each caller's roles, `name=read+operate,bob=read+grant` (read | operate | grant), names of
+   * EFFECTOR_API_TOKENS(_FILE). Unset: every caller may do everything (as before roles). Set: an
+   * unlisted caller may do nothing, and the shared EFFECTOR_API_TOKEN only read (src/http/api-roles.ts).
+   */
+  EFFECTOR_API_ROLES: ApiRolesEnv.optional(),
   EFFECTOR_GROUP_ID: z.string().min(1).default('rag-immune-effector'),
   /** Stable replica name: a restarted replica resumes the actions it owned. */
   EFFECTOR_INSTANCE_ID: z.string().min(1).optional(),
@@ -89,6 +96,12 @@ export const EffectorConfigSchema = z.object({
    * and window are its own). Unset (development): reports are trusted as they come, with a warning.
    */
   EFFECTOR_IDENTIFIER_URL: z.string().url().optional(),
+  /**
+   * `off`: the explicit opt-out for a deployment with no identifier API (logged at every start).
+   * With BUS_PROFILE=production the effector otherwise refuses to start without EFFECTOR_IDENTIFIER_URL:
+   * unchecked, anyone who can write the reports topic makes it act.
+   */
+  EFFECTOR_IDENTIFIER_CHECK: z.enum(['off']).optional(),
   /** The identifier's bearer token (its IDENTIFIER_API_TOKEN). */
   EFFECTOR_IDENTIFIER_TOKEN: z.string().min(1).optional(),
   /** Per call to the identifier; 2 tries a delivery, then the bus retries the delivery with backoff. */
@@ -189,6 +202,45 @@ function apiTokenIssue(config: EffectorConfig): ConfigIssue | null {
   return null;
 }
 
+/**
+ * Production checks every report against the identifier's own record unless explicitly told not to:
+ * an unset URL is a forgotten setting, not a decision. Development keeps trusting reports (with a warning).
+ */
+function identifierCheckIssue(env: NodeJS.ProcessEnv): (config: EffectorConfig) => ConfigIssue | null {
+  return (config) => {
+    if (config.EFFECTOR_IDENTIFIER_CHECK === 'off' && config.EFFECTOR_IDENTIFIER_URL !== undefined)
+      return { key: 'EFFECTOR_IDENTIFIER_CHECK', message: 'is off but EFFECTOR_IDENTIFIER_URL is set: unset one of them' };
+    if (env.BUS_PROFILE !== 'production' || config.EFFECTOR_IDENTIFIER_URL !== undefined || config.EFFECTOR_IDENTIFIER_CHECK === 'off')
+      return null;
+    return {
+      key: 'EFFECTOR_IDENTIFIER_URL',
+      message:
+        "is required with BUS_PROFILE=production (reports are checked against the identifier's record); " +
+        'a deployment without an identifier API sets EFFECTOR_IDENTIFIER_CHECK=off instead',
+    };
+  };
+}
+
+/** What the effector logs at start-up about the identifier check, when it is not on (null: on). */
+export function identifierCheckWarning(
+  config: Pick<EffectorConfig, 'EFFECTOR_IDENTIFIER_URL' | 'EFFECTOR_IDENTIFIER_CHECK'>,
+): string | null {
+  if (config.EFFECTOR_IDENTIFIER_URL !== undefined) return null;
+  if (config.EFFECTOR_IDENTIFIER_CHECK === 'off')
+    return "effector: EFFECTOR_IDENTIFIER_CHECK=off; reports are acted on without checking them against the identifier's record (anyone who can write the reports topic can make the effector act)";
+  return "effector: no EFFECTOR_IDENTIFIER_URL set; reports are acted on without checking them against the identifier's record (anyone who can write the reports topic can make the effector act: development only)";
+}
+
+/** Roles name callers that have a token: a typo would otherwise leave the intended caller locked out unnoticed. */
+function apiRolesIssue(config: EffectorConfig): ConfigIssue | null {
+  if (config.EFFECTOR_API_ROLES === undefined) return null;
+  const callers = new Set(Object.keys(effectorNamedTokens(config)));
+  const unknown = Object.keys(config.EFFECTOR_API_ROLES).filter((name) => !callers.has(name));
+  return unknown.length === 0
+    ? null
+    : { key: 'EFFECTOR_API_ROLES', message: `names callers with no EFFECTOR_API_TOKENS entry: ${unknown.join(', ')}` };
+}
+
 /** The default of EFFECTOR_ES_REQUEST_TIMEOUT_MS: a lease renewal may take this long to land. */
 export const ES_REQUEST_TIMEOUT_MS = 30_000;
 /** Slack on top of a renewal's round trip (clock skew between replicas, the event loop). */
@@ -235,8 +287,10 @@ export function effectorConfigFromEnv(env: NodeJS.ProcessEnv): EffectorConfig {
   return parseWorkerEnv('effector', EffectorConfigSchema, env, [
     elasticsearchCredentialsIssue,
     apiTokenIssue,
+    apiRolesIssue,
     leaseIssue,
     verifySamplingIssue,
+    identifierCheckIssue(env),
   ]);
 }
 

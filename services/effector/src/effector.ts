@@ -182,6 +182,20 @@ export class Effector {
 
   /** What `immune rollback <target>` will change (dry run) or changed. */
   rollback(target: string, options: { dryRun: boolean; actor: string }): Promise<RollbackPlan> {
-    return this.rollbacks.run(target, options);
+    if (options.dryRun) return this.rollbacks.run(target, options);
+    // In the incident's turn, as a repair of it would be: never interleaved with this process's own
+    // work on the incident (other replicas' is refused by the rollback's in-flight check).
+    return this.rollbacks.incidentOf(target).then((incidentId) => {
+      if (incidentId === null) return this.rollbacks.run(target, options);
+      const previous = this.chains.get(incidentId) ?? Promise.resolve();
+      const next = previous.catch(() => undefined).then(() => this.rollbacks.run(target, options));
+      this.chains.set(incidentId, next);
+      void next
+        .finally(() => {
+          if (this.chains.get(incidentId) === next) this.chains.delete(incidentId);
+        })
+        .catch(() => undefined);
+      return next;
+    });
   }
 }

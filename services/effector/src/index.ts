@@ -12,6 +12,7 @@ export { startEffectorWorker, type EffectorWorker, type EffectorWorkerOptions } 
 export {
   effectorConfigFromEnv,
   effectorIndices,
+  identifierCheckWarning,
   verificationSampling,
   EffectorConfigSchema,
   EFFECTOR_VERSION,

@@ -20,7 +20,14 @@ import {
   traceHeaders,
   workerHttpApp,
 } from '@rag-immune/worker-runtime';
-import { EFFECTOR_VERSION, effectorIndices, effectorNamedTokens, verificationSampling, type EffectorConfig } from './config.ts';
+import {
+  EFFECTOR_VERSION,
+  effectorIndices,
+  effectorNamedTokens,
+  identifierCheckWarning,
+  verificationSampling,
+  type EffectorConfig,
+} from './config.ts';
 import { IdentifierRecordClient } from './admission/identifier-records.ts';
 import { ComponentRateClaims } from './breaker/rate-claims.ts';
 import { Effector, type IncidentOutcome } from './effector.ts';
@@ -112,10 +119,8 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
         ...(config.EFFECTOR_IDENTIFIER_TOKEN ? { token: config.EFFECTOR_IDENTIFIER_TOKEN } : {}),
       })
     : null;
-  if (identifierRecords === null)
-    logger.warn(
-      "effector: no EFFECTOR_IDENTIFIER_URL set; reports are acted on without checking them against the identifier's record (anyone who can write the reports topic can make the effector act: development only)",
-    );
+  const identifierWarning = identifierCheckWarning(config);
+  if (identifierWarning !== null) logger.warn({ EFFECTOR_IDENTIFIER_CHECK: config.EFFECTOR_IDENTIFIER_CHECK ?? null }, identifierWarning);
 
   const headers = { 'user-agent': `rag-immune-effector/${EFFECTOR_VERSION}`, ...config.EFFECTOR_RAG_HEADERS };
   const online = ragClientWithHeaders(config.EFFECTOR_ONLINE_RAG_URL, headers, config.EFFECTOR_RAG_TIMEOUT_MS);
@@ -195,7 +200,7 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     registry,
     logger,
     health: () => ({ ready, detail: { policy_version: policy.policy_version } }),
-    routes: effectorRoutes({ effector, ...stores }),
+    routes: effectorRoutes({ effector, ...stores, roles: config.EFFECTOR_API_ROLES ?? null }),
     // EFFECTOR_API_TOKENS names each caller (the audit's actor); the shared EFFECTOR_API_TOKEN does not.
     auth: bearerAuth({
       worker: 'effector',

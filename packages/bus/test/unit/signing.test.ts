@@ -36,9 +36,9 @@ function refusal(verifier: EventVerifier, headers: Record<string, string | Buffe
   assert.fail('the message was accepted');
 }
 
-test('a signed message verifies; its header names the version and the key id', () => {
-  const signature = new EventSigner(OLD).sign(TOPIC, KEY, VALUE);
-  assert.match(signature, /^v1;identifier@0\.1\.0;[A-Za-z0-9+/]{43}=$/);
+test('a signed message verifies; its header names the version, the key id and the signing time', () => {
+  const signature = new EventSigner(OLD).sign(TOPIC, KEY, VALUE, 1_765_000_000_123);
+  assert.match(signature, /^v2;identifier@0\.1\.0;1765000000123;[A-Za-z0-9+/]{43}=$/);
   assert.equal(new EventVerifier([OLD]).verify(TOPIC, Buffer.from(KEY), VALUE, { [SIGNATURE_HEADER]: Buffer.from(signature) }), OLD.keyId);
 });
 
@@ -68,7 +68,8 @@ test('unsigned, unknown-key and malformed signatures are refused with their reas
   assert.equal(refusal(verifier, { 'x-event-id': 'e1' }), 'unsigned');
   assert.equal(refusal(verifier, { [SIGNATURE_HEADER]: new EventSigner(NEW).sign(TOPIC, KEY, VALUE) }), 'unknown_signing_key');
   const good = new EventSigner(OLD).sign(TOPIC, KEY, VALUE);
-  assert.equal(refusal(verifier, { [SIGNATURE_HEADER]: good.replace('v1;', 'v2;') }), 'bad_signature');
+  assert.equal(refusal(verifier, { [SIGNATURE_HEADER]: good.replace('v2;', 'v3;') }), 'bad_signature');
+  assert.equal(refusal(verifier, { [SIGNATURE_HEADER]: good.replace('v2;', 'v1;') }), 'bad_signature');
   assert.equal(refusal(verifier, { [SIGNATURE_HEADER]: `${good};extra` }), 'bad_signature');
   assert.equal(refusal(verifier, { [SIGNATURE_HEADER]: `v1;${OLD.keyId};AAAA` }), 'bad_signature');
   assert.equal(refusal(verifier, { [SIGNATURE_HEADER]: [good, good] }), 'bad_signature');
@@ -173,4 +174,40 @@ test('the publisher signs the exact bytes it sends, to the topic it sends them t
   // Unsigned when no key is configured (development).
   await new EventPublisher(client, catalog).publish('reports', report);
   assert.equal(batches[1]?.messages[0]?.headers?.[SIGNATURE_HEADER], undefined);
+});
+
+test('BUS_TOPIC_PRODUCERS: each topic names its producing worker; a bad entry is refused naming the variable', () => {
+  assert.equal(busConfigFromEnv(env, 'test').topicProducers, undefined);
+  assert.deepEqual(busConfigFromEnv({ ...env, BUS_TOPIC_PRODUCERS: 'reports=identifier-eu' }, 'test').topicProducers, {
+    probes: 'sentinel',
+    reports: 'identifier-eu',
+    actions: 'effector',
+  });
+  assert.deepEqual(failingKeys({ BUS_TOPIC_PRODUCERS: 'alerts=identifier' }), ['BUS_TOPIC_PRODUCERS']);
+  assert.deepEqual(failingKeys({ BUS_TOPIC_PRODUCERS: 'reports=' }), ['BUS_TOPIC_PRODUCERS']);
+  assert.deepEqual(failingKeys({ BUS_TOPIC_PRODUCERS: 'reports=identifier@0.1.0' }), ['BUS_TOPIC_PRODUCERS']);
+});
+
+test("verifyFrom accepts a topic's events only from its producer's keys, whatever their version", () => {
+  const verifier = new EventVerifier([
+    OLD,
+    NEW,
+    { keyId: 'sentinel@0.1.0', secret: 's'.repeat(40) },
+    { keyId: 'identifier', secret: 'i'.repeat(40) },
+  ]);
+  const sign = (key: { keyId: string; secret: string }) => ({ [SIGNATURE_HEADER]: new EventSigner(key).sign(TOPIC, KEY, VALUE) });
+  assert.equal(verifier.verifyFrom('reports', TOPIC, KEY, VALUE, sign(OLD)), OLD.keyId);
+  assert.equal(verifier.verifyFrom('reports', TOPIC, KEY, VALUE, sign(NEW)), NEW.keyId);
+  assert.equal(verifier.verifyFrom('reports', TOPIC, KEY, VALUE, sign({ keyId: 'identifier', secret: 'i'.repeat(40) })), 'identifier');
+  const sentinelSigned = sign({ keyId: 'sentinel@0.1.0', secret: 's'.repeat(40) });
+  assert.throws(
+    () => verifier.verifyFrom('reports', TOPIC, KEY, VALUE, sentinelSigned),
+    (error: unknown) => error instanceof PoisonMessageError && error.reason === 'wrong_producer',
+  );
+  // A key whose worker name merely starts like the producer's is another worker.
+  const lookalike = new EventVerifier([{ keyId: 'identifier-x@1', secret: 'x'.repeat(40) }]);
+  assert.throws(
+    () => lookalike.verifyFrom('reports', TOPIC, KEY, VALUE, sign({ keyId: 'identifier-x@1', secret: 'x'.repeat(40) })),
+    (error: unknown) => error instanceof PoisonMessageError && error.reason === 'wrong_producer',
+  );
 });

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EachMessagePayload, Kafka, Message } from 'kafkajs';
-import { exampleProbeResult, type ProbeResult } from '@rag-immune/contracts';
+import { exampleProbeResult, exampleRootCauseReport, type TopicId } from '@rag-immune/contracts';
 import {
   busDefaults,
   parseBusConfig,
@@ -24,10 +24,10 @@ const TOPIC = 'rag-sentinel-probes';
 const VALUE = Buffer.concat([Buffer.from([0, 0, 0, 0, 1]), Buffer.from('avro')]);
 
 /** A subscriber on a stand-in client; `deliver` runs one message through it. */
-async function harness(config: BusConfig) {
+async function harness(config: BusConfig, topic: TopicId = 'probes') {
   let eachMessage: ((payload: EachMessagePayload) => Promise<void>) | undefined;
   const parked: Message[] = [];
-  const handled: ProbeResult[] = [];
+  const handled: unknown[] = [];
   let decoded = 0;
   const client = {
     consumer: () => ({
@@ -54,11 +54,11 @@ async function harness(config: BusConfig) {
   const catalog = {
     decode: async () => {
       decoded += 1;
-      return exampleProbeResult(`probe-${decoded}`);
+      return topic === 'reports' ? exampleRootCauseReport() : exampleProbeResult(`probe-${decoded}`);
     },
   } as unknown as SchemaCatalog;
   const subscriber = new EventSubscriber(client, catalog, config, {
-    topic: 'probes',
+    topic,
     groupId: 'g',
     handle: async (event) => {
       handled.push(event);
@@ -120,6 +120,65 @@ test('without verify keys (development), unsigned messages are handled as before
   try {
     await h.deliver({});
     assert.equal(h.parked.length, 0);
+    assert.equal(h.handled.length, 1);
+  } finally {
+    await h.stop();
+  }
+});
+
+test("a key signs only its own worker's topic: a report signed with the sentinel's (or the effector's) key is dead-lettered as wrong_producer", async () => {
+  const identifier = { keyId: 'identifier@0.1.0', secret: 'identifier-secret-0123456789abcdef0123' };
+  const effector = { keyId: 'effector@0.1.0', secret: 'effector-secret-0123456789abcdef012345' };
+  const reports = 'rag-identifiers-reports';
+  // Every consumer holds every producer's key (one verify-keys Secret): the signatures below all verify.
+  const h = await harness(parseBusConfig({ ...base, verifyKeys: [KEY, identifier, effector] }), 'reports');
+  try {
+    const signedBy = (key: typeof KEY) => ({ [SIGNATURE_HEADER]: new EventSigner(key).sign(reports, 'incident-1', VALUE) });
+    await h.deliver({ 'x-case': 'sentinel', ...signedBy(KEY) }, 'incident-1', VALUE, reports);
+    await h.deliver({ 'x-case': 'effector', ...signedBy(effector) }, 'incident-1', VALUE, reports);
+    await h.deliver({ 'x-case': 'identifier', ...signedBy(identifier) }, 'incident-1', VALUE, reports);
+    const reasons = h.parked.map((m) => [m.headers?.['x-case']?.toString(), m.headers?.[DeadLetterHeaders.reason]?.toString()]);
+    assert.deepEqual(reasons, [
+      ['sentinel', 'wrong_producer'],
+      ['effector', 'wrong_producer'],
+    ]);
+    assert.match(
+      h.parked[0]?.headers?.[DeadLetterHeaders.detail]?.toString() ?? '',
+      /sentinel@0\.1\.0.*reports events are produced by identifier/,
+    );
+    assert.equal(h.decodedCount(), 1);
+    assert.equal(h.handled.length, 1);
+  } finally {
+    await h.stop();
+  }
+});
+
+test('BUS_TOPIC_PRODUCERS names another producer: its key is then the one accepted', async () => {
+  const h = await harness(
+    parseBusConfig({ ...base, verifyKeys: [KEY], topicProducers: { probes: 'canary', reports: 'identifier', actions: 'effector' } }),
+  );
+  try {
+    await h.deliver({ [SIGNATURE_HEADER]: new EventSigner(KEY).sign(TOPIC, 'probe-a', VALUE) });
+    assert.equal(h.parked[0]?.headers?.[DeadLetterHeaders.reason]?.toString(), 'wrong_producer');
+    assert.equal(h.handled.length, 0);
+  } finally {
+    await h.stop();
+  }
+});
+
+test("a replay signed longer ago than the topic's retention, or untimed, is dead-lettered with its reason; a fresh one is handled", async () => {
+  const h = await harness(parseBusConfig({ ...base, verifyKeys: [KEY] }));
+  try {
+    const signer = new EventSigner(KEY);
+    const eightDaysAgo = Date.now() - 8 * 24 * 3600 * 1000; // probes are kept 7 days
+    await h.deliver({ 'x-case': 'replayed', [SIGNATURE_HEADER]: signer.sign(TOPIC, 'probe-a', VALUE, eightDaysAgo) });
+    await h.deliver({ 'x-case': 'untimed', [SIGNATURE_HEADER]: signer.signUntimed(TOPIC, 'probe-a', VALUE) });
+    await h.deliver({ 'x-case': 'fresh', [SIGNATURE_HEADER]: signer.sign(TOPIC, 'probe-a', VALUE) });
+    const reasons = h.parked.map((m) => [m.headers?.['x-case']?.toString(), m.headers?.[DeadLetterHeaders.reason]?.toString()]);
+    assert.deepEqual(reasons, [
+      ['replayed', 'expired_signature'],
+      ['untimed', 'untimed_signature'],
+    ]);
     assert.equal(h.handled.length, 1);
   } finally {
     await h.stop();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PreconditionError, defineTool, repairCallOptions } from './repair-tool.ts';
+import { PreconditionError, defineTool, pinnedBackVersion, repairCallOptions, versionBeforePin } from './repair-tool.ts';
 
 /**
  * Pins the generator to the build the baseline runs (`POST /repair/generator/pin`). The contract has
@@ -23,15 +23,16 @@ export const pinGeneratorVersion = defineTool({
     if (!caps.repair_hooks.includes('generator_pin')) throw new PreconditionError('the RAG serves no generator_pin hook');
     if (caps.generator_versions && !caps.generator_versions.includes(args.version))
       throw new PreconditionError(`the RAG has no generator build ${args.version}`);
+    versionBeforePin(caps, 'generator');
   },
-  capture: async (ctx) => ({ version: (await ctx.online.capabilities()).active_versions?.generator ?? null }),
+  capture: async (ctx) => ({ version: versionBeforePin(await ctx.online.capabilities(), 'generator') }),
   execute: (ctx, args) => ctx.online.pinGenerator({ version: args.version }, repairCallOptions(ctx)),
   async verify(ctx, args) {
     const active = (await ctx.online.capabilities()).active_versions?.generator;
     return active === undefined || active === args.version ? null : `generator is ${active}, not ${args.version}`;
   },
   async undo(ctx, _args, prior) {
-    if (typeof prior.version === 'string') await ctx.online.pinGenerator({ version: prior.version }, { timeoutMs: ctx.timeoutMs });
+    await ctx.online.pinGenerator({ version: pinnedBackVersion(prior, 'version', 'generator') }, { timeoutMs: ctx.timeoutMs });
   },
   describeUndo: (args, prior) => [`generator pinned back from ${args.version} to ${String(prior.version)}`],
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PreconditionError, defineTool, repairCallOptions } from './repair-tool.ts';
+import { PreconditionError, defineTool, pinnedBackVersion, repairCallOptions, versionBeforePin } from './repair-tool.ts';
 
 /** Pins the reranker to the version the baseline runs (`POST /repair/reranker/pin`). */
 export const pinRerankerVersion = defineTool({
@@ -20,15 +20,16 @@ export const pinRerankerVersion = defineTool({
     if (!caps.repair_hooks.includes('reranker_pin')) throw new PreconditionError('the RAG serves no reranker_pin hook');
     if (caps.reranker_versions && !caps.reranker_versions.includes(args.version))
       throw new PreconditionError(`the RAG has no reranker version ${args.version}`);
+    versionBeforePin(caps, 'reranker');
   },
-  capture: async (ctx) => ({ version: (await ctx.online.capabilities()).active_versions?.reranker ?? null }),
+  capture: async (ctx) => ({ version: versionBeforePin(await ctx.online.capabilities(), 'reranker') }),
   execute: (ctx, args) => ctx.online.pinReranker({ version: args.version }, repairCallOptions(ctx)),
   async verify(ctx, args) {
     const active = (await ctx.online.capabilities()).active_versions?.reranker;
     return active === undefined || active === args.version ? null : `reranker is ${active}, not ${args.version}`;
   },
   async undo(ctx, _args, prior) {
-    if (typeof prior.version === 'string') await ctx.online.pinReranker({ version: prior.version }, { timeoutMs: ctx.timeoutMs });
+    await ctx.online.pinReranker({ version: pinnedBackVersion(prior, 'version', 'reranker') }, { timeoutMs: ctx.timeoutMs });
   },
   describeUndo: (args, prior) => [`reranker pinned back from ${args.version} to ${String(prior.version)}`],
 });

@@ -51,8 +51,43 @@ export class PreconditionError extends Error {
   }
 }
 
+/** The undo cannot succeed however often it is tried (its way back is gone, or was never recorded). */
+export class UndoImpossible extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UndoImpossible';
+  }
+}
+
 /** State captured before execute so undo can put it back (persisted with the action, survives a crash). */
 export type PriorState = Record<string, unknown>;
+
+type PinnedComponent = 'generator' | 'reranker' | 'parser';
+
+/**
+ * The build a pin replaces, as the RAG reports it (`active_versions` is optional in the contract).
+ * Without it the pin could never be undone: the tool is refused before it runs (preconditions), and
+ * capture refuses too, should the RAG stop saying between the two.
+ */
+export function versionBeforePin(
+  capabilities: { active_versions?: Partial<Record<PinnedComponent, string>> | undefined },
+  component: PinnedComponent,
+): string {
+  const active = capabilities.active_versions?.[component];
+  if (typeof active !== 'string' || active === '')
+    throw new PreconditionError(`the RAG does not say which ${component} build it runs now: a pin could not be undone`);
+  return active;
+}
+
+/** The build to pin back to on undo; none recorded fails the undo for good (a person looks) rather than do nothing. */
+export function pinnedBackVersion(prior: PriorState, field: string, component: PinnedComponent): string {
+  const version = prior[field];
+  if (typeof version !== 'string' || version === '')
+    throw new UndoImpossible(
+      `no ${component} build was recorded before the pin (${field}: ${JSON.stringify(version ?? null)}): it cannot be pinned back`,
+    );
+  return version;
+}
 
 /**
  * One repair behind one interface: a versioned zod input schema, preconditions, whether it writes to

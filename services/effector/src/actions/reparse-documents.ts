@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { PreconditionError, defineTool, scopedKnowledgeIds, repairCallOptions } from './repair-tool.ts';
+import {
+  PreconditionError,
+  defineTool,
+  pinnedBackVersion,
+  scopedKnowledgeIds,
+  repairCallOptions,
+  versionBeforePin,
+} from './repair-tool.ts';
 
 /** Pins the parser to the baseline's build and re-parses the affected knowledge with it (`POST /repair/parser`). */
 export const reparseDocuments = defineTool({
@@ -21,8 +28,9 @@ export const reparseDocuments = defineTool({
     if (!caps.repair_hooks.includes('parser')) throw new PreconditionError('the RAG serves no parser hook');
     if (caps.parser_versions && !caps.parser_versions.includes(args.parser_version))
       throw new PreconditionError(`the RAG has no parser build ${args.parser_version}`);
+    versionBeforePin(caps, 'parser');
   },
-  capture: async (ctx) => ({ parser_version: (await ctx.online.capabilities()).active_versions?.parser ?? null }),
+  capture: async (ctx) => ({ parser_version: versionBeforePin(await ctx.online.capabilities(), 'parser') }),
   execute: (ctx, args) =>
     ctx.online.repairParser({ version: args.parser_version, knowledge_ids: args.knowledge_ids }, repairCallOptions(ctx)),
   async verify(ctx, args) {
@@ -31,8 +39,7 @@ export const reparseDocuments = defineTool({
   },
   async undo(ctx, _args, prior) {
     // Only the pin: the re-parsed chunks come back with the snapshot.
-    if (typeof prior.parser_version === 'string')
-      await ctx.online.repairParser({ version: prior.parser_version }, { timeoutMs: ctx.timeoutMs });
+    await ctx.online.repairParser({ version: pinnedBackVersion(prior, 'parser_version', 'parser') }, { timeoutMs: ctx.timeoutMs });
   },
   describeUndo: (args, prior) => [
     `parser pinned back from ${args.parser_version} to ${String(prior.parser_version)}`,

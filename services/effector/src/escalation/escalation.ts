@@ -19,7 +19,9 @@ export type EscalationReason =
   /** A repair needed a snapshot and the collection's snapshots already fill EFFECTOR_SNAPSHOT_BUDGET_BYTES. */
   | 'snapshot_budget'
   /** A repair healed part of its cause's probes and is kept; nothing planned healed the rest. */
-  | 'partial_recovery';
+  | 'partial_recovery'
+  /** The repair's probes showed no anomaly just before it would have run: it was not run. */
+  | 'nothing_to_repair';
 
 /**
  * Handing an incident to a human: undo whatever of it is still in flight, record and publish an

@@ -8,6 +8,7 @@ import type { SnapshotStore } from '../snapshots/snapshot-store.ts';
 import type { ActionStore } from '../state/action-store.ts';
 import type { AuditEntry, AuditLog } from '../state/audit-log.ts';
 import { MODES, type ModeStore } from '../state/mode-store.ts';
+import { requireRole, type ApiRole, type ApiRoles } from './api-roles.ts';
 
 export interface RouteDeps {
   effector: Effector;
@@ -16,6 +17,8 @@ export interface RouteDeps {
   grants: GrantStore;
   modes: ModeStore;
   audit: AuditLog;
+  /** EFFECTOR_API_ROLES; null or absent: every authenticated caller may do everything. */
+  roles?: ApiRoles;
 }
 
 /** Who runs a manual command, and whether the API authenticated that name or only heard it claimed. */
@@ -92,6 +95,21 @@ export function effectorRoutes(deps: RouteDeps): (app: Express) => void {
     // Runs each request's handler with its actor in scope (after auth and body parsing), so audit
     // entries written by the effector's operator code carry the actor's provenance.
     app.use((req, res, next) => requestActor.run(actorOf(req, res), next));
+    // A command refused for want of a role is audit-logged like any other refusal.
+    const may = (role: ApiRole) =>
+      requireRole(deps.roles ?? null, role, (caller, req) =>
+        deps.audit.record({
+          actor: caller,
+          command: `${req.method} ${req.path}`,
+          target: req.path,
+          outcome: 'refused',
+          detail: { missing_role: role },
+        }),
+      );
+    app.get(['/actions', '/snapshots', '/grants', '/mode', '/audit'], may('read'));
+    app.post(['/rollback', '/incidents/:id/reopen'], may('operate'));
+    app.put('/mode', may('operate'));
+    app.post(['/grants/:key/approve', '/grants/:key/deny'], may('grant'));
     app.get('/actions', async (req, res) => {
       const incident = typeof req.query.incident === 'string' ? req.query.incident : undefined;
       res.json({ actions: await deps.actions.list(incident ? { incident } : {}) });

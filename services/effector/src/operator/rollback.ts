@@ -45,6 +45,16 @@ export class Rollback {
     private readonly undoer: Undoer,
   ) {}
 
+  /** The incident a rollback target belongs to (an action's, a snapshot's, or the incident itself); null when none. */
+  async incidentOf(target: string): Promise<string | null> {
+    const { deps } = this;
+    const byId = (await deps.actions.getById(target)) ?? (await deps.actions.get(target));
+    if (byId) return byId.doc.incident_id;
+    const snapshot = await deps.snapshots.get(target);
+    if (snapshot) return snapshot.incident_id;
+    return (await deps.actions.list({ incident: target })).length > 0 ? target : null;
+  }
+
   async run(target: string, options: { dryRun: boolean; actor: string }): Promise<RollbackPlan> {
     const { deps } = this;
     const byId = (await deps.actions.getById(target)) ?? (await deps.actions.get(target));
@@ -74,13 +84,17 @@ export class Rollback {
         409,
         `cannot roll back ${target}: ${gone.map(deletedSnapshot).join('; ')} (EFFECTOR_SNAPSHOT_KEEP_LAST / EFFECTOR_SNAPSHOT_KEEP_WITHIN_DAYS); a person must restore the collection another way`,
       );
+    // Another repair working on the collection would be raced (its undo restores over ours, or ours over its change).
+    await this.refuseInFlight(target, actions);
     if (kind === 'snapshot' && snapshot) {
       plan.steps.push({
         action_id: snapshot.action_id,
         tool: null,
         incident_id: snapshot.incident_id,
         changes: [
+          `a snapshot of collection ${snapshot.collection} as it is now is taken first (the way back from this restore)`,
           `collection ${snapshot.collection} restored from snapshot ${snapshot.snapshot_id} (${snapshot.points_count} points, taken ${snapshot.created_at})`,
+          ...(snapshot.incident_id ? [`incident ${snapshot.incident_id} held for a human (no repair until it is re-opened)`] : []),
         ],
       });
     } else {
@@ -112,8 +126,7 @@ export class Rollback {
     }
     try {
       if (kind === 'snapshot' && snapshot) {
-        await deps.snapshots.restore(snapshot);
-        deps.metrics.rollbacks.inc({ trigger: 'manual' });
+        await this.restoreSnapshot(snapshot, plan, options.actor, target);
       } else {
         for (const step of plan.steps) await this.undoStep(step, options.actor, target);
       }
@@ -135,6 +148,53 @@ export class Rollback {
       `manual rollback of ${kind} ${target}`,
     );
     return plan;
+  }
+
+  /**
+   * A manual restore has a way back, and nothing repairs on top of it or under it: the snapshot's
+   * incident is held for a human first (no revision plans a repair meanwhile), the in-flight check is
+   * made again after the hold (a repair that started in between refuses it), then the collection as
+   * it is now is snapshotted (its id is in the plan: `immune rollback <id>` undoes this restore), and
+   * only then restored. A failed safety snapshot refuses the restore.
+   */
+  private async restoreSnapshot(snapshot: SnapshotRecord, plan: RollbackPlan, actor: string, target: string): Promise<void> {
+    const { deps } = this;
+    if (snapshot.incident_id)
+      await deps.incidents.holdForHuman(snapshot.incident_id, `manual restore of snapshot ${snapshot.snapshot_id} by ${actor}`);
+    await this.refuseInFlight(target, []);
+    const wayBack = await deps.snapshots.create(snapshot.collection, snapshot.incident_id, null);
+    plan.steps[0]?.changes.splice(
+      0,
+      1,
+      `collection ${snapshot.collection} as it was is kept as snapshot ${wayBack.snapshot_id} (immune rollback ${wayBack.snapshot_id} undoes this restore)`,
+    );
+    await deps.snapshots.restore(snapshot);
+    deps.metrics.rollbacks.inc({ trigger: 'manual' });
+  }
+
+  /**
+   * 409 while a repair is in flight on the collection (every repair of this effector works on
+   * EFFECTOR_QDRANT_COLLECTION): started, executed or undoing (a dead replica's too: the recovery
+   * sweep resets it), or planned under a live claim (taking its snapshot). Those being rolled back and
+   * one held for a human after an inconclusive verification (nothing works on it) do not count.
+   */
+  private async refuseInFlight(target: string, own: readonly ActionDoc[]): Promise<void> {
+    const { deps } = this;
+    const mine = new Set(own.map((a) => a.key));
+    const now = Date.now();
+    const busy = (await deps.actions.list({ statuses: ['planned', 'started', 'executed', 'undoing'] })).filter(
+      (a) =>
+        !mine.has(a.key) &&
+        !(a.status === 'executed' && (a.hold_reason ?? null) !== null && a.lease_until === null) &&
+        (a.status !== 'planned' || (a.lease_until ?? 0) > now),
+    );
+    if (busy.length > 0)
+      throw new RollbackRefused(
+        409,
+        `cannot roll back ${target} now: a repair is in flight on collection ${deps.collection} (${busy
+          .map((a) => `${a.tool} ${a.action_id} ${a.status} for ${a.incident_id}`)
+          .join(', ')}); try again once it has finished`,
+      );
   }
 
   /** 409 when the action's tool says its undo cannot run now (its way back deleted, or a later change owns the state). */

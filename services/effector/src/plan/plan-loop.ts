@@ -248,8 +248,14 @@ export class PlanLoop {
       if (d.status === 'failed' || d.status === 'rolled_back') continue;
       if (IN_FLIGHT.has(d.status)) {
         if (d.owner !== deps.instanceId && (d.lease_until ?? 0) > Date.now()) return 'in_progress_elsewhere';
-        v = await this.undoer.resetToBefore(v, tool, ctx, 'resume after an interrupted execution');
-        if (v === null) return 'contended';
+        const reset = await this.undoer.resetToBefore(v, tool, ctx, 'resume after an interrupted execution');
+        if (reset.status === 'contended') return 'contended';
+        if (reset.status === 'undo_failed') {
+          // Never re-run on a collection that was not put back: a person decides.
+          await this.escalation.escalate(report, `the interrupted ${tool.name} could not be put back: ${reset.message}`, 'undo_failed');
+          return 'escalated';
+        }
+        v = reset.v;
       }
       if (tool.terminal) {
         // With other causes still to repair, the page for the rest waits until they are (runCauses).
@@ -286,6 +292,15 @@ export class PlanLoop {
       if (outcome === 'undo_pending') return 'undo_pending';
       if (outcome === 'undo_failed') {
         await this.escalation.escalate(report, `the undo of the failed ${tool.name} could not be done`, 'undo_failed');
+        return 'escalated';
+      }
+      if (outcome === 'nothing_to_repair') {
+        // Not run on a hunch: a person looks at why the identifier named probes that answer well now.
+        await this.escalation.escalate(
+          report,
+          `${tool.name}: its probes showed no anomaly before the repair; not run`,
+          'nothing_to_repair',
+        );
         return 'escalated';
       }
       if (outcome === 'snapshot_budget') {

@@ -8,7 +8,7 @@ import type { SnapshotPruner } from '../snapshots/snapshot-pruning.ts';
 import type { ActionDoc, ActionLease, Versioned } from '../state/action-store.ts';
 import { hasSeveralCauses } from '../verify/cause-scope.ts';
 import { VerificationTimeoutError, verdictOf, type ProbeMeasurement } from '../verify/recovery-verifier.ts';
-import { judgeRepair, verificationOutcome } from '../verify/repair-judgement.ts';
+import { judgeRepair, nothingToRepair, verificationOutcome } from '../verify/repair-judgement.ts';
 import type { Undoer } from './undo.ts';
 
 type Failure = NonNullable<RepairAction['failure']>;
@@ -21,7 +21,17 @@ export type Grant = RepairAction['grant'];
  * healed some of its cause's probes and made none worse: kept (`succeeded`, verification outcome
  * `partial`), not undone; the rest is the plan's to handle.
  */
-export type RunOutcome = 'succeeded' | 'failed' | 'contended' | 'undo_pending' | 'undo_failed' | 'held' | 'snapshot_budget' | 'partial';
+export type RunOutcome =
+  | 'succeeded'
+  | 'failed'
+  | 'contended'
+  | 'undo_pending'
+  | 'undo_failed'
+  | 'held'
+  | 'snapshot_budget'
+  | 'partial'
+  /** Not run: its cause's probes showed no anomaly just before (see nothingToRepair). */
+  | 'nothing_to_repair';
 
 class Interrupted extends Error {}
 
@@ -144,6 +154,12 @@ export class ActionRunner {
         reason: error instanceof VerificationTimeoutError ? 'timeout' : 'verification_failed',
         message: `before-repair probes: ${errorMessage(error)}`,
       });
+    }
+    // A repair on healthy probes heals nothing and would verify as "recovered": not run (nothing captured, no snapshot).
+    const healthy = nothingToRepair(before);
+    if (healthy !== null) {
+      await fail({ reason: 'policy_denied', message: healthy });
+      return 'nothing_to_repair';
     }
     let prior: PriorState;
     try {

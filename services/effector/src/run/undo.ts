@@ -1,6 +1,6 @@
 import { RagHttpError } from '@rag-immune/rag-contract';
 import { healingLog, testPause } from '@rag-immune/worker-runtime';
-import type { PriorState, RepairTool, ToolContext } from '../actions/repair-tool.ts';
+import { UndoImpossible, type PriorState, type RepairTool, type ToolContext } from '../actions/repair-tool.ts';
 import { errorMessage, type EffectorDeps } from '../effector-deps.ts';
 import type { ActionEvents } from '../events/action-events.ts';
 import type { ActionDoc, Versioned } from '../state/action-store.ts';
@@ -17,13 +17,14 @@ export type UndoOutcome =
   | { status: 'undo_failed'; message: string }
   | { status: 'contended' };
 
-/** The undo cannot succeed however often it is tried (its way back is gone). */
-export class UndoImpossible extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UndoImpossible';
-  }
-}
+export { UndoImpossible };
+
+/** What putting an interrupted action back to its before state came to. */
+export type ResetOutcome =
+  | { status: 'reset'; v: Versioned<ActionDoc> }
+  | { status: 'contended' }
+  /** Its before state cannot be restored: the action is `failed` with why; the incident must go to a human. */
+  | { status: 'undo_failed'; message: string };
 
 type UndoDeps = Pick<EffectorDeps, 'actions' | 'snapshots' | 'metrics' | 'logger' | 'instanceId' | 'leaseMs'>;
 
@@ -165,11 +166,15 @@ export class Undoer {
     return rolled;
   }
 
-  /** An action interrupted mid-flight (crash, expired lease): put the RAG back to its before state, then it runs again. */
-  async resetToBefore(v: Versioned<ActionDoc>, tool: RepairTool, ctx: ToolContext, reason: string): Promise<Versioned<ActionDoc> | null> {
+  /**
+   * An action interrupted mid-flight (crash, expired lease): put the RAG back to its before state, then
+   * it runs again. One whose before state cannot be restored (its snapshot record is gone, its tool
+   * recorded nothing to go back to) is failed with why, never re-run on top: the caller escalates.
+   */
+  async resetToBefore(v: Versioned<ActionDoc>, tool: RepairTool, ctx: ToolContext, reason: string): Promise<ResetOutcome> {
     const { deps } = this;
     const owned = await deps.actions.update(v, { owner: deps.instanceId, lease_until: Date.now() + deps.leaseMs });
-    if (owned === null) return null;
+    if (owned === null) return { status: 'contended' };
     const lease = deps.actions.hold(owned, { owner: deps.instanceId, leaseMs: deps.leaseMs });
     try {
       return await this.resetHeld(owned, tool, ctx, reason);
@@ -178,19 +183,22 @@ export class Undoer {
     }
   }
 
-  private async resetHeld(
-    owned: Versioned<ActionDoc>,
-    tool: RepairTool,
-    ctx: ToolContext,
-    reason: string,
-  ): Promise<Versioned<ActionDoc> | null> {
+  private async resetHeld(owned: Versioned<ActionDoc>, tool: RepairTool, ctx: ToolContext, reason: string): Promise<ResetOutcome> {
     const { deps } = this;
     const args = JSON.parse(owned.doc.args_json) as Record<string, unknown>;
     const prior = JSON.parse(owned.doc.prior_json ?? '{}') as PriorState;
-    await tool.undo(ctx, args, prior);
-    if (owned.doc.snapshot_id !== null) {
-      const record = await deps.snapshots.get(owned.doc.snapshot_id);
-      if (record) await deps.snapshots.restore(record);
+    try {
+      // The snapshot's record first: without it nothing is undone (a half reset would be neither state).
+      const record = owned.doc.snapshot_id === null ? null : await deps.snapshots.get(owned.doc.snapshot_id);
+      if (owned.doc.snapshot_id !== null && (record === null || record.status === 'deleted'))
+        throw new UndoImpossible(
+          `snapshot ${owned.doc.snapshot_id} is ${record === null ? 'not recorded' : 'deleted by retention'}: the collection cannot be restored`,
+        );
+      await tool.undo(ctx, args, prior);
+      if (record !== null) await deps.snapshots.restore(record);
+    } catch (error) {
+      if (!(error instanceof UndoImpossible)) throw error;
+      return this.failUnrestorable(owned, tool, `${reason}: ${tool.name} cannot be put back to its before state: ${error.message}`);
     }
     deps.metrics.rollbacks.inc({ trigger: 'recovery' });
     healingLog(
@@ -198,6 +206,22 @@ export class Undoer {
       { incident_id: owned.doc.incident_id, action_id: owned.doc.action_id, tool: tool.name },
       `${reason}: ${tool.name} put back to its before state, resuming`,
     );
-    return deps.actions.move(owned, 'planned', { owner: null, lease_until: null, resumes: owned.doc.resumes + 1 });
+    const planned = await deps.actions.move(owned, 'planned', { owner: null, lease_until: null, resumes: owned.doc.resumes + 1 });
+    return planned === null ? { status: 'contended' } : { status: 'reset', v: planned };
+  }
+
+  /** Loudly: failed with why (and published), for the caller to escalate; it may still be applied. */
+  private async failUnrestorable(owned: Versioned<ActionDoc>, tool: RepairTool, message: string): Promise<ResetOutcome> {
+    const { deps } = this;
+    deps.logger.error({ incident_id: owned.doc.incident_id, action_id: owned.doc.action_id, tool: tool.name }, `${message}: escalating`);
+    const failed = await deps.actions.move(owned, 'failed', {
+      failure: owned.doc.failure ?? { reason: 'tool_error', message },
+      rollback_reason: message,
+      lease_until: null,
+      finished_at: new Date().toISOString(),
+    });
+    if (failed === null) return { status: 'contended' };
+    await this.events.emit(failed.doc, 'failed');
+    return { status: 'undo_failed', message };
   }
 }

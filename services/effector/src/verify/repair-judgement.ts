@@ -21,6 +21,19 @@ export interface RepairJudgement {
   worsened: string[];
 }
 
+/**
+ * Why a repair must not run on these before-figures, or null when it may: every probe its cause
+ * explains already answers without an anomaly (the fault cleared, or the report names healthy probes),
+ * so there is nothing for it to heal, and a verification afterwards would find it "recovered" for
+ * having changed nothing. An inconclusive measurement (the baseline did not answer) says nothing
+ * either way: the repair runs and its verification decides.
+ */
+export function nothingToRepair(before: ProbeMeasurement): string | null {
+  if (before.inconclusive || !before.recovered) return null;
+  const group = before.group_probe_ids ?? before.probe_ids;
+  return `before the repair every probe of its cause answers without an anomaly against the baseline (${group.join(', ')}): nothing to repair`;
+}
+
 type Result = ProbeMeasurement['results'][number];
 const sick = (r: Result) => r.anomaly || r.online.call_status !== 'ok';
 

@@ -12,7 +12,17 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import type { EffectorWorker } from '../../src/index.ts';
 import { sleep } from '@rag-immune/test-kit';
-import { degradedQuestions, fault, lifecycle, questionsAbout, reportFor, startHarness, type Harness } from './harness.ts';
+import {
+  changedSinceBaseline,
+  degradedQuestions,
+  fault,
+  injectVectorCorruption,
+  lifecycle,
+  questionsAbout,
+  reportFor,
+  startHarness,
+  type Harness,
+} from './harness.ts';
 import { REPO_ROOT, processEnv } from './process.ts';
 
 let h: Harness;
@@ -100,76 +110,99 @@ test('a RAG refusing the repair hook (409): typed tool_error, the snapshot resto
     "policy_version: '9.1.0'\nbranches:\n  - id: source\n    when: { cause: [knowledge_source_failure] }\n    actions:\n" +
       '      - { tool: switch_to_backup_source, reason: backup }\n      - { tool: refresh_knowledge_source, reason: refresh }\n',
   );
-  const env = { EFFECTOR_ONLINE_RAG_URL: h.rags.baselineUrl, EFFECTOR_QDRANT_COLLECTION: collection, EFFECTOR_POLICY_FILE: sourceOnly };
-  await withWorker(env, async (worker) => {
-    const incident = `inc-refused-${h.run}`;
-    const ids = [...h.rags.knowledgeIds].filter((id) => id.startsWith('changelog/')).slice(0, 2);
-    await h.publishReport(reportFor(incident, 'knowledge_source_failure', 'knowledge_source', questionsAbout(ids).slice(0, 2), ids));
-    await h.waitFor(
-      (ev) => ev.some((e) => e.incident_id === incident && e.tool === 'refresh_knowledge_source'),
-      90_000,
-      'fallback planned',
-    );
-    const events = h.events.filter((e) => e.incident_id === incident);
-    assert.deepEqual(
-      events.map((e) => `${e.tool}:${e.status}`),
-      [
-        'switch_to_backup_source:planned',
-        'switch_to_backup_source:started',
-        'switch_to_backup_source:failed',
-        'switch_to_backup_source:rolled_back',
-        'refresh_knowledge_source:planned',
-      ],
-    );
-    const failed = events.find((e) => e.status === 'failed')!;
-    assert.equal(failed.failure?.reason, 'tool_error');
-    assert.match(failed.failure?.message ?? '', /409/);
-    assert.ok(failed.snapshot_id);
-    const snapshot = (
-      (await h.api(worker, 'GET', `/snapshots?incident=${incident}`)).json.snapshots as { status: string; points_count: number }[]
-    )[0];
-    assert.equal(snapshot?.status, 'restored');
-    assert.equal(snapshot?.points_count, pointsBefore);
-    assert.equal((await h.qdrant.count(collection, { exact: true })).count, pointsBefore);
-    let grants: { incident_id: string; tool: string }[] = [];
-    for (let i = 0; i < 100 && !grants.some((g) => g.incident_id === incident); i += 1) {
-      grants = (await h.api(worker, 'GET', '/grants?status=pending')).json.grants as { incident_id: string; tool: string }[];
-      await sleep(200);
-    }
-    assert.deepEqual(
-      grants.filter((g) => g.incident_id === incident).map((g) => g.tool),
-      ['refresh_knowledge_source'],
-      'irreversible: needs a grant even in auto mode',
-    );
+  // The probes must be anomalous before the repair (a repair of healthy probes is not run): the
+  // roles are swapped, the effector's baseline being the online RAG with a stale feed injected.
+  const env = {
+    EFFECTOR_ONLINE_RAG_URL: h.rags.baselineUrl,
+    EFFECTOR_BASELINE_RAG_URL: h.rags.onlineUrl,
+    EFFECTOR_QDRANT_COLLECTION: collection,
+    EFFECTOR_POLICY_FILE: sourceOnly,
+  };
+  const injected = await fault(h, 'POST', 'knowledge-source-failure', {
+    mode: 'stale',
+    stale_as_of: '2024-06-01T00:00:00Z',
+    scope: { knowledge_ids: changedSinceBaseline(h) },
   });
+  try {
+    await withWorker(env, async (worker) => {
+      const incident = `inc-refused-${h.run}`;
+      const ids = (injected.fault?.affected_knowledge_ids ?? []).filter((id) => id.startsWith('changelog/'));
+      const probes = await degradedQuestions(h, questionsAbout(ids), 2);
+      assert.ok(probes.length > 0, 'the stale feed changes some answers');
+      await h.publishReport(reportFor(incident, 'knowledge_source_failure', 'knowledge_source', probes, ids));
+      await h.waitFor(
+        (ev) => ev.some((e) => e.incident_id === incident && e.tool === 'refresh_knowledge_source'),
+        90_000,
+        'fallback planned',
+      );
+      const events = h.events.filter((e) => e.incident_id === incident);
+      assert.deepEqual(
+        events.map((e) => `${e.tool}:${e.status}`),
+        [
+          'switch_to_backup_source:planned',
+          'switch_to_backup_source:started',
+          'switch_to_backup_source:failed',
+          'switch_to_backup_source:rolled_back',
+          'refresh_knowledge_source:planned',
+        ],
+      );
+      const failed = events.find((e) => e.status === 'failed')!;
+      assert.equal(failed.failure?.reason, 'tool_error');
+      assert.match(failed.failure?.message ?? '', /409/);
+      assert.ok(failed.snapshot_id);
+      const snapshot = (
+        (await h.api(worker, 'GET', `/snapshots?incident=${incident}`)).json.snapshots as { status: string; points_count: number }[]
+      )[0];
+      assert.equal(snapshot?.status, 'restored');
+      assert.equal(snapshot?.points_count, pointsBefore);
+      assert.equal((await h.qdrant.count(collection, { exact: true })).count, pointsBefore);
+      let grants: { incident_id: string; tool: string }[] = [];
+      for (let i = 0; i < 100 && !grants.some((g) => g.incident_id === incident); i += 1) {
+        grants = (await h.api(worker, 'GET', '/grants?status=pending')).json.grants as { incident_id: string; tool: string }[];
+        await sleep(200);
+      }
+      assert.deepEqual(
+        grants.filter((g) => g.incident_id === incident).map((g) => g.tool),
+        ['refresh_knowledge_source'],
+        'irreversible: needs a grant even in auto mode',
+      );
+    });
+  } finally {
+    await fault(h, 'DELETE', 'knowledge-source-failure').catch(() => undefined);
+  }
 });
 
 test('Qdrant unreachable during the snapshot: snapshot_failed, the repair never runs, escalated', async () => {
-  await withWorker({ EFFECTOR_QDRANT_URL: 'http://127.0.0.1:9' }, async (worker) => {
-    const incident = `inc-noqdrant-${h.run}`;
-    const ids = [...h.rags.knowledgeIds].slice(0, 2);
-    await h.publishReport(reportFor(incident, 'vector_index_corruption', 'vector_index', questionsAbout(ids).slice(0, 2), ids));
-    await h.waitFor(settled(incident), 90_000, 'escalation');
-    const events = h.events.filter((e) => e.incident_id === incident);
-    assert.deepEqual(
-      events.map((e) => `${e.tool}:${e.status}:${e.failure?.reason ?? ''}`),
-      [
-        // No alias to switch: the blue/green reindex steps aside before any change (not a failed repair).
-        'reindex_into_new_collection:failed:policy_denied',
-        'reindex_knowledge:planned:',
-        'reindex_knowledge:failed:snapshot_failed',
-        'restore_collection_snapshot:failed:policy_denied',
-        'escalate_to_human:planned:',
-        'escalate_to_human:escalated:',
-      ],
-    );
-    assert.match(events[2]?.failure?.message ?? '', /snapshot of .* failed/);
-    const docs = (await h.api(worker, 'GET', `/actions?incident=${incident}`)).json.actions as { executions: number }[];
-    assert.ok(
-      docs.every((d) => d.executions === 0),
-      'nothing executed',
-    );
-  });
+  // Anomalous probes: a repair of healthy ones would not reach its snapshot.
+  const { affected, probes } = await injectVectorCorruption(h);
+  try {
+    await withWorker({ EFFECTOR_QDRANT_URL: 'http://127.0.0.1:9' }, async (worker) => {
+      const incident = `inc-noqdrant-${h.run}`;
+      await h.publishReport(reportFor(incident, 'vector_index_corruption', 'vector_index', probes, affected));
+      await h.waitFor(settled(incident), 90_000, 'escalation');
+      const events = h.events.filter((e) => e.incident_id === incident);
+      assert.deepEqual(
+        events.map((e) => `${e.tool}:${e.status}:${e.failure?.reason ?? ''}`),
+        [
+          // No alias to switch: the blue/green reindex steps aside before any change (not a failed repair).
+          'reindex_into_new_collection:failed:policy_denied',
+          'reindex_knowledge:planned:',
+          'reindex_knowledge:failed:snapshot_failed',
+          'restore_collection_snapshot:failed:policy_denied',
+          'escalate_to_human:planned:',
+          'escalate_to_human:escalated:',
+        ],
+      );
+      assert.match(events[2]?.failure?.message ?? '', /snapshot of .* failed/);
+      const docs = (await h.api(worker, 'GET', `/actions?incident=${incident}`)).json.actions as { executions: number }[];
+      assert.ok(
+        docs.every((d) => d.executions === 0),
+        'nothing executed',
+      );
+    });
+  } finally {
+    await fault(h, 'DELETE', 'vector-index-corruption').catch(() => undefined);
+  }
 });
 
 test('verification probes timing out: typed timeout, the pin undone; after the failure limit the breaker escalates and alerts', async () => {

@@ -59,7 +59,8 @@ function gatedTool(name: string, options: { preconditions?: () => Promise<void> 
 test('at most EFFECTOR_MAX_CONCURRENT_REPAIRS repairs run at once; the others wait and start in the order they came', async () => {
   const gated = gatedTool('slow_fix');
   const loop = await startLoop({ tools: [], realTools: [gated.tool], maxConcurrentRepairs: 2 });
-  loop.rag.healthy = true; // the fake verifier then reads every repair as recovered
+  // An incident's probes answer well once its repair has executed: sick before (a repair of healthy probes is not run).
+  loop.rag.healthyIncident = (id) => gated.started.includes(id) && !gated.running.has(id);
   const incidents = ['inc-b1', 'inc-b2', 'inc-b3', 'inc-b4'];
   const outcomes = incidents.map((id) => loop.effector.process(report(id)));
   await gated.until(() => gated.running.size === 2);
@@ -108,7 +109,7 @@ test('two replicas racing past the component rate limit: one repair starts, the 
     },
   });
   const loop = await startLoop({ tools: [], realTools: [gated.tool], componentRateLimit: 1 });
-  loop.rag.healthy = true;
+  loop.rag.healthyIncident = (id) => gated.started.includes(id) && !gated.running.has(id);
   const other = loop.replica('replica-b');
   const outcomes = Promise.all([loop.effector.process(report('inc-q1')), other.process(report('inc-q2'))]);
   await gated.until(() => gated.started.length >= 1);

@@ -12,6 +12,12 @@ import { effectorConfigFromEnv } from '../../src/config.ts';
 import { effectorIndices, type ActionDoc } from '../../src/index.ts';
 import { report, startLoop } from './support/loop-fixture.ts';
 
+/** A new incident on a RAG that is sick again (the fake stays healed after a repair; a repair of healthy probes is not run). */
+const processSick = (loop: Awaited<ReturnType<typeof startLoop>>, incident: string) => {
+  loop.rag.healthy = false;
+  return loop.effector.process(report(incident));
+};
+
 const budgetCount = async (loop: Awaited<ReturnType<typeof startLoop>>, outcome: string) =>
   (await loop.deps.metrics.snapshotBudget.get()).values.find((v) => v.labels.outcome === outcome)?.value ?? 0;
 
@@ -22,12 +28,12 @@ test('over the snapshot budget, the oldest snapshots are pruned beyond keep-last
     snapshotBudgetBytes: 250,
   });
   loop.archive.sizeBytes = 100;
-  assert.equal(await loop.effector.process(report('inc-b1')), 'recovered');
-  assert.equal(await loop.effector.process(report('inc-b2')), 'recovered', '100 + 100 fits 250');
+  assert.equal(await processSick(loop, 'inc-b1'), 'recovered');
+  assert.equal(await processSick(loop, 'inc-b2'), 'recovered', '100 + 100 fits 250');
   const [second, first] = await loop.deps.snapshots.list({ live: true });
   assert.ok(first && second);
   // 200 + 100 > 250: the oldest (its repair finished, outside keep-within 0 days) goes first.
-  assert.equal(await loop.effector.process(report('inc-b3')), 'recovered');
+  assert.equal(await processSick(loop, 'inc-b3'), 'recovered');
   const live = await loop.deps.snapshots.list({ live: true });
   assert.equal(live.length, 2);
   assert.ok(!live.some((r) => r.snapshot_id === first.snapshot_id), 'the oldest was deleted');
@@ -46,10 +52,10 @@ test('a repair whose snapshot cannot fit the budget is refused before anything r
     snapshotBudgetBytes: 150,
   });
   loop.archive.sizeBytes = 100;
-  assert.equal(await loop.effector.process(report('inc-b4')), 'recovered');
+  assert.equal(await processSick(loop, 'inc-b4'), 'recovered');
   loop.rag.healthy = false;
   loop.rag.log.length = 0;
-  assert.equal(await loop.effector.process(report('inc-b5')), 'escalated');
+  assert.equal(await processSick(loop, 'inc-b5'), 'escalated');
   assert.deepEqual(loop.lifecycle('inc-b5'), ['rewrite:planned', 'rewrite:failed', 'page_on_call:escalated']);
   const failed = loop.events.find((e) => e.incident_id === 'inc-b5' && e.status === 'failed');
   assert.equal(failed?.failure?.reason, 'snapshot_failed');
@@ -69,7 +75,7 @@ test('a snapshot an unfinished action still needs is never pruned for the budget
     snapshotBudgetBytes: 150,
   });
   loop.archive.sizeBytes = 100;
-  assert.equal(await loop.effector.process(report('inc-b6')), 'recovered');
+  assert.equal(await processSick(loop, 'inc-b6'), 'recovered');
   // The first repair's record put back in flight (as if another replica were still verifying it).
   const [done] = await loop.deps.actions.list({ incident: 'inc-b6', statuses: ['succeeded'] });
   assert.ok(done?.snapshot_id);
@@ -77,7 +83,7 @@ test('a snapshot an unfinished action still needs is never pruned for the budget
   assert.ok(v);
   const records = loop.docs.stores.get(effectorIndices('unit').actions) as unknown as DocumentStore<ActionDoc>;
   await records.put(done.key, { ...v.doc, status: 'executed', owner: 'replica-z', lease_until: Date.now() + 600_000 });
-  assert.equal(await loop.effector.process(report('inc-b7')), 'escalated');
+  assert.equal(await processSick(loop, 'inc-b7'), 'escalated');
   assert.equal((await loop.deps.snapshots.get(done.snapshot_id))?.status, 'created', 'kept: an unfinished action needs it');
   assert.equal(await budgetCount(loop, 'refused'), 1);
 });
@@ -88,7 +94,7 @@ test('with no budget configured nothing is pruned for it and nothing refused', a
     snapshotRetention: { keepLast: 10, keepWithinDays: 7 },
   });
   loop.archive.sizeBytes = 1e12;
-  for (const id of ['inc-b8', 'inc-b9', 'inc-b10']) assert.equal(await loop.effector.process(report(id)), 'recovered');
+  for (const id of ['inc-b8', 'inc-b9', 'inc-b10']) assert.equal(await processSick(loop, id), 'recovered');
   assert.equal((await loop.deps.snapshots.list({ live: true })).length, 3);
   assert.equal(await budgetCount(loop, 'pruned'), 0);
   assert.equal(await budgetCount(loop, 'refused'), 0);

@@ -42,6 +42,8 @@ import type { SnapshotRetentionPolicy } from '../../../src/snapshots/snapshot-re
 /** The RAG the fake tools repair: healthy or not, and what was done to it. */
 export class FakeRag {
   healthy = false;
+  /** Per incident instead of `healthy`, when set: whether the incident's probes answer well now (concurrent incidents). */
+  healthyIncident: ((incidentId: string) => boolean) | undefined = undefined;
   /** Points in the fake collection: a Qdrant-writing tool changes them, a restore puts them back. */
   points = 100;
   readonly log: string[] = [];
@@ -281,23 +283,26 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
   await rateClaims.init();
   const events: RepairAction[] = [];
   const rags = new RagClient({ baseUrl: 'http://127.0.0.1:9' });
-  const measure = async (r: RootCauseReport): Promise<ProbeMeasurement> => ({
-    probe_ids: r.affected_probes.map((p) => p.probe_id),
-    fcs: rag.healthy ? 0.95 : 0.1,
-    ic: rag.healthy ? 1 : 0,
-    kf_age_days: 1,
-    recovered: rag.healthy,
-    anomalies: rag.healthy ? [] : ['fcs_drop'],
-    results: [],
-    // The baseline not answering: a probe run reports baseline_error, which reads as not recovered.
-    ...(rag.inconclusiveMeasures > 0 && rag.log.some((l) => l.startsWith('execute'))
-      ? {
-          recovered: false,
-          anomalies: ['baseline_error'],
-          inconclusive: `the baseline did not answer probe (timeout), ${(rag.inconclusiveMeasures -= 1)} more to come`,
-        }
-      : {}),
-  });
+  const measure = async (r: RootCauseReport): Promise<ProbeMeasurement> => {
+    const healthy = rag.healthyIncident?.(r.incident_id) ?? rag.healthy;
+    return {
+      probe_ids: r.affected_probes.map((p) => p.probe_id),
+      fcs: healthy ? 0.95 : 0.1,
+      ic: healthy ? 1 : 0,
+      kf_age_days: 1,
+      recovered: healthy,
+      anomalies: healthy ? [] : ['fcs_drop'],
+      results: [],
+      // The baseline not answering: a probe run reports baseline_error, which reads as not recovered.
+      ...(rag.inconclusiveMeasures > 0 && rag.log.some((l) => l.startsWith('execute'))
+        ? {
+            recovered: false,
+            anomalies: ['baseline_error'],
+            inconclusive: `the baseline did not answer probe (timeout), ${(rag.inconclusiveMeasures -= 1)} more to come`,
+          }
+        : {}),
+    };
+  };
   const make = (instanceId: string): EffectorDeps => ({
     policy,
     online: rags,

@@ -1,0 +1,51 @@
+/**
+ * Issue 40 item 5: a verification must not pass when nothing was failing. A repair whose
+ * before-measurement finds every probe of its cause healthy is not run (nothing captured, no
+ * snapshot, no execute) and the incident goes to a person; one whose before-measurement is
+ * inconclusive still runs (its verification decides).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { nothingToRepair } from '../../src/verify/repair-judgement.ts';
+import type { ProbeMeasurement } from '../../src/index.ts';
+import { report, startLoop } from './support/loop-fixture.ts';
+
+test('probes healthy before the repair: it is not run, not counted "recovered", and the incident is escalated', async () => {
+  const loop = await startLoop({ tools: [{ name: 'fix_a', heals: true, touchesQdrant: true }] });
+  loop.rag.healthy = true;
+  const outcome = await loop.effector.process(report('inc-healthy'));
+  assert.equal(outcome, 'escalated');
+  assert.deepEqual(
+    loop.rag.log.filter((line) => line.includes('fix_a')),
+    [],
+    'fix_a was neither executed nor undone',
+  );
+  const fix = (await loop.deps.actions.list({ incident: 'inc-healthy' })).find((a) => a.tool === 'fix_a');
+  assert.equal(fix?.status, 'failed');
+  assert.equal(fix?.executions, 0);
+  assert.equal(fix?.snapshot_id ?? null, null, 'no snapshot taken for a repair that did not run');
+  assert.equal(fix?.failure?.reason, 'policy_denied');
+  assert.match(fix?.failure?.message ?? '', /nothing to repair/);
+  assert.notEqual(fix?.verification?.recovered, true);
+  assert.ok(!loop.lifecycle('inc-healthy').includes('fix_a:succeeded'));
+  assert.equal((await loop.deps.incidents.get('inc-healthy'))?.doc.status, 'escalated');
+});
+
+test('nothingToRepair: only a conclusive measurement with every probe of the cause healthy stops the repair', () => {
+  const measurement = (patch: Partial<ProbeMeasurement>): ProbeMeasurement => ({
+    probe_ids: ['p1', 'p2'],
+    group_probe_ids: ['p1'],
+    fcs: 0.9,
+    ic: 1,
+    kf_age_days: 1,
+    recovered: true,
+    anomalies: [],
+    results: [],
+    ...patch,
+  });
+  assert.match(nothingToRepair(measurement({})) ?? '', /p1\): nothing to repair/);
+  // A probe outside the cause's group may be anomalous: it is not this repair's to heal.
+  assert.notEqual(nothingToRepair(measurement({ anomalies: ['p2: fcs_drop'] })), null);
+  assert.equal(nothingToRepair(measurement({ recovered: false, anomalies: ['p1: fcs_drop'] })), null);
+  assert.equal(nothingToRepair(measurement({ inconclusive: 'the baseline did not answer p1 (timeout)' })), null);
+});
