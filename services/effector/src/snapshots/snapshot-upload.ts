@@ -1,10 +1,4 @@
-import { createWriteStream, openAsBlob } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { randomUUID } from 'node:crypto';
 import type { QdrantConnection } from '@rag-immune/worker-runtime';
 
 function headers(connection: QdrantConnection): Record<string, string> {
@@ -24,9 +18,11 @@ async function failure(response: Response, what: string): Promise<Error> {
 
 /**
  * Recovers a collection from one of its own snapshots when the effector cannot name the server's
- * snapshots directory (Qdrant Cloud, a server on another host): the archive is downloaded to a
- * temporary file and uploaded back with `priority=snapshot` and the recorded checksum, which
- * Qdrant verifies before it replaces anything. Streams through disk, never the heap.
+ * snapshots directory (Qdrant Cloud, a server on another host): the archive is streamed from the
+ * snapshot download straight into the upload's multipart body, with `priority=snapshot` and the
+ * recorded checksum, which Qdrant verifies before it replaces anything. Nothing lands on the
+ * effector's disk or heap beyond a few chunks in flight: a pod's small scratch volume (an emptyDir
+ * of 256 Mi) never limits the size of a collection it can restore.
  */
 export async function recoverByUpload(
   connection: QdrantConnection,
@@ -37,18 +33,46 @@ export async function recoverByUpload(
   const base = connection.url.replace(/\/+$/, '');
   const path = `${base}/collections/${encodeURIComponent(collection)}/snapshots`;
   const signal = AbortSignal.timeout(connection.timeoutMs ?? 600_000);
-  const dir = await mkdtemp(join(tmpdir(), 'effector-snapshot-'));
-  const file = join(dir, snapshotId);
-  try {
-    const download = await fetch(`${path}/${encodeURIComponent(snapshotId)}`, { headers: headers(connection), signal });
-    if (!download.ok || download.body === null) throw await failure(download, `download of snapshot ${snapshotId}`);
-    await pipeline(Readable.fromWeb(download.body as WebReadableStream), createWriteStream(file));
-    const form = new FormData();
-    form.set('snapshot', await openAsBlob(file), snapshotId);
-    const query = new URLSearchParams({ priority: 'snapshot', checksum, wait: 'true' });
-    const upload = await fetch(`${path}/upload?${query}`, { method: 'POST', headers: headers(connection), body: form, signal });
-    if (!upload.ok) throw await failure(upload, `upload recovery of ${collection} from ${snapshotId}`);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const download = await fetch(`${path}/${encodeURIComponent(snapshotId)}`, { headers: headers(connection), signal });
+  if (!download.ok || download.body === null) throw await failure(download, `download of snapshot ${snapshotId}`);
+  const boundary = `rag-immune-${randomUUID()}`;
+  const query = new URLSearchParams({ priority: 'snapshot', checksum, wait: 'true' });
+  const upload = await fetch(`${path}/upload?${query}`, {
+    method: 'POST',
+    headers: { ...headers(connection), 'content-type': `multipart/form-data; boundary=${boundary}` },
+    body: multipartFile(boundary, 'snapshot', snapshotId, download.body),
+    // A streamed request body (undici): sent as it is read, never buffered whole.
+    duplex: 'half',
+    signal,
+  } as RequestInit);
+  if (!upload.ok) throw await failure(upload, `upload recovery of ${collection} from ${snapshotId}`);
+}
+
+/** One file part of a multipart/form-data body around a stream, streamed. */
+export function multipartFile(boundary: string, field: string, filename: string, file: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  const head = encoder.encode(
+    `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename.replace(/["\r\n]/g, '_')}"\r\n` +
+      'Content-Type: application/octet-stream\r\n\r\n',
+  );
+  const tail = encoder.encode(`\r\n--${boundary}--\r\n`);
+  const reader = file.getReader();
+  let started = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!started) {
+        started = true;
+        controller.enqueue(head);
+        return;
+      }
+      const { done, value } = await reader.read();
+      if (done) {
+        controller.enqueue(tail);
+        controller.close();
+      } else controller.enqueue(value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
 }

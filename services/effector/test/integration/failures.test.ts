@@ -4,6 +4,7 @@
  * Qdrant unreachable during the snapshot, verification probes timing out (undone, then the circuit
  * breaker escalates); and start-up refusals of the process for a bad policy or a missing token.
  */
+import { createServer, type AddressInfo } from 'node:net';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -13,7 +14,6 @@ import { spawnSync } from 'node:child_process';
 import type { EffectorWorker } from '../../src/index.ts';
 import { sleep } from '@rag-immune/test-kit';
 import {
-  changedSinceBaseline,
   degradedQuestions,
   fault,
   injectVectorCorruption,
@@ -110,25 +110,19 @@ test('a RAG refusing the repair hook (409): typed tool_error, the snapshot resto
     "policy_version: '9.1.0'\nbranches:\n  - id: source\n    when: { cause: [knowledge_source_failure] }\n    actions:\n" +
       '      - { tool: switch_to_backup_source, reason: backup }\n      - { tool: refresh_knowledge_source, reason: refresh }\n',
   );
-  // The probes must be anomalous before the repair (a repair of healthy probes is not run): the
-  // roles are swapped, the effector's baseline being the online RAG with a stale feed injected.
+  // A repair of healthy probes is not run; an inconclusive before-measurement (the baseline does not
+  // answer: a closed port here) lets it run, and the RAG's own refusal is what this test is about.
   const env = {
     EFFECTOR_ONLINE_RAG_URL: h.rags.baselineUrl,
-    EFFECTOR_BASELINE_RAG_URL: h.rags.onlineUrl,
+    EFFECTOR_BASELINE_RAG_URL: `http://127.0.0.1:${await closedPort()}`,
     EFFECTOR_QDRANT_COLLECTION: collection,
     EFFECTOR_POLICY_FILE: sourceOnly,
   };
-  const injected = await fault(h, 'POST', 'knowledge-source-failure', {
-    mode: 'stale',
-    stale_as_of: '2024-06-01T00:00:00Z',
-    scope: { knowledge_ids: changedSinceBaseline(h) },
-  });
-  try {
+  {
     await withWorker(env, async (worker) => {
       const incident = `inc-refused-${h.run}`;
-      const ids = (injected.fault?.affected_knowledge_ids ?? []).filter((id) => id.startsWith('changelog/'));
-      const probes = await degradedQuestions(h, questionsAbout(ids), 2);
-      assert.ok(probes.length > 0, 'the stale feed changes some answers');
+      const ids = [...h.rags.knowledgeIds].filter((id) => id.startsWith('changelog/')).slice(0, 2);
+      const probes = questionsAbout(ids).slice(0, 2);
       await h.publishReport(reportFor(incident, 'knowledge_source_failure', 'knowledge_source', probes, ids));
       await h.waitFor(
         (ev) => ev.some((e) => e.incident_id === incident && e.tool === 'refresh_knowledge_source'),
@@ -167,10 +161,17 @@ test('a RAG refusing the repair hook (409): typed tool_error, the snapshot resto
         'irreversible: needs a grant even in auto mode',
       );
     });
-  } finally {
-    await fault(h, 'DELETE', 'knowledge-source-failure').catch(() => undefined);
   }
 });
+
+/** A loopback port nothing listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
 
 test('Qdrant unreachable during the snapshot: snapshot_failed, the repair never runs, escalated', async () => {
   // Anomalous probes: a repair of healthy ones would not reach its snapshot.
