@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -29,8 +29,13 @@ test('a started process is ours until stopped; a pid running anything else never
 test('SIGKILL follows when SIGTERM is ignored', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'stack-supervisor-'));
   try {
-    const record = await startProcess({ command: 'bash', args: ['-c', 'trap "" TERM; sleep 300 & wait'] }, join(dir, 'stubborn.log'));
-    await new Promise((resolve) => setTimeout(resolve, 300)); // let the trap be installed
+    const log = join(dir, 'stubborn.log');
+    const record = await startProcess({ command: 'bash', args: ['-c', 'trap "" TERM; echo trapped; sleep 300 & wait'] }, log);
+    // The trap must be installed before SIGTERM is sent: a fixed 300 ms was not enough on a loaded machine.
+    for (let waited = 0; !(existsSync(log) && readFileSync(log, 'utf8').includes('trapped')); waited += 50) {
+      assert.ok(waited < 15_000, 'the stubborn process never started');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     assert.equal(await stopProcess(record, 500), 'killed');
     assert.equal(await isOurProcess(record), false);
   } finally {
