@@ -43,7 +43,8 @@ export interface AdapterCallOptions {
 export class AdapterRagClient {
   readonly adapter: RagAdapterFile;
   private readonly baseUrl: string;
-  private readonly secrets: Readonly<Record<string, string>>;
+  /** A true private field: not enumerable, so logging or serialising the client cannot show a secret. */
+  readonly #secrets: Readonly<Record<string, string>>;
   private readonly extraHeaders: Readonly<Record<string, string>>;
   private readonly timeoutMs: number;
   private readonly maxResponseBytes: number;
@@ -53,7 +54,7 @@ export class AdapterRagClient {
     this.adapter = options.adapter;
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     const request = options.adapter.request;
-    this.secrets = readEnvironment(
+    this.#secrets = readEnvironment(
       [
         { key: 'request.url', value: request.url },
         ...Object.entries(request.headers).map(([name, value]) => ({ key: `request.headers.${name}`, value })),
@@ -77,7 +78,7 @@ export class AdapterRagClient {
     const checked = QueryRequest.safeParse(request);
     if (!checked.success) throw new ContractViolationError('query', 'request', describeIssues(checked.error));
     const template = this.adapter.request;
-    const vars: Vars = { ...this.secrets, base_url: this.baseUrl, ...checked.data };
+    const vars: Vars = { ...this.#secrets, base_url: this.baseUrl, ...checked.data };
     const url = fill(template.url, vars, (value, name) => (name === 'base_url' ? value : encodeURIComponent(value)));
     const loggable = this.loggableUrl(template.url);
     const headers: Record<string, string> = { ...this.extraHeaders, ...options.headers };
@@ -123,7 +124,7 @@ export class AdapterRagClient {
   /** A RAG error body may echo a header or a URL back: secret values are cut out of what is kept. */
   private redact(text: string): string {
     let out = text;
-    for (const [name, value] of Object.entries(this.secrets)) if (value.length >= 4) out = out.split(value).join(`\${${name}}`);
+    for (const [name, value] of Object.entries(this.#secrets)) if (value.length >= 4) out = out.split(value).join(`\${${name}}`);
     return out;
   }
 }

@@ -100,6 +100,8 @@ test('env interpolation never reaches a log line or an error: describe(), HTTP e
     async (url, received) => {
       const client = new AdapterRagClient({ adapter: secretAdapter(), baseUrl: url, env: { RAG_KEY: SECRET } });
       logger.info({ rag: client.describe() }, 'adapter bound');
+      // Even a careless log of the client object itself shows no secret.
+      logger.debug({ client }, 'client');
       const error = await client.query({ query: 'q' }).catch((e: unknown) => e);
       assert.ok(error instanceof RagHttpError);
       assert.equal(error.status, 401);
@@ -113,7 +115,7 @@ test('env interpolation never reaches a log line or an error: describe(), HTTP e
   const error = await unreachable.query({ query: 'q' }).catch((e: unknown) => e);
   assert.ok(error instanceof RagUnreachableError);
   logger.warn({ err: error }, error.message);
-  assert.equal(lines.length, 3);
+  assert.equal(lines.length, 4);
   const logged = lines.join('\n');
   assert.equal(logged.includes(SECRET), false, logged);
   assert.match(logged, /\$\{env:RAG_KEY\}/);
