@@ -5,7 +5,7 @@
  * the adapter key, so a RAG whose API changed is reported, not silently read as "no data".
  */
 import { JSONPath } from 'jsonpath-plus';
-import { ContractViolationError, Timings, type PartialChunk, type PartialQueryResponse } from '@rag-immune/rag-contract';
+import { ContractViolationError, Timestamp, Timings, type PartialChunk, type PartialQueryResponse } from '@rag-immune/rag-contract';
 import { JSONPATH_EVAL, type ResponsePaths } from './adapter-file.ts';
 
 class Mismatch extends Error {}
@@ -56,6 +56,8 @@ function boolean(path: string | undefined, json: unknown, key: string): boolean 
 function timestamp(path: string | undefined, json: unknown, key: string, epochUnit: 's' | 'ms' | undefined): string | undefined {
   const value = one(path, json, key);
   if (value === undefined) return undefined;
+  // Already as the contract writes it: kept as sent, so a contract RAG reads back byte for byte.
+  if (typeof value === 'string' && Timestamp.safeParse(value).success) return value;
   let ms: number;
   if (typeof value === 'number') {
     if (epochUnit === undefined) throw new Mismatch(`${key}: ${path} is a number; set response.epoch_unit (s or ms) to read it as a time`);

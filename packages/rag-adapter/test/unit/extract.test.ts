@@ -16,7 +16,7 @@ test('Flowise: the answer and each source document, with only the metadata the l
         knowledge_id: 'pkg:openssl',
         version: '3.0.15-1~deb12u1',
         source: 'debian-security',
-        updated_at: '2024-10-26T10:12:00.000Z',
+        updated_at: '2024-10-26T10:12:00Z',
       },
       // The second document carries no Additional Metadata: nothing is filled in for it.
       { text: 'openssl (3.0.14-1~deb12u2) bookworm; urgency=medium. Rebuild.', doc_id: 'debian/openssl/changelog' },
@@ -39,8 +39,8 @@ test('LangServe retrieval chain: output.answer and output.context documents; a n
     doc_id: 'debian/curl/changelog',
     knowledge_id: 'pkg:curl',
     version: '7.88.1-10+deb12u8',
-    updated_at: '2024-12-02T08:00:00.000Z',
-    valid_from: '2024-12-02T08:00:00.000Z',
+    updated_at: '2024-12-02T08:00:00Z',
+    valid_from: '2024-12-02T08:00:00Z',
     retrieval_score: 0.83,
   });
   assert.deepEqual(response.chunks[1], {
@@ -96,7 +96,7 @@ test('a score of the wrong type names the key and the document; it is not read a
   );
 });
 
-test('numeric timestamps need the declared epoch unit; ISO strings are normalised to UTC', () => {
+test('numeric timestamps need the declared epoch unit; other ISO strings are normalised to UTC, RFC 3339 UTC kept as sent', () => {
   assert.throws(
     () => extractResponse({ a: 'x', d: [{ t: 'one', u: 1700000000 }] }, paths({ updated_at: '$.u' })),
     /set response\.epoch_unit/,
