@@ -84,7 +84,7 @@ export class AdapterRagClient {
     const headers: Record<string, string> = { ...this.extraHeaders, ...options.headers };
     for (const [name, value] of Object.entries(template.headers)) headers[name] = fill(value, vars);
     let body: string | undefined;
-    if (template.body !== undefined && template.method !== 'GET') {
+    if (template.body !== undefined) {
       body = JSON.stringify(fillBody(template.body, vars));
       headers['content-type'] ??= 'application/json';
     }

@@ -111,7 +111,11 @@ export const RequestTemplate = z
     /** JSON body; `${query}`, `${top_k}`, `${as_of}` are the request's values, `${env:NAME}` an environment variable. */
     body: JsonValue.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((request, ctx) => {
+    if (request.method === 'GET' && request.body !== undefined)
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['body'], message: 'a GET request has no body: put ${query} in the url' });
+  });
 export type RequestTemplate = z.infer<typeof RequestTemplate>;
 
 export const RagAdapterFile = z

@@ -152,3 +152,25 @@ test('a RAG slower than the timeout is a RagUnreachableError with reason timeout
     },
   );
 });
+
+test('GET: the query goes URL-encoded into the URL and no body is sent', async () => {
+  const adapter = parseAdapter(
+    JSON.stringify({
+      apiVersion: 'rag-immune/v1',
+      kind: 'RagAdapter',
+      metadata: { name: 'get' },
+      request: { method: 'GET', url: '${base_url}/search?q=${query}&k=${top_k}' },
+      response: { answer: '$.answer' },
+    }),
+  );
+  await withServer(
+    (_req, res) => json(res, 200, { answer: 'ok' }),
+    async (url, received) => {
+      const client = new AdapterRagClient({ adapter, baseUrl: url, env: {} });
+      await client.query({ query: 'openssl & curl?', top_k: 4 });
+      assert.equal(received[0]?.method, 'GET');
+      assert.equal(received[0]?.url, '/search?q=openssl%20%26%20curl%3F&k=4');
+      assert.equal(received[0]?.body, '');
+    },
+  );
+});

@@ -78,3 +78,9 @@ test('a file that is not YAML and a file that cannot be read are AdapterFileErro
     (error: unknown) => error instanceof AdapterFileError && /cannot read/.test(error.message),
   );
 });
+
+test('a GET request with a body is refused, naming request.body', () => {
+  assert.deepEqual(issuesOf({ ...valid, request: { ...valid.request, method: 'GET' } }), [
+    { key: 'request.body', message: 'a GET request has no body: put ${query} in the url' },
+  ]);
+});
