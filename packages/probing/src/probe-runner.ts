@@ -11,7 +11,7 @@ import {
   wrap,
   type IPolicy,
 } from 'cockatiel';
-import { ContractViolationError, RagHttpError, RagUnreachableError, type QueryResponse } from '@rag-immune/rag-contract';
+import { ContractViolationError, RagHttpError, RagUnreachableError, type PartialQueryResponse } from '@rag-immune/rag-contract';
 import { newProbeTraceContext } from '@rag-immune/traces';
 import { eventEnvelope, type FcsStatus, type ProbeObservation, type ProbeResult, type RagCallStatus } from '@rag-immune/contracts';
 import type { GoldenProbe } from './golden-probe.ts';
@@ -32,7 +32,6 @@ import {
   factReplaced,
   newerOnlineChunks,
   type AnswerComparison,
-  type AnswerSide,
 } from './signals/answer-agreement.ts';
 import { CallHealthWindow, type CallHealthComparison } from './signals/call-health.ts';
 import { checkAgainstFeed, type FreshnessLookup } from './signals/knowledge-feed-check.ts';
@@ -40,6 +39,7 @@ import { attributionCheck } from './signals/attribution.ts';
 import { smallestPossibleP } from './signals/sample-test.ts';
 import { answersAreConsistent, baselineFactsLossP, modalAnswerIndex } from './signals/sample-consensus.ts';
 import type { DebugCapture } from './debug-capture.ts';
+import { answerSide, answeredAt, citingSide, evidence, freshnessDocuments, retrievedDocuments } from './observed-response.ts';
 
 export interface ProbeRunnerOptions {
   online: RagPort;
@@ -104,7 +104,9 @@ interface FcsOutcome {
 interface SideOutcome {
   observation: ProbeObservation;
   fcs?: FcsOutcome;
-  response?: QueryResponse;
+  response?: PartialQueryResponse;
+  /** When the answer arrived (epoch ms): the knowledge time of a RAG that names none. */
+  receivedAt?: number;
 }
 
 function retryable(error: unknown): boolean {
@@ -274,7 +276,7 @@ export class ProbeRunner {
   private async observe(side: 'online' | 'baseline', rag: RagPort, probe: GoldenProbe, correlationId: string): Promise<SideOutcome> {
     const started = performance.now();
     const deadline = AbortSignal.timeout(Math.ceil(this.deadlineMs));
-    let response: QueryResponse;
+    let response: PartialQueryResponse;
     // A fresh trace context per attempt: a retried call's spans do not mix with the failed attempt's.
     let traced = newProbeTraceContext();
     try {
@@ -301,6 +303,7 @@ export class ProbeRunner {
       return { observation };
     }
     const latencyMs = performance.now() - started;
+    const receivedAt = Date.now();
     await this.options.debug?.record({
       side,
       probe_id: probe.id,
@@ -311,19 +314,12 @@ export class ProbeRunner {
 
     const fcs = await this.scoreFcs(side, probe, response);
     const coverage = intentCoverage(probe.query, response.answer, response.abstained ?? false);
-    const answeredAt = Date.parse(response.as_of);
-    const documents = response.chunks.map((chunk) => ({
-      source: chunk.source,
-      source_trust: chunk.source_trust,
-      retrieval_score: chunk.retrieval_score,
-      updated_at: Date.parse(chunk.updated_at),
-    }));
-    const freshness = knowledgeFreshness(documents, answeredAt, this.options.sourceTrust);
+    const freshness = knowledgeFreshness(freshnessDocuments(response.chunks), answeredAt(response, receivedAt), this.options.sourceTrust);
     const observation: ProbeObservation = {
       call_status: 'ok',
       http_status: 200,
       error_message: null,
-      trace_id: response.trace_id,
+      trace_id: response.trace_id ?? null,
       traceparent: traced.traceparent,
       latency_ms: latencyMs,
       signals: {
@@ -334,21 +330,14 @@ export class ProbeRunner {
         kf_as_of: freshness.kf_as_of,
         kf_age_days: freshness.kf_age_days,
       },
-      retrieved_documents: response.chunks.map((chunk, index) => ({
-        rank: index + 1,
-        doc_id: chunk.doc_id,
-        chunk_id: chunk.chunk_id,
-        knowledge_id: chunk.knowledge_id,
-        knowledge_version: chunk.version,
-        source: chunk.source,
-        source_trust: this.options.sourceTrust[chunk.source] ?? chunk.source_trust,
-        updated_at: Date.parse(chunk.updated_at),
-        retrieval_score: chunk.retrieval_score,
-        rerank_score: chunk.rerank_score ?? null,
-      })),
-      component_versions: { embedder: response.models.embedder, reranker: response.models.reranker, generator: response.models.generator },
+      retrieved_documents: retrievedDocuments(response.chunks, this.options.sourceTrust),
+      component_versions: {
+        embedder: response.models?.embedder ?? null,
+        reranker: response.models?.reranker ?? null,
+        generator: response.models?.generator ?? null,
+      },
     };
-    return { observation, fcs, response };
+    return { observation, fcs, response, receivedAt };
   }
 
   /** Latency p95s and the online timeout rate over the recent window, every call of this run included. */
@@ -387,14 +376,8 @@ export class ProbeRunner {
     const a = online.response;
     const b = baseline.response;
     if (a === undefined || b === undefined) return undefined;
-    const sideOf = (r: QueryResponse): AnswerSide => ({
-      answer: r.answer,
-      abstained: r.abstained ?? false,
-      asOf: Date.parse(r.as_of),
-      chunks: r.chunks.map((c) => ({ ...c, updated_at: Date.parse(c.updated_at), valid_from: Date.parse(c.valid_from) })),
-    });
-    const onlineSide = sideOf(a);
-    const baselineSide = sideOf(b);
+    const onlineSide = answerSide(a, online.receivedAt ?? Date.now());
+    const baselineSide = answerSide(b, baseline.receivedAt ?? Date.now());
     // Not comparing the facts leaves the agreement unknown (null), which disagrees with nothing.
     const agreement = compareFacts ? answerAgreement(a.answer, b.answer) : null;
     // Newer online knowledge is an update only if its feed published it.
@@ -406,7 +389,7 @@ export class ProbeRunner {
       baseline_answer_vs_online_fcs: null,
       knowledge_update: newer.length > 0 && (feedCheck?.unpublished.length ?? 0) === 0,
       feed_check: feedCheck,
-      attribution: attributionCheck(probe.expected_sources, a, b),
+      attribution: attributionCheck(probe.expected_sources, citingSide(a), citingSide(b)),
       altered_chunks: alteredChunks(onlineSide, baselineSide),
       online_answer_empty: a.answer.trim() === '' && b.answer.trim() !== '',
       online_ungrounded_facts: [],
@@ -422,14 +405,10 @@ export class ProbeRunner {
       comparison.baseline_ungrounded_facts = ungroundedFacts(b.answer, baselineTexts);
       comparison.fact_replaced_on_same_evidence = sameEvidence(onlineSide, baselineSide) && factReplaced(a.answer, b.answer);
       comparison.online_answer_vs_baseline_fcs = await this.crossScore(probe, a.answer, [
-        ...b.chunks.map((chunk) => ({ id: `baseline:${chunk.chunk_id}`, text: chunk.text })),
+        ...evidence(b.chunks, 'baseline:'),
         { id: 'baseline:answer', text: b.answer },
       ]);
-      comparison.baseline_answer_vs_online_fcs = await this.crossScore(
-        probe,
-        b.answer,
-        a.chunks.map((chunk) => ({ id: `online:${chunk.chunk_id}`, text: chunk.text })),
-      );
+      comparison.baseline_answer_vs_online_fcs = await this.crossScore(probe, b.answer, evidence(a.chunks, 'online:'));
     }
     return comparison;
   }
@@ -454,13 +433,13 @@ export class ProbeRunner {
    * FCS of one answer against its own evidence. An empty or whitespace answer (the contract allows
    * it) and a scorer that throws are results with a typed status, never a lost probe run.
    */
-  private scoreFcs(side: 'online' | 'baseline', probe: GoldenProbe, response: QueryResponse): Promise<FcsOutcome> {
+  private scoreFcs(side: 'online' | 'baseline', probe: GoldenProbe, response: PartialQueryResponse): Promise<FcsOutcome> {
     if (response.answer.trim() === '') return Promise.resolve({ status: 'empty_answer', score: null, truncated: false });
     return this.options.tracer.startActiveSpan('fcs.score', { attributes: { probe_id: probe.id, side } }, async (span) => {
       try {
         const verdict: FcsVerdict = await this.options.fcs.score({
           question: probe.query,
-          evidence: response.chunks.map((chunk) => ({ id: chunk.chunk_id, text: chunk.text })),
+          evidence: evidence(response.chunks),
           answer: response.answer,
         });
         span.setAttributes({

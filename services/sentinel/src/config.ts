@@ -24,6 +24,11 @@ export const SentinelEnvSchema = z.object({
   SENTINEL_ONLINE_RAG_URL: z.string().url(),
   SENTINEL_BASELINE_RAG_URL: z.string().url(),
   SENTINEL_PROBES_FILE: z.string().min(1),
+  /**
+   * A declarative adapter (@rag-immune/rag-adapter) for a RAG that does not serve the health
+   * contract: how to ask it and where its answer and documents are. Unset: the contract client.
+   */
+  SENTINEL_RAG_ADAPTER_FILE: z.string().min(1).optional(),
   SENTINEL_INTERVAL_SECONDS: number(z.number().min(1).max(86_400)).default(600),
   SENTINEL_JITTER: number(z.number().min(0).max(0.5)).default(0.1),
   SENTINEL_MAX_CONCURRENT: number(z.number().int().min(1).max(64)).default(4),
