@@ -140,3 +140,26 @@ test('without the option a sampled run is judged on its own, as before: no poole
     /the pooled test needs at least 2 samples a side/,
   );
 });
+
+test('a failed online call: the run reports online_error as before and the pooled evidence is left as it was', async () => {
+  const good = rag('2.9.15');
+  let failing = false;
+  const online: RagPort = {
+    query: async (...args) => {
+      if (failing) throw new Error('connection refused');
+      return good.query(...args);
+    },
+  };
+  const r = runner(online, rag('2.9.14'), () => 0.9, { alpha: 0.01 });
+  const before = (await r.run(probe)).comparison.pooled_test!;
+  assert.ok(before.facts_statistic > 1, String(before.facts_statistic));
+  failing = true;
+  const result = await r.run(probe);
+  assert.ok(result.anomaly_signals.includes('online_error'));
+  const pooled = result.comparison.pooled_test!;
+  assert.deepEqual(
+    [pooled.fcs_e, pooled.ic_e, pooled.facts_e, pooled.rag_calls],
+    [null, null, null, 3], // one failed online call ends that side's sampling; the baseline's two
+  );
+  assert.deepEqual([pooled.fcs_statistic, pooled.facts_statistic], [before.fcs_statistic, before.facts_statistic]);
+});
