@@ -13,11 +13,11 @@
  * threshold. With `signals` detectors on one probe, each alarming at signals / alpha, the mean of
  * their SR statistics minus t is still a martingale and is >= 1 / alpha at any alarm, so the
  * expected clean runs of the probe between false anomalies (all its pooled signals together) are
- * at least 1 / alpha. A detector restarts after every alarm (whether or not the alarm raised its
- * signal: a change too small to matter, or a legitimate knowledge update, must not keep a probe
- * alarmed and sampled at the most forever): the next alarm needs fresh evidence, so the guarantee
- * holds again from there, and a fault that persists fires again as soon as its fresh evidence
- * reaches the threshold (a repair is judged on fresh runs).
+ * at least 1 / alpha. All of a probe's detectors restart after any of them alarms (whether or not
+ * the alarm raised its signal: a change too small to matter, or a legitimate knowledge update, must
+ * not keep a probe alarmed and sampled at the most forever). Every alarm is then a fresh start, so
+ * the bound holds between any two alarms, not only up to the first; a fault that persists fires
+ * again as soon as its fresh evidence reaches the threshold (a repair is judged on fresh runs).
  */
 import type { NullDistribution } from './sample-test.ts';
 
@@ -126,8 +126,8 @@ export class PooledEvidence {
 
   /**
    * Adds one run's tests (null: nothing tested for that signal this run, the detector is unchanged)
-   * and returns the verdict. `commit` then keeps the new statistics and restarts the detectors that
-   * alarmed; until then nothing changes (a run that throws leaves no trace).
+   * and returns the verdict. `commit` then keeps the new statistics, or restarts every detector of
+   * the probe when one alarmed; until then nothing changes (a run that throws leaves no trace).
    */
   observe(probeId: string, tests: Record<PooledSignal, NullDistribution | null>): { verdict: PooledVerdict; commit: () => void } {
     const detectors = this.detectors(probeId);
@@ -141,8 +141,9 @@ export class PooledEvidence {
     return {
       verdict: { ...states, alpha: this.options.alpha, threshold: this.threshold },
       commit: () => {
+        const alarmed = POOLED_SIGNALS.some((signal) => states[signal].alarm);
         for (const signal of POOLED_SIGNALS) {
-          if (states[signal].alarm) detectors[signal].reset();
+          if (alarmed) detectors[signal].reset();
           else detectors[signal].keep(states[signal].statistic);
         }
       },

@@ -164,6 +164,14 @@ test('a detector keeps its evidence until it alarms, then restarts', () => {
   assert.equal(evidence.leaning('p'), first.verdict.fcs.statistic);
   second.commit();
   assert.equal(evidence.leaning('p'), 0);
+  // Any detector's alarm restarts all of the probe's: the facts evidence built meanwhile goes too.
+  const facts = factFrequencyTest(['Version 1.2.', 'Version 1.2.', 'Version 1.2.'], ['Version 1.3.', 'Version 1.3.', 'Version 1.3.']);
+  evidence.observe('p', { fcs: drop().fcs, ic: null, facts }).commit();
+  assert.ok(evidence.leaning('p') > 1);
+  const both = evidence.observe('p', { ...drop(), facts });
+  assert.ok(both.verdict.fcs.alarm && !both.verdict.facts.alarm);
+  both.commit();
+  assert.equal(evidence.leaning('p'), 0);
   // A signal without a test this run (a side without scores) leaves its detector as it was.
   const third = evidence.observe('p', { fcs: null, ic: null, facts: null });
   assert.equal(third.verdict.fcs.statistic, 0);
