@@ -388,7 +388,7 @@ ${delays.join('\n')}
 
 **Detection delay on recorded faults: not measured.** No recorded sampled fault runs exist: bench/healing's LangChain trials
 (langchain-2026-12-04.md, langchain-2026-12-05.md) kept reports and actions, not the per-sample scores and answers,
-and \`.runs/\` is not in the repository. The delay on shifted streams is measured on simulated ones in
+and \`.runs/\` is not in the repository. The delays above are on a synthetic shift; simulated streams are checked in
 \`packages/probing/test/unit/pooled-test.test.ts\` (not a recording).
 `;
 writeFileSync(values.out, markdown);
