@@ -36,7 +36,10 @@ import {
 import { CallHealthWindow, type CallHealthComparison } from './signals/call-health.ts';
 import { checkAgainstFeed, type FreshnessLookup } from './signals/knowledge-feed-check.ts';
 import { attributionCheck } from './signals/attribution.ts';
-import { smallestPossibleP } from './signals/sample-test.ts';
+import { mannWhitneyLessNull, smallestPossibleP, type NullDistribution } from './signals/sample-test.ts';
+import { factFrequencyTest } from './signals/fact-frequency-test.ts';
+import { PooledEvidence } from './signals/pooled-test.ts';
+import { AdaptiveSampling } from './signals/adaptive-sampling.ts';
 import { answersAreConsistent, baselineFactsLossP, modalAnswerIndex } from './signals/sample-consensus.ts';
 import type { DebugCapture } from './debug-capture.ts';
 import { answerSide, answeredAt, citingSide, evidence, freshnessDocuments, retrievedDocuments } from './observed-response.ts';
@@ -77,6 +80,26 @@ export interface ProbeRunnerOptions {
   samplesPerProbe?: number;
   /** Significance level of the sampled test (default 0.01); 1 / C(2k, k) must be below it. */
   sampleAlpha?: number;
+  /**
+   * Sampled mode only (samplesPerProbe >= 2): pool the evidence over each probe's runs
+   * (signals/pooled-test.ts) instead of testing each run alone, and spend more calls on a probe
+   * whose evidence leans towards a change (signals/adaptive-sampling.ts). The runner then keeps
+   * per-probe state in memory. Absent: every run is judged on its own, as before.
+   */
+  pooled?: PooledTestOptions;
+}
+
+export interface PooledTestOptions {
+  /** Per-probe level: expected clean runs of a probe between false anomalies at least 1 / alpha. */
+  alpha: number;
+  /** Calls a side while a probe's evidence leans towards a change (the per-run cap; default samplesPerProbe: not adaptive). */
+  maxSamples?: number;
+  /** Share of the alarm threshold at which the evidence leans (default 0.01). */
+  leanFraction?: number;
+  /** Most RAG calls in any hour (both sides, all probes) before doubtful runs stop escalating; none when absent. */
+  callsPerHour?: number;
+  /** Probes whose evidence is kept (least recently run forgotten first; default 10,000). */
+  maxProbes?: number;
 }
 
 export const DEFAULT_SAMPLE_ALPHA = 0.01;
@@ -85,10 +108,12 @@ export const DEFAULT_SAMPLE_ALPHA = 0.01;
  * Why a sampled-mode setting cannot work, or null. With k calls a side the exact test's p is never
  * below 1 / C(2k, k): an alpha at or under it would silence fcs_drop and ic_drop altogether.
  */
-export function sampledModeProblem(samples: number, alpha: number): string | null {
+export function sampledModeProblem(samples: number, alpha: number, pooled = false): string | null {
   if (!Number.isInteger(samples) || samples < 1) return `samples per probe must be an integer >= 1, got ${samples}`;
   if (!(alpha > 0 && alpha < 1)) return `sample alpha must be in (0, 1), got ${alpha}`;
-  if (samples > 1 && smallestPossibleP(samples, samples) >= alpha)
+  // Pooled, the level is reached over several runs: one run's smallest p does not bound it.
+  if (pooled && samples < 2) return `the pooled test needs at least 2 samples a side, got ${samples}`;
+  if (!pooled && samples > 1 && smallestPossibleP(samples, samples) >= alpha)
     return `${samples} samples a side can never reach p < ${alpha} (smallest possible p ${smallestPossibleP(samples, samples).toPrecision(3)}): use more samples or a larger alpha`;
   return null;
 }
@@ -152,10 +177,28 @@ function failedObservation(error: unknown, latencyMs: number, deadlinePassed = f
 export class ProbeRunner {
   private readonly policies: Record<'online' | 'baseline', IPolicy>;
   private readonly windows: Record<'online' | 'baseline', CallHealthWindow>;
+  private readonly pooled?: { evidence: PooledEvidence; sampling: AdaptiveSampling };
 
   constructor(private readonly options: ProbeRunnerOptions) {
-    const problem = sampledModeProblem(options.samplesPerProbe ?? 1, options.sampleAlpha ?? DEFAULT_SAMPLE_ALPHA);
+    const pooled = options.pooled;
+    const problem = sampledModeProblem(
+      options.samplesPerProbe ?? 1,
+      pooled?.alpha ?? options.sampleAlpha ?? DEFAULT_SAMPLE_ALPHA,
+      !!pooled,
+    );
     if (problem !== null) throw new RangeError(problem);
+    if (pooled !== undefined) {
+      const base = options.samplesPerProbe!;
+      this.pooled = {
+        evidence: new PooledEvidence({ alpha: pooled.alpha, ...(pooled.maxProbes ? { maxProbes: pooled.maxProbes } : {}) }),
+        sampling: new AdaptiveSampling({
+          base,
+          max: pooled.maxSamples ?? base,
+          ...(pooled.leanFraction !== undefined ? { leanFraction: pooled.leanFraction } : {}),
+          ...(pooled.callsPerHour !== undefined ? { callsPerHour: pooled.callsPerHour } : {}),
+        }),
+      };
+    }
     const policy = () =>
       wrap(
         retry(handleWhen(retryable), {
@@ -184,7 +227,11 @@ export class ProbeRunner {
       { attributes: { probe_id: probe.id, probe_version: probe.version, query_hash: queryHash, correlation_id: correlationId } },
       async (span) => {
         try {
-          const k = this.options.samplesPerProbe ?? 1;
+          const pooled = this.pooled;
+          // Pooled: as many calls as this probe's evidence so far asks for (decided before the run).
+          const k = pooled
+            ? pooled.sampling.samplesFor(pooled.evidence.leaning(probe.id), pooled.evidence.threshold)
+            : (this.options.samplesPerProbe ?? 1);
           const [onlineSamples, baselineSamples] = await Promise.all([
             this.observeSamples('online', this.options.online, probe, correlationId, k),
             this.observeSamples('baseline', this.options.baseline, probe, correlationId, k),
@@ -194,18 +241,37 @@ export class ProbeRunner {
           // One call a side: the answers are compared as they are. Sampled: only when the baseline
           // mostly says the same thing (otherwise its own spread makes any difference meaningless) and
           // the online samples state it significantly less often (otherwise the modal facts differ by chance).
-          const answers = await this.compareAnswers(probe, online, baseline, k === 1 || this.answersDiffer(onlineSamples, baselineSamples));
+          const scores = k > 1 ? this.sampledScores(k, onlineSamples, baselineSamples) : undefined;
+          const ragCalls = onlineSamples.length + baselineSamples.length;
+          const pooledRun =
+            pooled && scores
+              ? pooled.evidence.observe(probe.id, {
+                  fcs: lessTest(scores.fcs),
+                  ic: lessTest(scores.ic),
+                  facts: factFrequencyTest(answersOf(onlineSamples), answersOf(baselineSamples)),
+                })
+              : undefined;
+          // Pooled, the facts are compared once their detector says the answers differ run after run.
+          const compareFacts = k === 1 || (pooledRun ? pooledRun.verdict.facts.alarm : this.answersDiffer(onlineSamples, baselineSamples));
+          const answers = await this.compareAnswers(probe, online, baseline, compareFacts);
           const calls = this.callHealth(onlineSamples, baselineSamples, online.observation);
           const verdict = compareWithBaseline(online.observation, baseline.observation, this.options.thresholds, {
             ...(answers ? { answers } : {}),
             calls,
-            ...(k > 1 ? { samples: this.sampledScores(k, onlineSamples, baselineSamples) } : {}),
+            ...(scores ? { samples: scores } : {}),
+            ...(pooledRun ? { pooled: pooledRun.verdict } : {}),
           });
+          if (pooledRun) {
+            pooledRun.commit();
+            pooled!.sampling.record(ragCalls);
+          }
+          const pv = pooledRun?.verdict;
           span.setAttributes({
             anomaly: verdict.anomaly,
             severity: verdict.severity,
             anomaly_signals: verdict.signals.join(','),
             ...(k > 1 ? { samples: k } : {}),
+            ...(pv ? { pooled_fcs: pv.fcs.statistic, pooled_ic: pv.ic.statistic, pooled_facts: pv.facts.statistic } : {}),
           });
           return {
             ...eventEnvelope('sentinel', this.options.version),
@@ -216,7 +282,26 @@ export class ProbeRunner {
             query_hash: queryHash,
             online: online.observation,
             baseline: baseline.observation,
-            comparison: { samples: null, fcs_sample_test_p: null, ic_sample_test_p: null, ...verdict.comparison },
+            comparison: {
+              samples: null,
+              fcs_sample_test_p: null,
+              ic_sample_test_p: null,
+              ...verdict.comparison,
+              pooled_test: pv
+                ? {
+                    level: pv.alpha,
+                    threshold: pv.threshold,
+                    fcs_e: pv.fcs.e,
+                    fcs_statistic: pv.fcs.statistic,
+                    ic_e: pv.ic.e,
+                    ic_statistic: pv.ic.statistic,
+                    facts_p: pv.facts.p,
+                    facts_e: pv.facts.e,
+                    facts_statistic: pv.facts.statistic,
+                    rag_calls: ragCalls,
+                  }
+                : null,
+            },
             anomaly: verdict.anomaly,
             severity: verdict.severity,
             anomaly_signals: verdict.signals,
@@ -473,6 +558,14 @@ function representative(samples: readonly SideOutcome[]): SideOutcome {
   if (failed !== undefined || samples.length === 1) return failed ?? samples[0]!;
   return samples[modalAnswerIndex(samples.map((s) => s.response?.answer))]!;
 }
+
+/** One-sided exact test of "online scores lower" with its null distribution; null when a side has no score. */
+function lessTest(scores: { online: readonly number[]; baseline: readonly number[] }): NullDistribution | null {
+  return scores.online.length === 0 || scores.baseline.length === 0 ? null : mannWhitneyLessNull(scores.online, scores.baseline);
+}
+
+/** The answers of a side's samples (undefined for a failed call). */
+const answersOf = (samples: readonly SideOutcome[]) => samples.map((s) => s.response?.answer);
 
 /** More than half of the baseline's samples state the same key facts. */
 function baselineIsConsistent(samples: readonly SideOutcome[]): boolean {

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { EventBus, BusMetrics, busConfigFromEnv, onTerminationSignal, InvalidConfigError } from '@rag-immune/bus';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
-import { DEFAULT_USER_AGENT, SENTINEL_VERSION, SentinelConfigError, sentinelConfigFromEnv } from './config.ts';
+import { DEFAULT_USER_AGENT, SENTINEL_VERSION, SentinelConfigError, pooledTestOptions, sentinelConfigFromEnv } from './config.ts';
 import { ProbeRunner, DebugCapture, ProbeCatalog, InvalidProbeFileError } from '@rag-immune/probing';
 import { Sentinel } from './sentinel.ts';
 import { SentinelMetrics } from './metrics.ts';
@@ -70,6 +70,7 @@ async function main(): Promise<void> {
     probeDeadlineMs,
     samplesPerProbe: config.SENTINEL_SAMPLES_PER_PROBE,
     sampleAlpha: config.SENTINEL_SAMPLE_ALPHA,
+    ...((pooled) => (pooled ? { pooled } : {}))(pooledTestOptions(config)),
     version: SENTINEL_VERSION,
     ...(config.SENTINEL_DEBUG === '1' ? { debug: new DebugCapture(config.SENTINEL_DEBUG_DIR, headers) } : {}),
   });
@@ -90,7 +91,7 @@ async function main(): Promise<void> {
       maxConcurrent: config.SENTINEL_MAX_CONCURRENT,
       // Both sides run at once, so a probe takes about one deadline per sample (a sampled run calls
       // each side k times in turn); two leave room for scoring.
-      roundGraceMs: 2 * probeDeadlineMs * config.SENTINEL_SAMPLES_PER_PROBE,
+      roundGraceMs: 2 * probeDeadlineMs * (config.SENTINEL_SAMPLES_MAX ?? config.SENTINEL_SAMPLES_PER_PROBE),
     },
     logger,
   );
