@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { exampleProbeResult } from '@rag-immune/contracts';
-import { SentinelMetrics } from '../../src/sentinel-metrics.ts';
+import { SentinelMetrics } from '../../src/metrics.ts';
 
 test('RAG calls per result: the pooled count when reported, else the calls asked; pooled statistics per probe and signal', async () => {
   const metrics = new SentinelMetrics();

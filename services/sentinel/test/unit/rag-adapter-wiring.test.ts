@@ -18,7 +18,7 @@ import { Registry } from 'prom-client';
 import { RagClient } from '@rag-immune/rag-contract';
 import { AdapterFileError, AdapterRagClient } from '@rag-immune/rag-adapter';
 import { sentinelRagPorts } from '../../src/rag-ports.ts';
-import { sentinelHttpApp } from '../../src/http-server.ts';
+import { sentinelHttpApp } from '../../src/http/routes.ts';
 import type { Sentinel } from '../../src/sentinel.ts';
 
 const flowise = fileURLToPath(new URL('../../../../packages/rag-adapter/examples/flowise-prediction.yaml', import.meta.url));
