@@ -68,6 +68,7 @@ export function exampleProbeResult(probeId = 'probe-debian-openssl-version', at 
       samples: null,
       fcs_sample_test_p: null,
       ic_sample_test_p: null,
+      pooled_test: null,
     },
     anomaly: true,
     severity: 'high',

@@ -1,4 +1,4 @@
-export { ProbeRunner, sampledModeProblem, DEFAULT_SAMPLE_ALPHA, type ProbeRunnerOptions } from './probe-runner.ts';
+export { ProbeRunner, sampledModeProblem, DEFAULT_SAMPLE_ALPHA, type ProbeRunnerOptions, type PooledTestOptions } from './probe-runner.ts';
 export { DebugCapture } from './debug-capture.ts';
 export type { RagPort, FactConsistencyPort, FcsVerdict, EvidenceSnippet } from './ports.ts';
 export { GoldenProbeSchema, isActive, type GoldenProbe } from './golden-probe.ts';
@@ -14,7 +14,29 @@ export {
   type ComparisonInputs,
   type SampledScores,
 } from './signals/baseline-comparison.ts';
-export { mannWhitneyLessP, median, sampledDrop, sampledDropFires, smallestPossibleP, type SampledDrop } from './signals/sample-test.ts';
+export {
+  mannWhitneyLessP,
+  mannWhitneyLessNull,
+  median,
+  sampledDrop,
+  sampledDropFires,
+  smallestPossibleP,
+  type NullDistribution,
+  type SampledDrop,
+} from './signals/sample-test.ts';
+export { factFrequencyTest, type FactFrequencyTest } from './signals/fact-frequency-test.ts';
+export {
+  eValue,
+  EDetector,
+  PooledEvidence,
+  pooledThreshold,
+  POOLED_SIGNALS,
+  type PooledEvidenceOptions,
+  type PooledSignal,
+  type PooledSignalState,
+  type PooledVerdict,
+} from './signals/pooled-test.ts';
+export { AdaptiveSampling, type AdaptiveSamplingOptions } from './signals/adaptive-sampling.ts';
 export { answersAreConsistent, baselineFactsLossP, factsKey, modalAnswerIndex } from './signals/sample-consensus.ts';
 export {
   answerAgreement,

@@ -1,15 +1,19 @@
-import type { KnowledgeFreshness, QueryRequest, QueryResponse } from '@rag-immune/rag-contract';
+import type { KnowledgeFreshness, PartialQueryResponse, QueryRequest } from '@rag-immune/rag-contract';
 
 /**
  * What the sentinel needs from its collaborators. The composition root (main.ts) plugs in the real
- * RagClient and FactConsistencyScorer; tests plug in the same real ones against real servers.
+ * RagClient (or, for a RAG with its own API, an AdapterRagClient from @rag-immune/rag-adapter) and
+ * FactConsistencyScorer; tests plug in the same real ones against real servers.
  */
 export interface RagPort {
-  /** `headers` carries the probe's W3C traceparent, so the RAG's spans of the call are findable by trace id. */
+  /**
+   * A contract RAG answers a full QueryResponse; an adapted one may leave ids, scores, dates and
+   * versions out, and every signal computed from them is then left out too, never guessed.
+   * `headers` carries the probe's W3C traceparent, so the RAG's spans of the call are findable by trace id. */
   query(
     request: QueryRequest,
     options?: { signal?: AbortSignal; timeoutMs?: number; headers?: Readonly<Record<string, string>> },
-  ): Promise<QueryResponse>;
+  ): Promise<PartialQueryResponse>;
   /**
    * The contract's optional freshness lookup (GET /knowledge/{id}); a RAG that does not serve it
    * answers 404. Knowledge the online side serves newer than the baseline is checked against it.

@@ -11,7 +11,7 @@ import {
   wrap,
   type IPolicy,
 } from 'cockatiel';
-import { ContractViolationError, RagHttpError, RagUnreachableError, type QueryResponse } from '@rag-immune/rag-contract';
+import { ContractViolationError, RagHttpError, RagUnreachableError, type PartialQueryResponse } from '@rag-immune/rag-contract';
 import { newProbeTraceContext } from '@rag-immune/traces';
 import { eventEnvelope, type FcsStatus, type ProbeObservation, type ProbeResult, type RagCallStatus } from '@rag-immune/contracts';
 import type { GoldenProbe } from './golden-probe.ts';
@@ -32,14 +32,17 @@ import {
   factReplaced,
   newerOnlineChunks,
   type AnswerComparison,
-  type AnswerSide,
 } from './signals/answer-agreement.ts';
 import { CallHealthWindow, type CallHealthComparison } from './signals/call-health.ts';
 import { checkAgainstFeed, type FreshnessLookup } from './signals/knowledge-feed-check.ts';
 import { attributionCheck } from './signals/attribution.ts';
-import { smallestPossibleP } from './signals/sample-test.ts';
+import { mannWhitneyLessNull, smallestPossibleP, type NullDistribution } from './signals/sample-test.ts';
+import { factFrequencyTest } from './signals/fact-frequency-test.ts';
+import { PooledEvidence } from './signals/pooled-test.ts';
+import { AdaptiveSampling } from './signals/adaptive-sampling.ts';
 import { answersAreConsistent, baselineFactsLossP, modalAnswerIndex } from './signals/sample-consensus.ts';
 import type { DebugCapture } from './debug-capture.ts';
+import { answerSide, answeredAt, citingSide, evidence, freshnessDocuments, retrievedDocuments } from './observed-response.ts';
 
 export interface ProbeRunnerOptions {
   online: RagPort;
@@ -77,6 +80,26 @@ export interface ProbeRunnerOptions {
   samplesPerProbe?: number;
   /** Significance level of the sampled test (default 0.01); 1 / C(2k, k) must be below it. */
   sampleAlpha?: number;
+  /**
+   * Sampled mode only (samplesPerProbe >= 2): pool the evidence over each probe's runs
+   * (signals/pooled-test.ts) instead of testing each run alone, and spend more calls on a probe
+   * whose evidence leans towards a change (signals/adaptive-sampling.ts). The runner then keeps
+   * per-probe state in memory. Absent: every run is judged on its own, as before.
+   */
+  pooled?: PooledTestOptions;
+}
+
+export interface PooledTestOptions {
+  /** Per-probe level: expected clean runs of a probe between false anomalies at least 1 / alpha. */
+  alpha: number;
+  /** Calls a side while a probe's evidence leans towards a change (the per-run cap; default samplesPerProbe: not adaptive). */
+  maxSamples?: number;
+  /** Share of the alarm threshold at which the evidence leans (default 0.01). */
+  leanFraction?: number;
+  /** Most RAG calls in any hour (both sides, all probes) before doubtful runs stop escalating; none when absent. */
+  callsPerHour?: number;
+  /** Probes whose evidence is kept (least recently run forgotten first; default 10,000). */
+  maxProbes?: number;
 }
 
 export const DEFAULT_SAMPLE_ALPHA = 0.01;
@@ -85,10 +108,12 @@ export const DEFAULT_SAMPLE_ALPHA = 0.01;
  * Why a sampled-mode setting cannot work, or null. With k calls a side the exact test's p is never
  * below 1 / C(2k, k): an alpha at or under it would silence fcs_drop and ic_drop altogether.
  */
-export function sampledModeProblem(samples: number, alpha: number): string | null {
+export function sampledModeProblem(samples: number, alpha: number, pooled = false): string | null {
   if (!Number.isInteger(samples) || samples < 1) return `samples per probe must be an integer >= 1, got ${samples}`;
   if (!(alpha > 0 && alpha < 1)) return `sample alpha must be in (0, 1), got ${alpha}`;
-  if (samples > 1 && smallestPossibleP(samples, samples) >= alpha)
+  // Pooled, the level is reached over several runs: one run's smallest p does not bound it.
+  if (pooled && samples < 2) return `the pooled test needs at least 2 samples a side, got ${samples}`;
+  if (!pooled && samples > 1 && smallestPossibleP(samples, samples) >= alpha)
     return `${samples} samples a side can never reach p < ${alpha} (smallest possible p ${smallestPossibleP(samples, samples).toPrecision(3)}): use more samples or a larger alpha`;
   return null;
 }
@@ -104,7 +129,9 @@ interface FcsOutcome {
 interface SideOutcome {
   observation: ProbeObservation;
   fcs?: FcsOutcome;
-  response?: QueryResponse;
+  response?: PartialQueryResponse;
+  /** When the answer arrived (epoch ms): the knowledge time of a RAG that names none. */
+  receivedAt?: number;
 }
 
 function retryable(error: unknown): boolean {
@@ -150,10 +177,28 @@ function failedObservation(error: unknown, latencyMs: number, deadlinePassed = f
 export class ProbeRunner {
   private readonly policies: Record<'online' | 'baseline', IPolicy>;
   private readonly windows: Record<'online' | 'baseline', CallHealthWindow>;
+  private readonly pooled?: { evidence: PooledEvidence; sampling: AdaptiveSampling };
 
   constructor(private readonly options: ProbeRunnerOptions) {
-    const problem = sampledModeProblem(options.samplesPerProbe ?? 1, options.sampleAlpha ?? DEFAULT_SAMPLE_ALPHA);
+    const pooled = options.pooled;
+    const problem = sampledModeProblem(
+      options.samplesPerProbe ?? 1,
+      pooled?.alpha ?? options.sampleAlpha ?? DEFAULT_SAMPLE_ALPHA,
+      !!pooled,
+    );
     if (problem !== null) throw new RangeError(problem);
+    if (pooled !== undefined) {
+      const base = options.samplesPerProbe!;
+      this.pooled = {
+        evidence: new PooledEvidence({ alpha: pooled.alpha, ...(pooled.maxProbes ? { maxProbes: pooled.maxProbes } : {}) }),
+        sampling: new AdaptiveSampling({
+          base,
+          max: pooled.maxSamples ?? base,
+          ...(pooled.leanFraction !== undefined ? { leanFraction: pooled.leanFraction } : {}),
+          ...(pooled.callsPerHour !== undefined ? { callsPerHour: pooled.callsPerHour } : {}),
+        }),
+      };
+    }
     const policy = () =>
       wrap(
         retry(handleWhen(retryable), {
@@ -182,7 +227,11 @@ export class ProbeRunner {
       { attributes: { probe_id: probe.id, probe_version: probe.version, query_hash: queryHash, correlation_id: correlationId } },
       async (span) => {
         try {
-          const k = this.options.samplesPerProbe ?? 1;
+          const pooled = this.pooled;
+          // Pooled: as many calls as this probe's evidence so far asks for (decided before the run).
+          const k = pooled
+            ? pooled.sampling.samplesFor(pooled.evidence.leaning(probe.id), pooled.evidence.threshold)
+            : (this.options.samplesPerProbe ?? 1);
           const [onlineSamples, baselineSamples] = await Promise.all([
             this.observeSamples('online', this.options.online, probe, correlationId, k),
             this.observeSamples('baseline', this.options.baseline, probe, correlationId, k),
@@ -192,18 +241,37 @@ export class ProbeRunner {
           // One call a side: the answers are compared as they are. Sampled: only when the baseline
           // mostly says the same thing (otherwise its own spread makes any difference meaningless) and
           // the online samples state it significantly less often (otherwise the modal facts differ by chance).
-          const answers = await this.compareAnswers(probe, online, baseline, k === 1 || this.answersDiffer(onlineSamples, baselineSamples));
+          const scores = k > 1 ? this.sampledScores(k, onlineSamples, baselineSamples) : undefined;
+          const ragCalls = onlineSamples.length + baselineSamples.length;
+          const pooledRun =
+            pooled && scores
+              ? pooled.evidence.observe(probe.id, {
+                  fcs: lessTest(scores.fcs),
+                  ic: lessTest(scores.ic),
+                  facts: factFrequencyTest(answersOf(onlineSamples), answersOf(baselineSamples)),
+                })
+              : undefined;
+          // Pooled, the facts are compared once their detector says the answers differ run after run.
+          const compareFacts = k === 1 || (pooledRun ? pooledRun.verdict.facts.alarm : this.answersDiffer(onlineSamples, baselineSamples));
+          const answers = await this.compareAnswers(probe, online, baseline, compareFacts);
           const calls = this.callHealth(onlineSamples, baselineSamples, online.observation);
           const verdict = compareWithBaseline(online.observation, baseline.observation, this.options.thresholds, {
             ...(answers ? { answers } : {}),
             calls,
-            ...(k > 1 ? { samples: this.sampledScores(k, onlineSamples, baselineSamples) } : {}),
+            ...(scores ? { samples: scores } : {}),
+            ...(pooledRun ? { pooled: pooledRun.verdict } : {}),
           });
+          if (pooledRun) {
+            pooledRun.commit();
+            pooled!.sampling.record(ragCalls);
+          }
+          const pv = pooledRun?.verdict;
           span.setAttributes({
             anomaly: verdict.anomaly,
             severity: verdict.severity,
             anomaly_signals: verdict.signals.join(','),
             ...(k > 1 ? { samples: k } : {}),
+            ...(pv ? { pooled_fcs: pv.fcs.statistic, pooled_ic: pv.ic.statistic, pooled_facts: pv.facts.statistic } : {}),
           });
           return {
             ...eventEnvelope('sentinel', this.options.version),
@@ -214,7 +282,26 @@ export class ProbeRunner {
             query_hash: queryHash,
             online: online.observation,
             baseline: baseline.observation,
-            comparison: { samples: null, fcs_sample_test_p: null, ic_sample_test_p: null, ...verdict.comparison },
+            comparison: {
+              samples: null,
+              fcs_sample_test_p: null,
+              ic_sample_test_p: null,
+              ...verdict.comparison,
+              pooled_test: pv
+                ? {
+                    level: pv.alpha,
+                    threshold: pv.threshold,
+                    fcs_e: pv.fcs.e,
+                    fcs_statistic: pv.fcs.statistic,
+                    ic_e: pv.ic.e,
+                    ic_statistic: pv.ic.statistic,
+                    facts_p: pv.facts.p,
+                    facts_e: pv.facts.e,
+                    facts_statistic: pv.facts.statistic,
+                    rag_calls: ragCalls,
+                  }
+                : null,
+            },
             anomaly: verdict.anomaly,
             severity: verdict.severity,
             anomaly_signals: verdict.signals,
@@ -274,7 +361,7 @@ export class ProbeRunner {
   private async observe(side: 'online' | 'baseline', rag: RagPort, probe: GoldenProbe, correlationId: string): Promise<SideOutcome> {
     const started = performance.now();
     const deadline = AbortSignal.timeout(Math.ceil(this.deadlineMs));
-    let response: QueryResponse;
+    let response: PartialQueryResponse;
     // A fresh trace context per attempt: a retried call's spans do not mix with the failed attempt's.
     let traced = newProbeTraceContext();
     try {
@@ -301,6 +388,7 @@ export class ProbeRunner {
       return { observation };
     }
     const latencyMs = performance.now() - started;
+    const receivedAt = Date.now();
     await this.options.debug?.record({
       side,
       probe_id: probe.id,
@@ -311,19 +399,12 @@ export class ProbeRunner {
 
     const fcs = await this.scoreFcs(side, probe, response);
     const coverage = intentCoverage(probe.query, response.answer, response.abstained ?? false);
-    const answeredAt = Date.parse(response.as_of);
-    const documents = response.chunks.map((chunk) => ({
-      source: chunk.source,
-      source_trust: chunk.source_trust,
-      retrieval_score: chunk.retrieval_score,
-      updated_at: Date.parse(chunk.updated_at),
-    }));
-    const freshness = knowledgeFreshness(documents, answeredAt, this.options.sourceTrust);
+    const freshness = knowledgeFreshness(freshnessDocuments(response.chunks), answeredAt(response, receivedAt), this.options.sourceTrust);
     const observation: ProbeObservation = {
       call_status: 'ok',
       http_status: 200,
       error_message: null,
-      trace_id: response.trace_id,
+      trace_id: response.trace_id ?? null,
       traceparent: traced.traceparent,
       latency_ms: latencyMs,
       signals: {
@@ -334,21 +415,14 @@ export class ProbeRunner {
         kf_as_of: freshness.kf_as_of,
         kf_age_days: freshness.kf_age_days,
       },
-      retrieved_documents: response.chunks.map((chunk, index) => ({
-        rank: index + 1,
-        doc_id: chunk.doc_id,
-        chunk_id: chunk.chunk_id,
-        knowledge_id: chunk.knowledge_id,
-        knowledge_version: chunk.version,
-        source: chunk.source,
-        source_trust: this.options.sourceTrust[chunk.source] ?? chunk.source_trust,
-        updated_at: Date.parse(chunk.updated_at),
-        retrieval_score: chunk.retrieval_score,
-        rerank_score: chunk.rerank_score ?? null,
-      })),
-      component_versions: { embedder: response.models.embedder, reranker: response.models.reranker, generator: response.models.generator },
+      retrieved_documents: retrievedDocuments(response.chunks, this.options.sourceTrust),
+      component_versions: {
+        embedder: response.models?.embedder ?? null,
+        reranker: response.models?.reranker ?? null,
+        generator: response.models?.generator ?? null,
+      },
     };
-    return { observation, fcs, response };
+    return { observation, fcs, response, receivedAt };
   }
 
   /** Latency p95s and the online timeout rate over the recent window, every call of this run included. */
@@ -387,14 +461,8 @@ export class ProbeRunner {
     const a = online.response;
     const b = baseline.response;
     if (a === undefined || b === undefined) return undefined;
-    const sideOf = (r: QueryResponse): AnswerSide => ({
-      answer: r.answer,
-      abstained: r.abstained ?? false,
-      asOf: Date.parse(r.as_of),
-      chunks: r.chunks.map((c) => ({ ...c, updated_at: Date.parse(c.updated_at), valid_from: Date.parse(c.valid_from) })),
-    });
-    const onlineSide = sideOf(a);
-    const baselineSide = sideOf(b);
+    const onlineSide = answerSide(a, online.receivedAt ?? Date.now());
+    const baselineSide = answerSide(b, baseline.receivedAt ?? Date.now());
     // Not comparing the facts leaves the agreement unknown (null), which disagrees with nothing.
     const agreement = compareFacts ? answerAgreement(a.answer, b.answer) : null;
     // Newer online knowledge is an update only if its feed published it.
@@ -406,7 +474,7 @@ export class ProbeRunner {
       baseline_answer_vs_online_fcs: null,
       knowledge_update: newer.length > 0 && (feedCheck?.unpublished.length ?? 0) === 0,
       feed_check: feedCheck,
-      attribution: attributionCheck(probe.expected_sources, a, b),
+      attribution: attributionCheck(probe.expected_sources, citingSide(a), citingSide(b)),
       altered_chunks: alteredChunks(onlineSide, baselineSide),
       online_answer_empty: a.answer.trim() === '' && b.answer.trim() !== '',
       online_ungrounded_facts: [],
@@ -422,14 +490,10 @@ export class ProbeRunner {
       comparison.baseline_ungrounded_facts = ungroundedFacts(b.answer, baselineTexts);
       comparison.fact_replaced_on_same_evidence = sameEvidence(onlineSide, baselineSide) && factReplaced(a.answer, b.answer);
       comparison.online_answer_vs_baseline_fcs = await this.crossScore(probe, a.answer, [
-        ...b.chunks.map((chunk) => ({ id: `baseline:${chunk.chunk_id}`, text: chunk.text })),
+        ...evidence(b.chunks, 'baseline:'),
         { id: 'baseline:answer', text: b.answer },
       ]);
-      comparison.baseline_answer_vs_online_fcs = await this.crossScore(
-        probe,
-        b.answer,
-        a.chunks.map((chunk) => ({ id: `online:${chunk.chunk_id}`, text: chunk.text })),
-      );
+      comparison.baseline_answer_vs_online_fcs = await this.crossScore(probe, b.answer, evidence(a.chunks, 'online:'));
     }
     return comparison;
   }
@@ -454,13 +518,13 @@ export class ProbeRunner {
    * FCS of one answer against its own evidence. An empty or whitespace answer (the contract allows
    * it) and a scorer that throws are results with a typed status, never a lost probe run.
    */
-  private scoreFcs(side: 'online' | 'baseline', probe: GoldenProbe, response: QueryResponse): Promise<FcsOutcome> {
+  private scoreFcs(side: 'online' | 'baseline', probe: GoldenProbe, response: PartialQueryResponse): Promise<FcsOutcome> {
     if (response.answer.trim() === '') return Promise.resolve({ status: 'empty_answer', score: null, truncated: false });
     return this.options.tracer.startActiveSpan('fcs.score', { attributes: { probe_id: probe.id, side } }, async (span) => {
       try {
         const verdict: FcsVerdict = await this.options.fcs.score({
           question: probe.query,
-          evidence: response.chunks.map((chunk) => ({ id: chunk.chunk_id, text: chunk.text })),
+          evidence: evidence(response.chunks),
           answer: response.answer,
         });
         span.setAttributes({
@@ -494,6 +558,14 @@ function representative(samples: readonly SideOutcome[]): SideOutcome {
   if (failed !== undefined || samples.length === 1) return failed ?? samples[0]!;
   return samples[modalAnswerIndex(samples.map((s) => s.response?.answer))]!;
 }
+
+/** One-sided exact test of "online scores lower" with its null distribution; null when a side has no score. */
+function lessTest(scores: { online: readonly number[]; baseline: readonly number[] }): NullDistribution | null {
+  return scores.online.length === 0 || scores.baseline.length === 0 ? null : mannWhitneyLessNull(scores.online, scores.baseline);
+}
+
+/** The answers of a side's samples (undefined for a failed call). */
+const answersOf = (samples: readonly SideOutcome[]) => samples.map((s) => s.response?.answer);
 
 /** More than half of the baseline's samples state the same key facts. */
 function baselineIsConsistent(samples: readonly SideOutcome[]): boolean {

@@ -8,3 +8,4 @@ export { aliasGeneration, generationCreatedAt } from './alias-generations.ts';
 export { ragClientWithHeaders } from './client-with-headers.ts';
 export { FAULT_KINDS, EVALUATION_FAULT_KINDS } from './fault-kinds.ts';
 export { callFaultAdmin, type FaultAdminResponse } from './fault-admin-client.ts';
+export { chunksWith, type PartialChunk, type PartialQueryResponse } from './partial-query-response.ts';

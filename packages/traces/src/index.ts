@@ -6,6 +6,8 @@ export {
   BLOCKING_PIECES,
   UNREPORTED_MODEL,
   type MappedTrace,
+  type ObservedCall,
+  type ObservedDocument,
   type SpanDocument,
   type TraceGap,
   type TraceMapper,

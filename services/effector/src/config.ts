@@ -58,6 +58,8 @@ export const EffectorConfigSchema = z.object({
   /** Extra headers for every RAG call, e.g. {"authorization":"Bearer …"} for its /repair hooks. */
   EFFECTOR_RAG_HEADERS: jsonRecord.default('{}'),
   EFFECTOR_RAG_TIMEOUT_MS: int(100, 600_000).default(120_000),
+  /** A declarative adapter (@rag-immune/rag-adapter) for verifying a repair on a RAG without the contract's POST /query. */
+  EFFECTOR_RAG_ADAPTER_FILE: z.string().min(1).optional(),
   EFFECTOR_QDRANT_URL: z.string().url().optional(),
   QDRANT_URL: z.string().url().default('http://127.0.0.1:16333'),
   /** Qdrant's api-key (a secured server, Qdrant Cloud); EFFECTOR_QDRANT_API_KEY when the RAG's Qdrant has its own. */

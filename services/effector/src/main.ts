@@ -7,16 +7,19 @@ import { busConfigFromEnv, onTerminationSignal, InvalidConfigError } from '@rag-
 import { FactConsistencyScorer } from '@rag-immune/fcs';
 import { EXIT_CONFIG, WorkerConfigError, startTelemetry, workerLogger } from '@rag-immune/worker-runtime';
 import { EFFECTOR_VERSION, effectorConfigFromEnv } from './config.ts';
+import { AdapterFileError } from '@rag-immune/rag-adapter';
 import { InvalidPolicyError, loadPolicy } from './policy/policy.ts';
 import { startEffectorWorker } from './worker.ts';
+import { verificationRagPorts } from './verify/verification-rag-ports.ts';
 
 const logger = workerLogger('effector', EFFECTOR_VERSION);
 
 async function main(): Promise<void> {
   const config = effectorConfigFromEnv(process.env);
   const busConfig = busConfigFromEnv(process.env, `rag-immune-effector-${process.pid}`);
-  // Fail fast on a bad policy, before the model loads.
+  // Fail fast on a bad policy or RAG adapter file, before the model loads.
   loadPolicy(config.EFFECTOR_POLICY_FILE);
+  verificationRagPorts(config, {});
   const telemetry = startTelemetry('effector', EFFECTOR_VERSION);
   const fcs = await FactConsistencyScorer.load({
     ...(config.EFFECTOR_FCS_MODEL ? { modelPath: config.EFFECTOR_FCS_MODEL } : {}),
@@ -37,7 +40,12 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof WorkerConfigError || error instanceof InvalidConfigError || error instanceof InvalidPolicyError) {
+  if (
+    error instanceof WorkerConfigError ||
+    error instanceof InvalidConfigError ||
+    error instanceof InvalidPolicyError ||
+    error instanceof AdapterFileError
+  ) {
     logger.fatal({ issues: (error as { issues: unknown }).issues }, error.message);
     process.exit(EXIT_CONFIG);
   }

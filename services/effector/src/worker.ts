@@ -44,6 +44,7 @@ import { AuditLog } from './state/audit-log.ts';
 import { IncidentStore } from './state/incident-store.ts';
 import { ModeStore } from './state/mode-store.ts';
 import { RecoveryVerifier } from './verify/recovery-verifier.ts';
+import { verificationRagPorts } from './verify/verification-rag-ports.ts';
 
 export interface EffectorWorkerOptions {
   config: EffectorConfig;
@@ -79,6 +80,14 @@ export interface EffectorWorker {
 export async function startEffectorWorker(options: EffectorWorkerOptions): Promise<EffectorWorker> {
   const { config, logger } = options;
   const policy = loadPolicy(config.EFFECTOR_POLICY_FILE);
+  const headers = { 'user-agent': `rag-immune-effector/${EFFECTOR_VERSION}`, ...config.EFFECTOR_RAG_HEADERS };
+  // Before any store is touched: a bad adapter file or a missing secret stops the start naming the key.
+  const adapted = verificationRagPorts(config, headers);
+  if (adapted !== null)
+    logger.info(
+      { adapter: adapted.signals.adapter, signals_available: adapted.signals.available, signals_unavailable: adapted.signals.unavailable },
+      'effector: repairs verified through the RAG adapter',
+    );
   const registry = options.registry ?? new Registry();
   const metrics = new EffectorMetrics(registry);
   const tracer = options.tracer ?? trace.getTracer('rag-immune-effector', EFFECTOR_VERSION);
@@ -122,12 +131,11 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
   const identifierWarning = identifierCheckWarning(config);
   if (identifierWarning !== null) logger.warn({ EFFECTOR_IDENTIFIER_CHECK: config.EFFECTOR_IDENTIFIER_CHECK ?? null }, identifierWarning);
 
-  const headers = { 'user-agent': `rag-immune-effector/${EFFECTOR_VERSION}`, ...config.EFFECTOR_RAG_HEADERS };
   const online = ragClientWithHeaders(config.EFFECTOR_ONLINE_RAG_URL, headers, config.EFFECTOR_RAG_TIMEOUT_MS);
   const baseline = ragClientWithHeaders(config.EFFECTOR_BASELINE_RAG_URL, headers, config.EFFECTOR_RAG_TIMEOUT_MS);
   const runner = new ProbeRunner({
-    online,
-    baseline,
+    online: adapted?.online ?? online,
+    baseline: adapted?.baseline ?? baseline,
     fcs: options.fcs,
     tracer,
     thresholds: defaultThresholds,

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { DEFAULT_SAMPLE_ALPHA, answerAndLatencyDefaults, defaultThresholds, sampledModeProblem } from '@rag-immune/probing';
+import {
+  DEFAULT_SAMPLE_ALPHA,
+  answerAndLatencyDefaults,
+  defaultThresholds,
+  sampledModeProblem,
+  type PooledTestOptions,
+} from '@rag-immune/probing';
 import { isLoopback } from '@rag-immune/worker-runtime';
 
 /**
@@ -24,6 +30,11 @@ export const SentinelEnvSchema = z.object({
   SENTINEL_ONLINE_RAG_URL: z.string().url(),
   SENTINEL_BASELINE_RAG_URL: z.string().url(),
   SENTINEL_PROBES_FILE: z.string().min(1),
+  /**
+   * A declarative adapter (@rag-immune/rag-adapter) for a RAG that does not serve the health
+   * contract: how to ask it and where its answer and documents are. Unset: the contract client.
+   */
+  SENTINEL_RAG_ADAPTER_FILE: z.string().min(1).optional(),
   SENTINEL_INTERVAL_SECONDS: number(z.number().min(1).max(86_400)).default(600),
   SENTINEL_JITTER: number(z.number().min(0).max(0.5)).default(0.1),
   SENTINEL_MAX_CONCURRENT: number(z.number().int().min(1).max(64)).default(4),
@@ -45,7 +56,19 @@ export const SentinelEnvSchema = z.object({
    * ic_drop need a one-sided exact Mann–Whitney p below SENTINEL_SAMPLE_ALPHA: k times the RAG calls.
    */
   SENTINEL_SAMPLES_PER_PROBE: number(z.number().int().min(1).max(20)).default(1),
+  /** Level of the sampled test; with the pooled test, per probe: at least 1 / alpha clean runs between false anomalies. */
   SENTINEL_SAMPLE_ALPHA: number(z.number().gt(0).lt(1)).default(DEFAULT_SAMPLE_ALPHA),
+  /**
+   * Sampled mode (SENTINEL_SAMPLES_PER_PROBE >= 2): pool the evidence over each probe's runs (an
+   * always-valid sequential test, see the README) instead of judging each run alone. Default on.
+   */
+  SENTINEL_POOLED_TEST: z.enum(['on', 'off']).default('on'),
+  /** Pooled: calls a side while a probe's evidence leans towards a change (the cap per run); default SENTINEL_SAMPLES_PER_PROBE. */
+  SENTINEL_SAMPLES_MAX: number(z.number().int().min(2).max(20)).optional(),
+  /** Pooled: share of the alarm threshold at which a probe's evidence leans and its runs take SENTINEL_SAMPLES_MAX. */
+  SENTINEL_SAMPLE_LEAN: number(z.number().gt(0).max(1)).default(0.01),
+  /** Pooled: most RAG calls in any hour (both sides, all probes) before leaning probes stop taking more; none when unset. */
+  SENTINEL_SAMPLE_CALLS_PER_HOUR: number(z.number().int().min(1)).optional(),
   /** Most time one side of a probe may take, retries included; default 1.5 x the call timeout. */
   SENTINEL_PROBE_DEADLINE_MS: number(z.number().int().min(100).max(600_000)).optional(),
   SENTINEL_DEBUG: z.enum(['0', '1']).default('0'),
@@ -72,8 +95,21 @@ export class SentinelConfigError extends Error {
 export function sentinelConfigFromEnv(env: NodeJS.ProcessEnv): SentinelEnv {
   const parsed = SentinelEnvSchema.safeParse(env);
   if (parsed.success) {
-    const sampling = sampledModeProblem(parsed.data.SENTINEL_SAMPLES_PER_PROBE, parsed.data.SENTINEL_SAMPLE_ALPHA);
+    const pooled = pooledTest(parsed.data);
+    const sampling = sampledModeProblem(parsed.data.SENTINEL_SAMPLES_PER_PROBE, parsed.data.SENTINEL_SAMPLE_ALPHA, pooled);
     if (sampling !== null) throw new SentinelConfigError([{ key: 'SENTINEL_SAMPLES_PER_PROBE', message: sampling }]);
+    const max = parsed.data.SENTINEL_SAMPLES_MAX;
+    if (max !== undefined && !pooled)
+      throw new SentinelConfigError([
+        { key: 'SENTINEL_SAMPLES_MAX', message: 'needs the pooled test (SENTINEL_SAMPLES_PER_PROBE >= 2 and SENTINEL_POOLED_TEST=on)' },
+      ]);
+    if (max !== undefined && max < parsed.data.SENTINEL_SAMPLES_PER_PROBE)
+      throw new SentinelConfigError([
+        {
+          key: 'SENTINEL_SAMPLES_MAX',
+          message: `must be at least SENTINEL_SAMPLES_PER_PROBE (${parsed.data.SENTINEL_SAMPLES_PER_PROBE}), got ${max}`,
+        },
+      ]);
     if (parsed.data.SENTINEL_API_TOKEN === undefined && !isLoopback(parsed.data.SENTINEL_HOST))
       throw new SentinelConfigError([
         { key: 'SENTINEL_API_TOKEN', message: `is required to bind SENTINEL_HOST=${parsed.data.SENTINEL_HOST} (beyond loopback)` },
@@ -81,6 +117,22 @@ export function sentinelConfigFromEnv(env: NodeJS.ProcessEnv): SentinelEnv {
     return parsed.data;
   }
   throw new SentinelConfigError(parsed.error.issues.map((issue) => ({ key: String(issue.path[0] ?? '(env)'), message: issue.message })));
+}
+
+/** The pooled test runs in sampled mode unless switched off. */
+export function pooledTest(config: Pick<SentinelEnv, 'SENTINEL_SAMPLES_PER_PROBE' | 'SENTINEL_POOLED_TEST'>): boolean {
+  return config.SENTINEL_SAMPLES_PER_PROBE >= 2 && config.SENTINEL_POOLED_TEST === 'on';
+}
+
+/** The ProbeRunner's pooled-test options from the configuration; undefined when it is off. */
+export function pooledTestOptions(config: SentinelEnv): PooledTestOptions | undefined {
+  if (!pooledTest(config)) return undefined;
+  return {
+    alpha: config.SENTINEL_SAMPLE_ALPHA,
+    leanFraction: config.SENTINEL_SAMPLE_LEAN,
+    ...(config.SENTINEL_SAMPLES_MAX !== undefined ? { maxSamples: config.SENTINEL_SAMPLES_MAX } : {}),
+    ...(config.SENTINEL_SAMPLE_CALLS_PER_HOUR !== undefined ? { callsPerHour: config.SENTINEL_SAMPLE_CALLS_PER_HOUR } : {}),
+  };
 }
 
 export const SENTINEL_VERSION = '0.1.0';

@@ -3,16 +3,17 @@
  * the process naming the variable), the probe file (a bad line stops it naming the line), the
  * bus, the FCS scorer, both RAG clients, the schedule, /healthz and /metrics, graceful shutdown.
  */
-import { ragClientWithHeaders } from '@rag-immune/rag-contract';
+import { AdapterFileError } from '@rag-immune/rag-adapter';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { EventBus, BusMetrics, busConfigFromEnv, onTerminationSignal, InvalidConfigError } from '@rag-immune/bus';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
-import { DEFAULT_USER_AGENT, SENTINEL_VERSION, SentinelConfigError, sentinelConfigFromEnv } from './config.ts';
+import { DEFAULT_USER_AGENT, SENTINEL_VERSION, SentinelConfigError, pooledTestOptions, sentinelConfigFromEnv } from './config.ts';
 import { ProbeRunner, DebugCapture, ProbeCatalog, InvalidProbeFileError } from '@rag-immune/probing';
 import { Sentinel } from './sentinel.ts';
 import { SentinelMetrics } from './metrics.ts';
 import { sentinelHttpApp } from './http/routes.ts';
+import { sentinelRagPorts } from './rag-ports.ts';
 import { startTelemetry } from './telemetry.ts';
 import { listen, traceHeaders, workerLogger } from '@rag-immune/worker-runtime';
 
@@ -25,6 +26,14 @@ async function main(): Promise<void> {
   const catalog = await ProbeCatalog.load(config.SENTINEL_PROBES_FILE);
   const probes = catalog.active();
   if (probes.length === 0) throw new InvalidProbeFileError(config.SENTINEL_PROBES_FILE, [{ line: 0, message: 'no active probe' }]);
+  // Before the bus and the model load: a bad adapter file or a missing secret stops the start at once.
+  const headers = { 'user-agent': DEFAULT_USER_AGENT, ...config.SENTINEL_HEADERS };
+  const rag = sentinelRagPorts(config, headers);
+  // What this RAG's answers can support: an operator sees "no dates, no KF" here, not a KF that never moves.
+  logger.info(
+    { rag: rag.described, signals_available: rag.signals.available, signals_unavailable: rag.signals.unavailable },
+    'sentinel: RAG signals',
+  );
 
   const registry = new Registry();
   const metrics = new SentinelMetrics(registry);
@@ -39,12 +48,11 @@ async function main(): Promise<void> {
     logger,
     registry,
   });
-  const headers = { 'user-agent': DEFAULT_USER_AGENT, ...config.SENTINEL_HEADERS };
   // A hung RAG costs a probe at most this, so it cannot hold the concurrency slots for attempts x timeout.
   const probeDeadlineMs = config.SENTINEL_PROBE_DEADLINE_MS ?? Math.round(config.SENTINEL_CALL_TIMEOUT_MS * 1.5);
   const runner = new ProbeRunner({
-    online: ragClientWithHeaders(config.SENTINEL_ONLINE_RAG_URL, headers, config.SENTINEL_CALL_TIMEOUT_MS),
-    baseline: ragClientWithHeaders(config.SENTINEL_BASELINE_RAG_URL, headers, config.SENTINEL_CALL_TIMEOUT_MS),
+    online: rag.online,
+    baseline: rag.baseline,
     fcs,
     tracer: telemetry.tracer,
     thresholds: {
@@ -62,6 +70,7 @@ async function main(): Promise<void> {
     probeDeadlineMs,
     samplesPerProbe: config.SENTINEL_SAMPLES_PER_PROBE,
     sampleAlpha: config.SENTINEL_SAMPLE_ALPHA,
+    ...((pooled) => (pooled ? { pooled } : {}))(pooledTestOptions(config)),
     version: SENTINEL_VERSION,
     ...(config.SENTINEL_DEBUG === '1' ? { debug: new DebugCapture(config.SENTINEL_DEBUG_DIR, headers) } : {}),
   });
@@ -82,7 +91,7 @@ async function main(): Promise<void> {
       maxConcurrent: config.SENTINEL_MAX_CONCURRENT,
       // Both sides run at once, so a probe takes about one deadline per sample (a sampled run calls
       // each side k times in turn); two leave room for scoring.
-      roundGraceMs: 2 * probeDeadlineMs * config.SENTINEL_SAMPLES_PER_PROBE,
+      roundGraceMs: 2 * probeDeadlineMs * (config.SENTINEL_SAMPLES_MAX ?? config.SENTINEL_SAMPLES_PER_PROBE),
     },
     logger,
   );
@@ -91,6 +100,7 @@ async function main(): Promise<void> {
     logger,
     host: config.SENTINEL_HOST,
     apiToken: config.SENTINEL_API_TOKEN,
+    ragSignals: rag.signals,
   });
   const server = listen(app, {
     worker: 'sentinel',
@@ -117,7 +127,12 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof SentinelConfigError || error instanceof InvalidConfigError || error instanceof InvalidProbeFileError) {
+  if (
+    error instanceof SentinelConfigError ||
+    error instanceof InvalidConfigError ||
+    error instanceof InvalidProbeFileError ||
+    error instanceof AdapterFileError
+  ) {
     logger.fatal({ issues: (error as { issues: unknown }).issues }, error.message);
     process.exit(78);
   }

@@ -15,6 +15,8 @@ export class SentinelMetrics {
   readonly published: Counter<'outcome'>;
   readonly overdueProbes: Gauge;
   readonly incompleteRounds: Counter;
+  readonly ragCallsPerResult: Histogram;
+  readonly pooledStatistic: Gauge<'probe_id' | 'signal'>;
 
   constructor(readonly registry: Registry = new Registry()) {
     collectDefaultMetrics({ register: registry, prefix: 'rag_immune_sentinel_' });
@@ -91,6 +93,19 @@ export class SentinelMetrics {
       help: 'Times probes became overdue: rounds that could not complete (a hung RAG, starved concurrency).',
       registers,
     });
+    // What the sampled mode costs: with adaptive sampling it varies with each probe's doubt.
+    this.ragCallsPerResult = new Histogram({
+      name: 'rag_immune_sentinel_rag_calls_per_result',
+      help: 'RAG calls (both sides; a retried call counts once) behind one ProbeResult.',
+      buckets: [2, 4, 6, 8, 10, 14, 20, 30, 40],
+      registers,
+    });
+    this.pooledStatistic = new Gauge({
+      name: 'rag_immune_sentinel_pooled_statistic',
+      help: "The pooled test's detector statistic per probe and signal (fcs, ic, facts) after its last run; it alarms at 3 / SENTINEL_SAMPLE_ALPHA.",
+      labelNames: ['probe_id', 'signal'],
+      registers,
+    });
   }
 
   record(result: ProbeResult): void {
@@ -111,6 +126,12 @@ export class SentinelMetrics {
       if (signals?.kf_age_days !== null && signals?.kf_age_days !== undefined) this.kfAgeDays.set(labels, signals.kf_age_days);
     }
     if (result.comparison.fcs_drop !== null) this.fcsDrop.observe(result.comparison.fcs_drop);
+    const pooled = result.comparison.pooled_test;
+    // Without the pooled test's count: the calls asked (a side stops at its first failed call).
+    this.ragCallsPerResult.observe(pooled?.rag_calls ?? 2 * (result.comparison.samples ?? 1));
+    if (pooled)
+      for (const signal of ['fcs', 'ic', 'facts'] as const)
+        this.pooledStatistic.set({ probe_id: result.probe_id, signal }, pooled[`${signal}_statistic`]);
     if (result.anomaly) {
       this.anomalies.inc({ probe_id: result.probe_id, severity: result.severity });
       for (const signal of result.anomaly_signals) this.anomalySignals.inc({ signal });

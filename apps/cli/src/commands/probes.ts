@@ -16,9 +16,11 @@ import {
   planRotation,
   readOnlineFcsHistory,
   type GoldenProbe,
+  type RagPort,
 } from '@rag-immune/probing';
 import { EventBus } from '@rag-immune/bus';
 import { RagClient } from '@rag-immune/rag-contract';
+import { AdapterFileError, adapterClientFromFile } from '@rag-immune/rag-adapter';
 import { cliBusConfig } from '../connection.ts';
 import { fileURLToPath } from 'node:url';
 import { emit } from '../output.ts';
@@ -29,6 +31,22 @@ export function defaultProbeFile(): string {
   return (
     process.env.SENTINEL_PROBES_FILE ?? fileURLToPath(new URL('../../../../services/sentinel/probes/golden-probes.jsonl', import.meta.url))
   );
+}
+
+const ragAdapterOption = [
+  '--rag-adapter <file>',
+  "ask the RAG through this declarative adapter (packages/rag-adapter) instead of the health contract's POST /query; --rag is its ${base_url}",
+] as const;
+
+/** The RAG at `url`: the contract client, or the RAG's own API through its adapter (a bad file exits 78 naming the key). */
+function ragPort(url: string, adapterFile: string | undefined): RagPort {
+  if (adapterFile === undefined) return new RagClient({ baseUrl: url });
+  try {
+    return adapterClientFromFile(adapterFile, { baseUrl: url });
+  } catch (error) {
+    if (error instanceof AdapterFileError) throw new CliError(error.message, ExitCode.config);
+    throw error;
+  }
 }
 
 async function loadCatalog(path: string): Promise<ProbeCatalog> {
@@ -84,52 +102,57 @@ export function probesCommand(): Command {
     )
     .argument('[file]', 'probe file; default as for list')
     .option('--rag <url>', 'a clean RAG (health contract) to measure each active probe against')
+    .option(...ragAdapterOption)
     .option('--fcs-drop <x>', 'the sentinel FCS drop threshold the probes must be able to cross', parseValue, defaultThresholds.fcsDrop)
     .option('--ic-drop <x>', 'the sentinel IC drop threshold', parseValue, defaultThresholds.icDrop)
     .option('--json', 'machine-readable result', false)
-    .action(async (file: string | undefined, options: { rag?: string; fcsDrop: number; icDrop: number; json: boolean }) => {
-      const path = file ?? defaultProbeFile();
-      const catalog = await loadCatalog(path);
-      if (options.rag === undefined) {
-        emit(
-          options.json,
-          { file: path, valid: true, probes: catalog.probes.length, active: catalog.active().length },
-          () => `${path}: ${catalog.probes.length} probes, ${catalog.active().length} active, valid`,
-        );
-        return;
-      }
-      const { FactConsistencyScorer } = await import('@rag-immune/fcs');
-      const fcs = await FactConsistencyScorer.load();
-      const rag = new RagClient({ baseUrl: options.rag });
-      const rejected: string[] = [];
-      for (const probe of catalog.active()) {
-        let response;
-        try {
-          response = await rag.query({ query: probe.query });
-        } catch (error) {
-          throw new CliError(`${options.rag}: ${(error as Error).message}`, ExitCode.unavailable);
+    .action(
+      async (file: string | undefined, options: { rag?: string; ragAdapter?: string; fcsDrop: number; icDrop: number; json: boolean }) => {
+        const path = file ?? defaultProbeFile();
+        const catalog = await loadCatalog(path);
+        if (options.rag === undefined) {
+          emit(
+            options.json,
+            { file: path, valid: true, probes: catalog.probes.length, active: catalog.active().length },
+            () => `${path}: ${catalog.probes.length} probes, ${catalog.active().length} active, valid`,
+          );
+          return;
         }
-        const scored =
-          response.answer.trim() === ''
-            ? { score: null }
-            : await fcs.score({
-                question: probe.query,
-                evidence: response.chunks.map((c) => ({ id: c.chunk_id, text: c.text })),
-                answer: response.answer,
-              });
-        const ic = intentCoverage(probe.query, response.answer, response.abstained ?? false).ic;
-        const gate = detectability({ fcs: scored.score, ic }, { fcsDrop: options.fcsDrop, icDrop: options.icDrop });
-        if (gate.verdict === 'rejected') rejected.push(probe.id);
-        emit(
-          options.json,
-          { probe_id: probe.id, fcs: scored.score, ic, verdict: gate.verdict, reason: gate.reason },
-          () => `${gate.verdict.padEnd(8)} ${probe.id.padEnd(48)} ${gate.reason}`,
-        );
-      }
-      if (rejected.length > 0)
-        throw new CliError(`${path}: ${rejected.length} probe(s) can never fire: ${rejected.join(', ')}`, ExitCode.dataError);
-      process.stderr.write(`${path}: ${catalog.active().length} active probes can fire\n`);
-    });
+        // Before the model loads: a bad adapter file stops at once.
+        const rag = ragPort(options.rag, options.ragAdapter);
+        const { FactConsistencyScorer } = await import('@rag-immune/fcs');
+        const fcs = await FactConsistencyScorer.load();
+        const rejected: string[] = [];
+        for (const probe of catalog.active()) {
+          let response;
+          try {
+            response = await rag.query({ query: probe.query });
+          } catch (error) {
+            throw new CliError(`${options.rag}: ${(error as Error).message}`, ExitCode.unavailable);
+          }
+          const scored =
+            response.answer.trim() === ''
+              ? { score: null }
+              : await fcs.score({
+                  question: probe.query,
+                  // A chunk the RAG gave no id is labelled by rank: a label for the scorer only.
+                  evidence: response.chunks.map((c, i) => ({ id: c.chunk_id ?? `#${i + 1}`, text: c.text })),
+                  answer: response.answer,
+                });
+          const ic = intentCoverage(probe.query, response.answer, response.abstained ?? false).ic;
+          const gate = detectability({ fcs: scored.score, ic }, { fcsDrop: options.fcsDrop, icDrop: options.icDrop });
+          if (gate.verdict === 'rejected') rejected.push(probe.id);
+          emit(
+            options.json,
+            { probe_id: probe.id, fcs: scored.score, ic, verdict: gate.verdict, reason: gate.reason },
+            () => `${gate.verdict.padEnd(8)} ${probe.id.padEnd(48)} ${gate.reason}`,
+          );
+        }
+        if (rejected.length > 0)
+          throw new CliError(`${path}: ${rejected.length} probe(s) can never fire: ${rejected.join(', ')}`, ExitCode.dataError);
+        process.stderr.write(`${path}: ${catalog.active().length} active probes can fire\n`);
+      },
+    );
 
   probes
     .command('add')
@@ -177,6 +200,7 @@ export function probesCommand(): Command {
     .description('Build a probe set from a query log: head queries, k-means long-tail representatives, kept when fragile and attributable')
     .requiredOption('--query-log <file>', 'JSON Lines of {query, count, business_value?}')
     .requiredOption('--rag <url>', 'the RAG to measure fragility and attribution against (health contract)')
+    .option(...ragAdapterOption)
     .option('-o, --out <file>', 'write the probe file here (refuses to overwrite without --force)')
     .option('--force', 'overwrite --out', false)
     .option('--size <n>', 'probes wanted', parsePositive, defaultProbeSetOptions.size)
@@ -195,9 +219,10 @@ export function probesCommand(): Command {
         const code = (error as NodeJS.ErrnoException).code === 'ENOENT' ? ExitCode.noInput : ExitCode.dataError;
         throw new CliError(`${options.queryLog}: ${(error as Error).message}`, code);
       }
+      const rag = ragPort(options.rag, options.ragAdapter);
       const { embedder, fcs } = await loadModels();
       const builder = new ProbeSetBuilder(
-        { embed: (texts) => embedder.embed(texts), rag: new RagClient({ baseUrl: options.rag }), fcs },
+        { embed: (texts) => embedder.embed(texts), rag, fcs },
         {
           ...defaultProbeSetOptions,
           size: options.size,
@@ -230,6 +255,7 @@ export function probesCommand(): Command {
     .option('--min-runs <n>', 'runs needed before a probe can be retired', parsePositive, defaultRotationOptions.minRuns)
     .option('--query-log <file>', 'propose replacements from this query log (needs --rag)')
     .option('--rag <url>', 'RAG used to vet replacements')
+    .option(...ragAdapterOption)
     .option('--apply', 'write the retirements and replacements to the probe file', false)
     .option('--json', 'one JSON object per decision', false)
     .action(async (options: RotateOptions) => {
@@ -253,11 +279,12 @@ export function probesCommand(): Command {
       let replacements: GoldenProbe[] = [];
       if (retiring > 0 && options.queryLog !== undefined) {
         if (options.rag === undefined) throw new CliError('--query-log needs --rag to vet replacements', ExitCode.usage);
+        const rag = ragPort(options.rag, options.ragAdapter);
         const known = new Set(catalog.probes.map((p) => p.query.toLowerCase()));
         const log = parseQueryLog(await readFile(options.queryLog, 'utf8')).filter((e) => !known.has(e.query.toLowerCase()));
         const { embedder, fcs } = await loadModels();
         const builder = new ProbeSetBuilder(
-          { embed: (t) => embedder.embed(t), rag: new RagClient({ baseUrl: options.rag }), fcs },
+          { embed: (t) => embedder.embed(t), rag, fcs },
           { ...defaultProbeSetOptions, size: retiring, now: new Date() },
         );
         replacements = (await builder.build(log)).probes.map((p) => ({ ...p, id: `${p.id}-r${Date.now().toString(36)}` }));
@@ -277,6 +304,7 @@ export function probesCommand(): Command {
 interface BuildOptions {
   queryLog: string;
   rag: string;
+  ragAdapter?: string;
   out?: string;
   force: boolean;
   size: number;
@@ -293,6 +321,7 @@ interface RotateOptions {
   minRuns: number;
   queryLog?: string;
   rag?: string;
+  ragAdapter?: string;
   apply: boolean;
   json: boolean;
 }

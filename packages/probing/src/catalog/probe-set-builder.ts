@@ -1,4 +1,5 @@
-import type { QueryResponse } from '@rag-immune/rag-contract';
+import type { PartialQueryResponse } from '@rag-immune/rag-contract';
+import { evidence } from '../observed-response.ts';
 import type { GoldenProbe } from '../golden-probe.ts';
 import type { FactConsistencyPort, RagPort } from '../ports.ts';
 import { defaultThresholds, type AnomalyThresholds } from '../signals/baseline-comparison.ts';
@@ -89,13 +90,15 @@ export function queryVariants(query: string, runs: number): string[] {
  * Which knowledge source the answer rests on, and how exclusively: the answer's citations when the
  * RAG gives them (the sources it says it used), else the retrieval weight of the retrieved chunks.
  */
-export function attribution(response: Pick<QueryResponse, 'citations' | 'chunks'>): { source: string | null; share: number | null } {
+export function attribution(response: Pick<PartialQueryResponse, 'citations' | 'chunks'>): { source: string | null; share: number | null } {
   const weights = new Map<string, number>();
-  if (response.citations.length > 0)
-    for (const c of response.citations) weights.set(c.knowledge_id, (weights.get(c.knowledge_id) ?? 0) + 1);
+  // Only what names its knowledge id counts, and a chunk only with its score: no id or no score, no attribution.
+  const cited = (response.citations ?? []).flatMap((c) => (c.knowledge_id === undefined ? [] : [c.knowledge_id]));
+  if (cited.length > 0) for (const id of cited) weights.set(id, (weights.get(id) ?? 0) + 1);
   else
     for (const chunk of response.chunks)
-      weights.set(chunk.knowledge_id, (weights.get(chunk.knowledge_id) ?? 0) + Math.max(0, chunk.retrieval_score));
+      if (chunk.knowledge_id !== undefined && chunk.retrieval_score !== undefined)
+        weights.set(chunk.knowledge_id, (weights.get(chunk.knowledge_id) ?? 0) + Math.max(0, chunk.retrieval_score));
   const total = [...weights.values()].reduce((a, b) => a + b, 0);
   const [top] = [...weights].sort((a, b) => b[1] - a[1]);
   if (top === undefined || total === 0) return { source: null, share: null };
@@ -196,7 +199,7 @@ export class ProbeSetBuilder {
       }
       const verdict = await this.ports.fcs.score({
         question: entry.query,
-        evidence: response.chunks.map((c) => ({ id: c.chunk_id, text: c.text })),
+        evidence: evidence(response.chunks),
         answer: response.answer,
       });
       if (verdict.score !== null) scores.push(verdict.score);

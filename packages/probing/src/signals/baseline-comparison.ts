@@ -3,6 +3,7 @@ import type { AnswerComparison } from './answer-agreement.ts';
 import type { CallHealthComparison } from './call-health.ts';
 import { misattributed } from './attribution.ts';
 import { sampledDrop, sampledDropFires, type SampledDrop } from './sample-test.ts';
+import type { PooledVerdict } from './pooled-test.ts';
 
 export interface AnomalyThresholds {
   /** Online FCS this much below the baseline's is an anomaly (design default 0.15). */
@@ -55,9 +56,16 @@ export interface ComparisonInputs {
   calls?: CallHealthComparison;
   /** Absent: one call a side, compared one against the other (the behaviour before the sampled mode). */
   samples?: SampledScores;
+  /**
+   * Sampled with the pooled test (pooled-test.ts): fcs_drop and ic_drop fire when their detector
+   * alarms (instead of this run's p < alpha) and this run's median drop is past the threshold; a
+   * facts detector's alarm is an answer_disagreement unless the online side's knowledge is a
+   * legitimate update.
+   */
+  pooled?: PooledVerdict;
 }
 
-type SampleFields = 'samples' | 'fcs_sample_test_p' | 'ic_sample_test_p';
+type SampleFields = 'samples' | 'fcs_sample_test_p' | 'ic_sample_test_p' | 'pooled_test';
 
 /** The comparison; the sampled mode's fields are present only when the run was sampled. */
 export type ComparedSignals = Omit<BaselineComparison, SampleFields> & Partial<Pick<BaselineComparison, SampleFields>>;
@@ -88,7 +96,7 @@ export function compareWithBaseline(
   inputs: ComparisonInputs = {},
 ): BaselineVerdict {
   const limits = { ...answerAndLatencyDefaults, ...definedOnly(thresholds) };
-  const { answers, calls, samples } = inputs;
+  const { answers, calls, samples, pooled } = inputs;
   const fcsTest = samples && sampledDrop(samples.fcs.online, samples.fcs.baseline);
   const icTest = samples && sampledDrop(samples.ic.online, samples.ic.baseline);
   const comparison: ComparedSignals = {
@@ -116,11 +124,13 @@ export function compareWithBaseline(
     worstRatio = Math.max(worstRatio, value / threshold);
   };
   // Sampled: a median drop the baseline's own spread explains is sampling noise, not a drop.
-  const sampledCheck = (test: SampledDrop | null, threshold: number, signal: AnomalySignal) =>
-    check(sampledDropFires(test, threshold, samples!.alpha) ? test!.drop : null, threshold, signal);
+  const sampledCheck = (test: SampledDrop | null, threshold: number, signal: AnomalySignal, pooledAlarm?: boolean) => {
+    const fires = pooledAlarm === undefined ? sampledDropFires(test, threshold, samples!.alpha) : pooledAlarm && test !== null;
+    check(fires ? test!.drop : null, threshold, signal);
+  };
   if (samples) {
-    sampledCheck(fcsTest ?? null, thresholds.fcsDrop, 'fcs_drop');
-    sampledCheck(icTest ?? null, thresholds.icDrop, 'ic_drop');
+    sampledCheck(fcsTest ?? null, thresholds.fcsDrop, 'fcs_drop', pooled?.fcs.alarm);
+    sampledCheck(icTest ?? null, thresholds.icDrop, 'ic_drop', pooled?.ic.alarm);
   } else {
     check(comparison.fcs_drop, thresholds.fcsDrop, 'fcs_drop');
     check(comparison.ic_drop, thresholds.icDrop, 'ic_drop');
@@ -135,7 +145,9 @@ export function compareWithBaseline(
   };
   if (answers !== undefined && online.call_status === 'ok' && baseline.call_status === 'ok') {
     if (answers.online_answer_empty) raise('empty_answer', 'high');
-    else if (disagrees(answers, limits)) raise('answer_disagreement', answers.altered_chunks.length > 0 ? 'high' : 'medium');
+    else if (disagrees(answers, limits) || (pooled?.facts.alarm === true && !answers.knowledge_update))
+      // The pooled facts test: the online answers state other facts than the baseline's, run after run.
+      raise('answer_disagreement', answers.altered_chunks.length > 0 ? 'high' : 'medium');
     // Served knowledge its feed never published: wrong whether or not this answer shows it yet.
     if ((answers.feed_check?.unpublished.length ?? 0) > 0) raise('unpublished_knowledge', 'high');
     // Citations that point at another document: the answer may read right, its source does not.

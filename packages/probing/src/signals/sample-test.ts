@@ -38,6 +38,21 @@ export function smallestPossibleP(n: number, m: number): number {
  * `mannwhitneyu(online, baseline, alternative='less', method='exact')`.
  */
 export function mannWhitneyLessP(online: readonly number[], baseline: readonly number[]): number {
+  return mannWhitneyLessNull(online, baseline).p;
+}
+
+/**
+ * A test's p and the exact distribution of its p over the permutation null: `nullPs` lists each
+ * p the test can give with its probability (summing to 1) when the labels online/baseline are
+ * exchangeable. The pooled test (pooled-test.ts) turns it into an e-value of exact expectation 1.
+ */
+export interface NullDistribution {
+  p: number;
+  nullPs: readonly { p: number; weight: number }[];
+}
+
+/** mannWhitneyLessP with the exact null distribution of its p (same counting, same ties). */
+export function mannWhitneyLessNull(online: readonly number[], baseline: readonly number[]): NullDistribution {
   const n = online.length;
   const m = baseline.length;
   if (n === 0 || m === 0) throw new RangeError('mannWhitneyLessP needs at least one sample on each side');
@@ -64,9 +79,19 @@ export function mannWhitneyLessP(online: readonly number[], baseline: readonly n
       const to = ways[j + 1]!;
       for (let s = maxSum - rank; s >= 0; s--) if (from[s]! !== 0) to[s + rank]! += from[s]!;
     }
+  const total = choose(n + m, n);
+  const nullPs: { p: number; weight: number }[] = [];
   let atMost = 0;
-  for (let s = 0; s <= observed; s++) atMost += ways[n]![s]!;
-  return Math.min(1, atMost / choose(n + m, n));
+  let p = 1;
+  for (let s = 0; s <= maxSum; s++) {
+    const count = ways[n]![s]!;
+    if (count === 0) continue;
+    atMost += count;
+    // Each attainable rank sum s gives p = P(S <= s), with probability P(S = s).
+    nullPs.push({ p: Math.min(1, atMost / total), weight: count / total });
+    if (s === observed) p = Math.min(1, atMost / total);
+  }
+  return { p, nullPs };
 }
 
 /** What the sampled test says about one score signal (FCS or IC). */

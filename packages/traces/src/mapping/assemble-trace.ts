@@ -9,7 +9,16 @@ import { Trace, describeIssues, type Chunk, type ScoredCandidate } from '@rag-im
 import type { SpanRecord } from '../span-record.ts';
 import { EXTENSION, extension, extensionCitations, extensionString } from './extensions.ts';
 import type { Convention } from './span-conventions.ts';
-import { BLOCKING_PIECES, UNREPORTED_MODEL, type MappedTrace, type SpanDocument, type TraceGap, type TraceParts } from './trace-mapper.ts';
+import {
+  BLOCKING_PIECES,
+  UNREPORTED_MODEL,
+  type MappedTrace,
+  type ObservedCall,
+  type ObservedDocument,
+  type SpanDocument,
+  type TraceGap,
+  type TraceParts,
+} from './trace-mapper.ts';
 
 const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
 const finite = (value: unknown) =>
@@ -26,6 +35,30 @@ function utc(value: unknown): string | undefined {
 }
 
 const chunkIdOf = (doc: SpanDocument) => text(doc.metadata.chunk_id) ?? doc.id;
+
+/** The documents as the span lists them, each key present only when the span carries it. */
+const observedDocuments = (docs: readonly SpanDocument[] | undefined): ObservedDocument[] =>
+  (docs ?? []).map((doc, i) => ({
+    rank: i + 1,
+    ...(doc.id === undefined ? {} : { id: doc.id }),
+    ...(doc.score === undefined ? {} : { score: doc.score }),
+    ...(doc.content === undefined ? {} : { content: doc.content }),
+    metadata: doc.metadata,
+  }));
+
+function observedCall(
+  parts: TraceParts,
+  query: string | undefined,
+  models: Partial<Record<'embedder' | 'reranker' | 'generator', string>>,
+): ObservedCall {
+  return {
+    ...(query === undefined ? {} : { query }),
+    ...(parts.answer === undefined ? {} : { answer: parts.answer }),
+    retrieved: observedDocuments(parts.candidates),
+    context: observedDocuments(parts.context),
+    models: Object.fromEntries(Object.entries(models).filter(([, name]) => name !== undefined && name !== UNREPORTED_MODEL)),
+  };
+}
 const duration = (span: SpanRecord | undefined) => (span === undefined ? undefined : Math.max(0, span.end_ms - span.start_ms));
 
 export function assembleTrace(traceId: string, convention: Convention, parts: TraceParts, spans: readonly SpanRecord[]): MappedTrace {
@@ -167,7 +200,8 @@ export function assembleTrace(traceId: string, convention: Convention, parts: Tr
   const abstained = extension(spans, EXTENSION.abstained);
 
   const ignored = parts.ignored;
-  if (gaps.some((g) => BLOCKING_PIECES.has(g.piece))) return { trace_id: traceId, convention, trace: null, gaps, ignored };
+  const observed = observedCall(parts, query, models);
+  if (gaps.some((g) => BLOCKING_PIECES.has(g.piece))) return { trace_id: traceId, convention, trace: null, gaps, ignored, observed };
 
   const optional = (key: string, value: number | undefined) => (value === undefined ? {} : { [key]: value });
   const candidate = {
@@ -194,7 +228,7 @@ export function assembleTrace(traceId: string, convention: Convention, parts: Tr
   const checked = Trace.safeParse(candidate);
   if (!checked.success) {
     gaps.push({ piece: 'document_metadata', detail: `the spans do not make a contract Trace: ${describeIssues(checked.error)}` });
-    return { trace_id: traceId, convention, trace: null, gaps, ignored };
+    return { trace_id: traceId, convention, trace: null, gaps, ignored, observed };
   }
-  return { trace_id: traceId, convention, trace: checked.data, gaps, ignored };
+  return { trace_id: traceId, convention, trace: checked.data, gaps, ignored, observed };
 }

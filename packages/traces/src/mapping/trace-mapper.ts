@@ -52,6 +52,33 @@ export interface MappedTrace {
   gaps: TraceGap[];
   /** Spans of this trace the mapper did not read, by kind. */
   ignored: Record<string, number>;
+  /**
+   * What the spans do say, kept whether or not it makes a Trace: a product's own instrumentation may
+   * record the retrieved documents' content and metadata without ids or scores (OpenInference's
+   * LangChain.js instrumentation, which Flowise uses, records only `document.content` and
+   * `document.metadata`). Absent when no mapper read the call's entry.
+   */
+  observed?: ObservedCall;
+}
+
+/** One retrieved document exactly as its span records it: an id or score only where the span has one. */
+export interface ObservedDocument {
+  rank: number;
+  id?: string;
+  score?: number;
+  content?: string;
+  metadata: Record<string, unknown>;
+}
+
+/** The call as far as its spans tell it; nothing here is filled in. */
+export interface ObservedCall {
+  query?: string;
+  answer?: string;
+  /** Before reranking (the innermost retrieval); empty when no retrieval span lists documents. */
+  retrieved: ObservedDocument[];
+  /** What reached the generator. */
+  context: ObservedDocument[];
+  models: { embedder?: string; reranker?: string; generator?: string };
 }
 
 /** One retrieved or reranked document as a convention records it. */

@@ -49,7 +49,12 @@ export async function recoverByUpload(
 }
 
 /** One file part of a multipart/form-data body around a stream, streamed. */
-export function multipartFile(boundary: string, field: string, filename: string, file: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+export function multipartFile(
+  boundary: string,
+  field: string,
+  filename: string,
+  file: ReadableStream<Uint8Array>,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   const head = encoder.encode(
     `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename.replace(/["\r\n]/g, '_')}"\r\n` +

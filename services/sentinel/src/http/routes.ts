@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { bearerAuth, workerHttpApp } from '@rag-immune/worker-runtime';
+import type { RagSignals } from '@rag-immune/rag-adapter';
 import type { Sentinel } from '../sentinel.ts';
 
 export interface SentinelHttpOptions {
@@ -11,11 +12,14 @@ export interface SentinelHttpOptions {
   host: string;
   /** SENTINEL_API_TOKEN: guards /probes. */
   apiToken: string | undefined;
+  /** Which signals the watched RAG's answers can feed (contract client: all), served at GET /capabilities. */
+  ragSignals?: RagSignals;
 }
 
 /**
  * /healthz for the orchestrator, /metrics for Prometheus, /probes for the on-call engineer (behind
- * the bearer token: it reveals the probe set and the last results); 500s answer with an error id only.
+ * the bearer token: it reveals the probe set and the last results), /capabilities (same guard): which
+ * signals the watched RAG supports; 500s answer with an error id only.
  */
 export function sentinelHttpApp(sentinel: Sentinel, options: SentinelHttpOptions): Express {
   return workerHttpApp({
@@ -31,6 +35,12 @@ export function sentinelHttpApp(sentinel: Sentinel, options: SentinelHttpOptions
       logger: options.logger,
     }),
     routes: (app) => {
+      if (options.ragSignals !== undefined) {
+        const rag = options.ragSignals;
+        app.get('/capabilities', (_req, res) => {
+          res.json({ rag });
+        });
+      }
       app.get('/probes', (_req, res) => {
         res.json(
           sentinel.probeStatus().map((s) => ({

@@ -15,9 +15,10 @@ test('one call a side at alpha 0.01 unless configured; a sampled setting is read
   assert.deepEqual([sampled.SENTINEL_SAMPLES_PER_PROBE, sampled.SENTINEL_SAMPLE_ALPHA], [5, 0.05]);
 });
 
-test('a sample count that can never reach its alpha stops the start, naming the variable and why', () => {
+test('a sample count that can never reach its alpha stops the start, naming the variable and why (per-run test)', () => {
+  // With the pooled test off each run is judged alone; pooled (the default) the level is reached over runs.
   assert.throws(
-    () => sentinelConfigFromEnv({ ...env, SENTINEL_SAMPLES_PER_PROBE: '3' }),
+    () => sentinelConfigFromEnv({ ...env, SENTINEL_SAMPLES_PER_PROBE: '3', SENTINEL_POOLED_TEST: 'off' }),
     (error: unknown) =>
       error instanceof SentinelConfigError && /SENTINEL_SAMPLES_PER_PROBE: 3 samples a side can never reach p < 0.01/.test(error.message),
   );
