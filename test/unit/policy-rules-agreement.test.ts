@@ -47,6 +47,7 @@ test('a rule refined by claims or scope recommends only intents some policy bran
     const planned = new Set(
       policy.branches.filter((b) => b.when.cause?.some((c) => rule.when.root_cause?.includes(c))).flatMap(branchIntents),
     );
-    for (const step of rule.strategy) assert.ok(planned.has(step.intent), `rule ${rule.id} recommends ${step.intent}, which no branch plans`);
+    for (const step of rule.strategy)
+      assert.ok(planned.has(step.intent), `rule ${rule.id} recommends ${step.intent}, which no branch plans`);
   }
 });
