@@ -1,6 +1,6 @@
 /**
- * Written against the tool's behaviour where it has a recorded build to go back to (the case the
- * pin's undo is for); what it does without one is the undo's own test (issue 40, wip/trust).
+ * The tool with a build to go back to (the case its undo is for); a RAG that does not say which build
+ * it runs, and an undo with none recorded, are in test/unit/undo-way-back.test.ts with the other pins.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
