@@ -1,4 +1,14 @@
 /**
+ * Every fault the test kit, the benches and the reference RAG know, defined once: its kind (by how it
+ * is put in) and, in FAULT_CATALOGUE, the modes it takes (the reference RAG's fault injector accepts
+ * these), the modes a loop trial and an identifier scenario run, the root cause and components a
+ * correct RootCauseReport names, the repair intents whose verified success is a right repair, and
+ * whether it is scoped by knowledge ids. Adding a fault is its kind and one entry here; the injector,
+ * the test kit's loop expectations and identifier scenarios, and the benches read them.
+ */
+import type { CatalogueCause, RagComponent, RepairIntent } from '@rag-immune/contracts';
+
+/**
  * The production faults a RAG with a fault admin API (the reference RAG) can have injected: named
  * here, beside the client of that API, so the CLI, the test kit and the RAG share one list.
  */
@@ -16,3 +26,142 @@ export const FAULT_KINDS = [
  * answer is `unknown` (or the right component), never one of the six causes. Not offered by the CLI.
  */
 export const EVALUATION_FAULT_KINDS = ['embedding-model-swap'] as const;
+
+/** Operator mistakes written straight into the online RAG's Qdrant collection (no fault API; the test kit's operator-faults.ts). */
+export const QDRANT_FAULT_KINDS = ['unpublished-knowledge', 'attribution-swap', 'vectors-overwritten'] as const;
+
+/** A worse build of the online RAG deployed (no fault API; the test kit's deploy-faults.ts). */
+export const DEPLOY_FAULT_KINDS = ['prompt-regressed'] as const;
+
+export type FaultApiKind = (typeof FAULT_KINDS)[number] | (typeof EVALUATION_FAULT_KINDS)[number];
+export type CatalogueFaultKind = FaultApiKind | (typeof QDRANT_FAULT_KINDS)[number] | (typeof DEPLOY_FAULT_KINDS)[number];
+
+export interface FaultSpec {
+  /** Every mode the fault takes; the first is the fault API's default when none is named. */
+  modes: readonly [string, ...string[]];
+  /** The modes a loop trial runs (first: its default); a mode that shows only later, like `frozen`, is left out. */
+  trialModes: readonly [string, ...string[]];
+  /** The modes of the identifier's labelled scenarios (recorded trace pairs, bench/identifier); empty: none. */
+  scenarioModes: readonly string[];
+  /** The cause a correct report names; null for an evaluation kind (only `unknown` or the components are right). */
+  cause: CatalogueCause | null;
+  /** Components that count as correctly localised. */
+  components: readonly RagComponent[];
+  /** Intents whose verified success is a right repair. Empty: no verified repair can be right. */
+  healingIntents: readonly RepairIntent[];
+  /** Scoped by knowledge ids (false: global or by query). */
+  scoped: boolean;
+}
+
+export const FAULT_CATALOGUE: Readonly<Record<CatalogueFaultKind, FaultSpec>> = {
+  'vector-index-corruption': {
+    modes: ['perturb', 'zero', 'drop'],
+    trialModes: ['zero', 'perturb', 'drop'],
+    scenarioModes: ['zero', 'perturb', 'drop'],
+    cause: 'vector_index_corruption',
+    components: ['vector_index'],
+    healingIntents: ['rebuild_index_incremental'],
+    scoped: true,
+  },
+  'reranker-drift': {
+    modes: ['v2.2-drift'],
+    trialModes: ['v2.2-drift'],
+    scenarioModes: ['v2.2-drift'],
+    cause: 'reranker_drift',
+    components: ['reranker'],
+    healingIntents: ['rollback_reranker'],
+    scoped: false,
+  },
+  'knowledge-source-failure': {
+    // stale: the feed serves old versions (a backup feed heals); ingest-stalled: the feed is current
+    // and the index stopped ingesting (only re-ingesting heals). Same cause, different repair.
+    // 'frozen' stops updates from now on: invisible until the knowledge moves, so not a loop trial.
+    modes: ['stale', 'frozen', 'ingest-stalled'],
+    trialModes: ['stale', 'ingest-stalled'],
+    scenarioModes: ['stale'],
+    cause: 'knowledge_source_failure',
+    components: ['knowledge_source'],
+    healingIntents: ['switch_backup_source', 'refresh_knowledge_source', 'rebuild_index_incremental'],
+    scoped: true,
+  },
+  'parser-bug': {
+    modes: ['merge-sections', 'boilerplate'],
+    trialModes: ['merge-sections', 'boilerplate'],
+    scenarioModes: ['merge-sections', 'boilerplate'],
+    cause: 'parser_bug',
+    components: ['parser'],
+    healingIntents: ['reparse_documents', 'rebuild_index_incremental'],
+    scoped: true,
+  },
+  'generator-inconsistency': {
+    modes: ['swap'],
+    trialModes: ['swap'],
+    scenarioModes: ['swap'],
+    cause: 'generator_inconsistency',
+    components: ['generator'],
+    healingIntents: ['enable_answer_validation_fallback'],
+    scoped: true,
+  },
+  'tokenizer-anomaly': {
+    modes: ['lookalike-unicode'],
+    trialModes: ['lookalike-unicode'],
+    scenarioModes: ['lookalike-unicode'],
+    cause: 'tokenizer_anomaly',
+    components: ['tokenizer'],
+    healingIntents: ['add_query_rewrite_rule'],
+    scoped: false,
+  },
+  // A silent query-embedder swap: retrieval breaks, no repair hook of the reference RAG undoes it.
+  'embedding-model-swap': {
+    modes: ['permute-dimensions'],
+    trialModes: ['permute-dimensions'],
+    scenarioModes: ['permute-dimensions'],
+    cause: null,
+    components: ['unknown', 'retriever'],
+    healingIntents: [],
+    scoped: false,
+  },
+  // Operator mistakes made straight in Qdrant, no fault API: a version no feed published, and two
+  // documents' ids swapped in the chunk metadata. Re-ingesting from the feed heals both.
+  'unpublished-knowledge': {
+    modes: ['leaked-test-record'],
+    trialModes: ['leaked-test-record'],
+    scenarioModes: [],
+    cause: 'unpublished_knowledge',
+    components: ['vector_index'],
+    healingIntents: ['rebuild_index_incremental'],
+    scoped: true,
+  },
+  'attribution-swap': {
+    modes: ['swap-ids'],
+    trialModes: ['swap-ids'],
+    scenarioModes: [],
+    cause: 'wrong_attribution',
+    components: ['vector_index'],
+    healingIntents: ['rebuild_index_incremental'],
+    scoped: true,
+  },
+  // Issue 27: some knowledge's vectors overwritten in place with garbage, or its points deleted, by a
+  // script run straight on Qdrant. Rebuilding the index heals it.
+  'vectors-overwritten': {
+    modes: ['garbage', 'deleted'],
+    trialModes: ['garbage', 'deleted'],
+    scenarioModes: [],
+    cause: 'vector_index_corruption',
+    components: ['vector_index'],
+    healingIntents: ['rebuild_index_incremental'],
+    scoped: true,
+  },
+  // Issue 27: the online RAG redeployed with a regressed prompt template (the LangChain RAG only; the
+  // modes are its regressed prompt versions). The generator's input is unchanged, its build is not:
+  // pinning the generator back to the baseline's build heals it (the generator-side repair intent).
+  'prompt-regressed': {
+    modes: ['instruct-v2', 'zero-shot-v2'],
+    trialModes: ['instruct-v2', 'zero-shot-v2'],
+    scenarioModes: [],
+    cause: 'generator_inconsistency',
+    components: ['generator'],
+    healingIntents: ['enable_answer_validation_fallback'],
+    scoped: false,
+  },
+};

@@ -6,6 +6,15 @@ export { DEFAULT_MAX_RESPONSE_BYTES, ResponseTooLargeError, readTextCapped } fro
 export { CONTRACT_DOCUMENT_PATH, CONTRACT_VERSION } from './document.ts';
 export { aliasGeneration, generationCreatedAt } from './alias-generations.ts';
 export { ragClientWithHeaders } from './client-with-headers.ts';
-export { FAULT_KINDS, EVALUATION_FAULT_KINDS } from './fault-kinds.ts';
+export {
+  FAULT_KINDS,
+  EVALUATION_FAULT_KINDS,
+  QDRANT_FAULT_KINDS,
+  DEPLOY_FAULT_KINDS,
+  type FaultApiKind,
+  type CatalogueFaultKind,
+  FAULT_CATALOGUE,
+  type FaultSpec,
+} from './fault-kinds.ts';
 export { callFaultAdmin, type FaultAdminResponse } from './fault-admin-client.ts';
 export { chunksWith, type PartialChunk, type PartialQueryResponse } from './partial-query-response.ts';

@@ -19,9 +19,10 @@ export {
   DEFAULT_POLICY_FILE,
   type EffectorConfig,
 } from './config.ts';
-export { TOOLS, INTENT_TOOLS, CATALOGUE, toolNamed } from './actions/catalogue.ts';
+export { TOOLS, INTENT_TOOLS, CATALOGUE, toolNamed, toolBox, type ToolBox } from './actions/catalogue.ts';
 export { RULE_SETS } from './actions/set-query-rewrite-rules.ts';
-export { toolBox, defineTool, type RepairTool, type ToolBox, type ToolContext } from './actions/repair-tool.ts';
+export { type RepairTool, type ToolContext } from './actions/repair-tool.ts';
+export { defineTool } from './actions/tool-helpers.ts';
 export { loadPolicy, parsePolicy, InvalidPolicyError, RepairPolicySchema, type RepairPolicy } from './policy/policy.ts';
 export { decide, toolsNotToRetry, branchMatches, type Decision, type PlannedStep, type RepairHistory } from './policy/decision.ts';
 export { breakerVerdict, type BreakerLimits, type BreakerVerdict } from './breaker/circuit-breaker.ts';

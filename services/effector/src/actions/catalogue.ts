@@ -1,5 +1,6 @@
+/** The registry of repair tools: the shipped catalogue, and the tool box the effector's loop reaches tools through. */
 import { REPAIR_INTENTS, type RepairIntent } from '@rag-immune/contracts';
-import { toolBox, type RepairTool, type ToolBox } from './repair-tool.ts';
+import type { RepairTool } from './repair-tool.ts';
 import { reindexKnowledge } from './reindex-knowledge.ts';
 import { reindexIntoNewCollection } from './reindex-into-new-collection.ts';
 import { restoreCollectionSnapshot } from './restore-collection-snapshot.ts';
@@ -11,6 +12,23 @@ import { switchToBackupSource } from './switch-knowledge-source.ts';
 import { reparseDocuments } from './reparse-documents.ts';
 import { setQueryRewriteRules } from './set-query-rewrite-rules.ts';
 import { escalateToHuman } from './escalate-to-human.ts';
+
+/**
+ * The tools the effector may run, by name, and the one that hands an incident to a human. The
+ * effector's loop reaches tools only through this, so it names none and a test can give it fakes.
+ */
+export interface ToolBox {
+  named(name: string): RepairTool | undefined;
+  /** The terminal tool (`terminal: true`) escalations are recorded under. */
+  readonly escalation: RepairTool;
+}
+
+export function toolBox(tools: readonly RepairTool[]): ToolBox {
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const terminal = tools.filter((tool) => tool.terminal === true);
+  if (terminal.length !== 1) throw new Error(`a tool box needs exactly one terminal (escalation) tool, got ${terminal.length}`);
+  return { named: (name) => byName.get(name), escalation: terminal[0]! };
+}
 
 /** Every tool, in order of preference among those carrying one intent (the first is memory's default for it). */
 export const TOOLS: readonly RepairTool[] = [

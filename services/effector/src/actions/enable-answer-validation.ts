@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { PreconditionError, defineTool, repairCallOptions } from './repair-tool.ts';
+import { PreconditionError } from './repair-tool.ts';
+import { defineTool, repairCallOptions } from './tool-helpers.ts';
 
 /** Turns on the answer-validation fallback: answers whose facts are not in their evidence are withheld. */
 export const enableAnswerValidation = defineTool({

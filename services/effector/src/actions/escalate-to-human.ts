@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from './repair-tool.ts';
+import { defineTool } from './tool-helpers.ts';
 
 /** Hands the incident to the on-call engineer: changes nothing; the executor publishes `escalated`. */
 export const escalateToHuman = defineTool({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { PreconditionError, sourcesOf, type ToolContext, repairCallOptions } from './repair-tool.ts';
+import { PreconditionError, type ToolContext } from './repair-tool.ts';
+import { sourcesOf, repairCallOptions } from './tool-helpers.ts';
 
 /** What the knowledge-source tools take: the sources to act on (from the report's affected knowledge). */
 export const knowledgeSourcesInput = z.object({ sources: z.array(z.string().min(1)).min(1).max(20) }).strict();

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { PreconditionError, defineTool, pinnedBackVersion, repairCallOptions, versionBeforePin } from './repair-tool.ts';
+import { PreconditionError } from './repair-tool.ts';
+import { defineTool, pinnedBackVersion, repairCallOptions, versionBeforePin } from './tool-helpers.ts';
 
 /** Pins the reranker to the version the baseline runs (`POST /repair/reranker/pin`). */
 export const pinRerankerVersion = defineTool({

@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { aliasGeneration, CollectionName } from '@rag-immune/rag-contract';
-import { PreconditionError, defineTool, scopedKnowledgeIds, type ToolContext, repairCallOptions } from './repair-tool.ts';
+import { PreconditionError, type ToolContext } from './repair-tool.ts';
+import { defineTool, scopedKnowledgeIds, repairCallOptions } from './tool-helpers.ts';
 
 const Prior = z.object({ from_collection: z.string().min(1) });
 

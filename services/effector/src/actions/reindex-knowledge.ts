@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, scopedKnowledgeIds, repairCallOptions } from './repair-tool.ts';
+import { defineTool, scopedKnowledgeIds, repairCallOptions } from './tool-helpers.ts';
 
 /** Re-embeds and rewrites the named knowledge's chunks (`POST /repair/reindex`, forced). */
 export const reindexKnowledge = defineTool({

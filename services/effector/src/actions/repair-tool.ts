@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { RepairIntent, RootCauseReport } from '@rag-immune/contracts';
-import type { CallOptions, RagClient, RepairResult } from '@rag-immune/rag-contract';
+import type { RagClient, RepairResult } from '@rag-immune/rag-contract';
 import type { CollectionAliases } from '../snapshots/collection-aliases.ts';
 import type { SnapshotRecord } from '../snapshots/snapshot-record.ts';
 
@@ -31,18 +31,6 @@ export interface ToolContext {
   restoreMaxSnapshotAgeMs?: number;
 }
 
-/**
- * The options of a repair-hook call: the context's timeout and, during execute, its abort signal and
- * the action's idempotency key (header `Idempotency-Key`: the RAG can tell a retry of the same job).
- */
-export function repairCallOptions(ctx: ToolContext): CallOptions {
-  return {
-    timeoutMs: ctx.timeoutMs,
-    ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
-    ...(ctx.idempotencyKey !== undefined ? { headers: { 'idempotency-key': ctx.idempotencyKey } } : {}),
-  };
-}
-
 /** The tool does not apply to this report (e.g. nothing to scope it to): the next action is tried. */
 export class PreconditionError extends Error {
   constructor(message: string) {
@@ -61,33 +49,6 @@ export class UndoImpossible extends Error {
 
 /** State captured before execute so undo can put it back (persisted with the action, survives a crash). */
 export type PriorState = Record<string, unknown>;
-
-type PinnedComponent = 'generator' | 'reranker' | 'parser';
-
-/**
- * The build a pin replaces, as the RAG reports it (`active_versions` is optional in the contract).
- * Without it the pin could never be undone: the tool is refused before it runs (preconditions), and
- * capture refuses too, should the RAG stop saying between the two.
- */
-export function versionBeforePin(
-  capabilities: { active_versions?: Partial<Record<PinnedComponent, string>> | undefined },
-  component: PinnedComponent,
-): string {
-  const active = capabilities.active_versions?.[component];
-  if (typeof active !== 'string' || active === '')
-    throw new PreconditionError(`the RAG does not say which ${component} build it runs now: a pin could not be undone`);
-  return active;
-}
-
-/** The build to pin back to on undo; none recorded fails the undo for good (a person looks) rather than do nothing. */
-export function pinnedBackVersion(prior: PriorState, field: string, component: PinnedComponent): string {
-  const version = prior[field];
-  if (typeof version !== 'string' || version === '')
-    throw new UndoImpossible(
-      `no ${component} build was recorded before the pin (${field}: ${JSON.stringify(version ?? null)}): it cannot be pinned back`,
-    );
-  return version;
-}
 
 /**
  * One repair behind one interface: a versioned zod input schema, preconditions, whether it writes to
@@ -146,42 +107,3 @@ export interface RepairTool<A extends Record<string, unknown> = Record<string, u
   /** Plain-words description of what undo will change, for `immune rollback --dry-run`. */
   describeUndo(args: A, prior: PriorState): string[];
 }
-
-/**
- * The tools the effector may run, by name, and the one that hands an incident to a human. The
- * effector's loop reaches tools only through this, so it names none and a test can give it fakes.
- */
-export interface ToolBox {
-  named(name: string): RepairTool | undefined;
-  /** The terminal tool (`terminal: true`) escalations are recorded under. */
-  readonly escalation: RepairTool;
-}
-
-export function toolBox(tools: readonly RepairTool[]): ToolBox {
-  const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  const terminal = tools.filter((tool) => tool.terminal === true);
-  if (terminal.length !== 1) throw new Error(`a tool box needs exactly one terminal (escalation) tool, got ${terminal.length}`);
-  return { named: (name) => byName.get(name), escalation: terminal[0]! };
-}
-
-export function defineTool<A extends Record<string, unknown>>(tool: RepairTool<A>): RepairTool<A> {
-  return tool;
-}
-
-/** The knowledge ids the report scopes a repair to; a tool needing a scope refuses an empty one. */
-export function scopedKnowledgeIds(ctx: ToolContext): string[] {
-  const ids = [...new Set(ctx.report.affected_knowledge_ids)];
-  if (ids.length === 0) throw new PreconditionError('the report names no affected knowledge ids to scope the repair to');
-  return ids;
-}
-
-/** Knowledge sources owning the report's knowledge ids, by the configured prefixes. */
-export function sourcesOf(ctx: ToolContext): string[] {
-  const sources = new Set<string>();
-  for (const id of ctx.report.affected_knowledge_ids) {
-    for (const [prefix, source] of Object.entries(ctx.sourceByPrefix)) if (id.startsWith(prefix)) sources.add(source);
-  }
-  return [...sources].sort();
-}
-
-export const noopCheck = async (): Promise<string | null> => null;

@@ -1,12 +1,6 @@
 import { z } from 'zod';
-import {
-  PreconditionError,
-  defineTool,
-  pinnedBackVersion,
-  scopedKnowledgeIds,
-  repairCallOptions,
-  versionBeforePin,
-} from './repair-tool.ts';
+import { PreconditionError } from './repair-tool.ts';
+import { defineTool, pinnedBackVersion, scopedKnowledgeIds, repairCallOptions, versionBeforePin } from './tool-helpers.ts';
 
 /** Pins the parser to the baseline's build and re-parses the affected knowledge with it (`POST /repair/parser`). */
 export const reparseDocuments = defineTool({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { PreconditionError, defineTool } from './repair-tool.ts';
+import { PreconditionError } from './repair-tool.ts';
+import { defineTool } from './tool-helpers.ts';
 
 /** Default of EFFECTOR_RESTORE_MAX_SNAPSHOT_AGE_HOURS. */
 export const DEFAULT_MAX_SNAPSHOT_AGE_MS = 24 * 3_600_000;

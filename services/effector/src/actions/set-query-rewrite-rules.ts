@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { QueryRewriteRule } from '@rag-immune/rag-contract';
-import { PreconditionError, defineTool, repairCallOptions } from './repair-tool.ts';
+import { PreconditionError } from './repair-tool.ts';
+import { defineTool, repairCallOptions } from './tool-helpers.ts';
 
 /**
  * A generic rule set, not a patch for one fault: Unicode look-alikes of ASCII punctuation used inside

@@ -1,4 +1,4 @@
-import { defineTool } from './repair-tool.ts';
+import { defineTool } from './tool-helpers.ts';
 import { checkSources, knowledgeSourcesInput, onEachSource, planSources } from './knowledge-source-calls.ts';
 
 /** Switches the failing source(s) to their backup feed and re-syncs the index (`POST /repair/knowledge-source`). */

@@ -1,6 +1,7 @@
 import type { RootCauseReport } from '@rag-immune/contracts';
 import { healingLog } from '@rag-immune/worker-runtime';
-import type { PriorState, ToolBox } from '../actions/repair-tool.ts';
+import type { ToolBox } from '../actions/catalogue.ts';
+import type { PriorState } from '../actions/repair-tool.ts';
 import { errorMessage, toolContextFor, type EffectorDeps } from '../effector-deps.ts';
 import type { Undoer } from '../run/undo.ts';
 import { deletedSnapshot, type SnapshotRecord } from '../snapshots/snapshot-record.ts';

@@ -1,6 +1,7 @@
 import type { RootCauseReport } from '@rag-immune/contracts';
 import { healingLog } from '@rag-immune/worker-runtime';
-import type { RepairTool, ToolBox } from '../actions/repair-tool.ts';
+import type { ToolBox } from '../actions/catalogue.ts';
+import type { RepairTool } from '../actions/repair-tool.ts';
 import { checkBreaker, claimRateSlot, releaseRateSlotUnlessStarted } from '../breaker/breaker-gate.ts';
 import { errorMessage, toolContextFor, type EffectorDeps } from '../effector-deps.ts';
 import type { Escalation } from '../escalation/escalation.ts';

@@ -1,7 +1,6 @@
 import type { RootCauseReport } from '@rag-immune/contracts';
 import type { Recommendation } from '@rag-immune/memory-client';
-import { CATALOGUE, INTENT_TOOLS } from '../actions/catalogue.ts';
-import type { ToolBox } from '../actions/repair-tool.ts';
+import { CATALOGUE, INTENT_TOOLS, type ToolBox } from '../actions/catalogue.ts';
 import type { PolicyBranch, RepairPolicy } from './policy.ts';
 
 /** What the incident went through so far (across report revisions). */

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { LineCounter, parseDocument, isNode } from 'yaml';
 import { z } from 'zod';
 import { RagComponentName, RootCauseName } from '@rag-immune/memory-client';
+import { loadRulesFile, parseRulesText } from '@rag-immune/worker-runtime';
 import { toolNamed } from '../actions/catalogue.ts';
 
 const Branch = z
@@ -62,43 +61,9 @@ export class InvalidPolicyError extends Error {
 
 /** Parses and validates a policy file (YAML or JSON, which is YAML); a bad one throws naming the line at fault. */
 export function parsePolicy(text: string, path: string): RepairPolicy {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
-  if (doc.errors.length > 0) {
-    throw new InvalidPolicyError(
-      path,
-      doc.errors.map((error) => ({
-        line: lineCounter.linePos(error.pos[0]).line,
-        path: '',
-        message: error.message.split('\n')[0] ?? 'syntax error',
-      })),
-    );
-  }
-  const parsed = RepairPolicySchema.safeParse(doc.toJS());
-  if (parsed.success) return parsed.data;
-  throw new InvalidPolicyError(
-    path,
-    parsed.error.issues.map((issue) => {
-      // The deepest node of the path that exists in the file: a missing key points at its parent.
-      let line = 1;
-      for (let depth = issue.path.length; depth >= 0; depth -= 1) {
-        const node = depth === 0 ? doc.contents : doc.getIn(issue.path.slice(0, depth), true);
-        if (isNode(node) && node.range) {
-          line = lineCounter.linePos(node.range[0]).line;
-          break;
-        }
-      }
-      return { line, path: issue.path.join('.'), message: issue.message };
-    }),
-  );
+  return parseRulesText(text, RepairPolicySchema, (issues) => new InvalidPolicyError(path, issues));
 }
 
 export function loadPolicy(path: string): RepairPolicy {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new InvalidPolicyError(path, [{ line: 0, path: '', message: `cannot read: ${(error as Error).message}` }]);
-  }
-  return parsePolicy(text, path);
+  return loadRulesFile(path, RepairPolicySchema, (issues) => new InvalidPolicyError(path, issues));
 }

@@ -1,4 +1,4 @@
-import type { ToolBox } from '../actions/repair-tool.ts';
+import type { ToolBox } from '../actions/catalogue.ts';
 import type { EffectorDeps } from '../effector-deps.ts';
 import { UNFINISHED } from '../state/action-state.ts';
 import type { ActionDoc } from '../state/action-store.ts';

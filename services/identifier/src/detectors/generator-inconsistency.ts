@@ -1,4 +1,5 @@
-import { bool, catalogued, clamp01, type RootCauseDetector } from './root-cause-detector.ts';
+import type { RootCauseDetector } from './root-cause-detector.ts';
+import { bool, catalogued, clamp01 } from './support/detector-helpers.ts';
 
 /**
  * Generator inconsistency: the generator got exactly the baseline's context (same chunks, same

@@ -1,7 +1,8 @@
 import type { KnowledgeFreshness } from '@rag-immune/rag-contract';
 import type { VersionChange } from '../trace-diff/trace-diff.ts';
-import { indexedAfterTrace, newerVersionIndexed } from './knowledge-freshness.ts';
-import { catalogued, type Measurement, type RootCauseDetector } from './root-cause-detector.ts';
+import { indexedAfterTrace, newerVersionIndexed } from './support/knowledge-freshness.ts';
+import type { Measurement, RootCauseDetector } from './root-cause-detector.ts';
+import { catalogued } from './support/detector-helpers.ts';
 
 const DAY_MS = 86_400_000;
 

@@ -1,4 +1,5 @@
-import { catalogued, type RootCauseDetector } from './root-cause-detector.ts';
+import type { RootCauseDetector } from './root-cause-detector.ts';
+import { catalogued } from './support/detector-helpers.ts';
 
 /**
  * Parser bug: the same chunk (id and knowledge version) carries different text online than in the

@@ -1,4 +1,5 @@
-import { bool, catalogued, type RootCauseDetector } from './root-cause-detector.ts';
+import type { RootCauseDetector } from './root-cause-detector.ts';
+import { bool, catalogued } from './support/detector-helpers.ts';
 
 /**
  * Reranker drift: reranking got exactly the baseline's input (same candidates, same retrieval

@@ -2,9 +2,9 @@
  * One interface for every root cause: a detector reads one probe's trace diff (and its ProbeResult)
  * and says how well the evidence fits its cause, with the measurements that fit rests on. Adding a
  * cause = one new file implementing this interface, registered in `index.ts` (like Argo Rollouts'
- * metric providers).
+ * metric providers); what several detectors share is in `support/`.
  */
-import { CAUSES, type EvidenceClaim, type ProbeResult, type RagComponent, type RepairIntent, type RootCause } from '@rag-immune/contracts';
+import type { EvidenceClaim, ProbeResult, RagComponent, RepairIntent, RootCause } from '@rag-immune/contracts';
 import type { KnowledgeFreshness } from '@rag-immune/rag-contract';
 
 export type ClaimKind = EvidenceClaim['kind'];
@@ -49,14 +49,3 @@ export interface RootCauseDetector {
   readonly intents: RepairIntent[];
   detect(input: DetectorInput): DetectorVerdict;
 }
-
-/** A detector's cause with its component and repair intents as the contract's catalogue has them (avro/common/RootCause.avsc). */
-export function catalogued<C extends Exclude<RootCause, 'unknown'>>(
-  cause: C,
-): { cause: C; component: RagComponent; intents: RepairIntent[] } {
-  const entry = CAUSES[cause];
-  return { cause, component: entry.component, intents: [...entry.intents] };
-}
-
-export const clamp01 = (value: number): number => Math.min(1, Math.max(0, value));
-export const bool = (value: boolean): number => (value ? 1 : 0);

@@ -1,4 +1,5 @@
-import { catalogued, type RootCauseDetector } from './root-cause-detector.ts';
+import type { RootCauseDetector } from './root-cause-detector.ts';
+import { catalogued } from './support/detector-helpers.ts';
 
 /**
  * Tokenizer anomaly: the online RAG turned the same query into different text before embedding it

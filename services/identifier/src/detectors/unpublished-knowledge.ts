@@ -1,4 +1,5 @@
-import { catalogued, type DetectorVerdict, type RootCauseDetector } from './root-cause-detector.ts';
+import type { DetectorVerdict, RootCauseDetector } from './root-cause-detector.ts';
+import { catalogued } from './support/detector-helpers.ts';
 
 const DAY_MS = 86_400_000;
 

@@ -1,6 +1,7 @@
-import { attributeFreshnessLag, type FreshnessLagAttribution } from './freshness-lag.ts';
-import { newerVersionIndexed } from './knowledge-freshness.ts';
-import { catalogued, clamp01, type RootCauseDetector } from './root-cause-detector.ts';
+import { attributeFreshnessLag, type FreshnessLagAttribution } from './support/freshness-lag.ts';
+import { newerVersionIndexed } from './support/knowledge-freshness.ts';
+import type { RootCauseDetector } from './root-cause-detector.ts';
+import { catalogued, clamp01 } from './support/detector-helpers.ts';
 
 /** Fewer shared candidates than this cannot show that "the rest of the index is unchanged". */
 const MIN_SHARED = 5;

@@ -1,5 +1,6 @@
 import { misattributed } from '@rag-immune/probing';
-import { bool, catalogued, type DetectorVerdict, type RootCauseDetector } from './root-cause-detector.ts';
+import type { DetectorVerdict, RootCauseDetector } from './root-cause-detector.ts';
+import { bool, catalogued } from './support/detector-helpers.ts';
 
 /**
  * Wrong attribution: the chunk metadata names the wrong document (ids swapped between documents in

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { RagComponentName, RepairIntentName, RootCauseName, type ParsedRecommendRequest } from '@rag-immune/memory-client';
+import { loadRulesFile, parseRulesText, type RulesFileIssue } from '@rag-immune/worker-runtime';
 
 const Step = z.object({ intent: RepairIntentName, tool: z.string().min(1).nullable().default(null) }).strict();
 
@@ -54,13 +54,13 @@ export const RulesFile = z
 export type RulesFile = z.infer<typeof RulesFile>;
 export type ExpertRule = RulesFile['rules'][number];
 
-/** The rules file is missing, not JSON or off-schema: memory refuses to start and names the file. */
+/** The rules file is missing, not JSON or off-schema: memory refuses to start and names the file and the line. */
 export class RulesFileError extends Error {
   constructor(
     readonly path: string,
-    readonly issues: string[],
+    readonly issues: RulesFileIssue[],
   ) {
-    super(`invalid expert rules file ${path}: ${issues.join('; ')}`);
+    super(`invalid expert rules file ${path}: ${issues.map((i) => `line ${i.line} (${i.path || 'file'}): ${i.message}`).join('; ')}`);
     this.name = 'RulesFileError';
   }
 }
@@ -87,30 +87,17 @@ export class ExpertRules {
   }
 
   static load(path: string): ExpertRules {
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (error) {
-      throw new RulesFileError(path, [`cannot read: ${error instanceof Error ? error.message : String(error)}`]);
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      throw new RulesFileError(path, [`not JSON: ${error instanceof Error ? error.message : String(error)}`]);
-    }
-    return ExpertRules.fromJson(path, json);
+    return new ExpertRules(
+      path,
+      loadRulesFile(path, RulesFile, (issues) => new RulesFileError(path, issues), 'json'),
+    );
   }
 
   static fromJson(path: string, json: unknown): ExpertRules {
-    const parsed = RulesFile.safeParse(json);
-    if (!parsed.success) {
-      throw new RulesFileError(
-        path,
-        parsed.error.issues.map((issue) => `${issue.path.join('.') || '(file)'}: ${issue.message}`),
-      );
-    }
-    return new ExpertRules(path, parsed.data);
+    return new ExpertRules(
+      path,
+      parseRulesText(JSON.stringify(json, null, 2), RulesFile, (issues) => new RulesFileError(path, issues), 'json'),
+    );
   }
 
   decide(request: ParsedRecommendRequest): RuleDecision {

@@ -219,7 +219,7 @@ test('excluded intents and dissimilar incidents fall back to the rules and say w
   assert.equal(excluded.source, 'rules');
   assert.match(excluded.reason, /^no_successful_strategy_in_similar_cases/);
   assert.ok(!excluded.strategy.some((s) => s.intent === 'rollback_reranker'));
-  assert.equal(excluded.rules_version, 'rules.v1');
+  assert.equal(excluded.rules_version, 'rules.v1.1');
 
   const unlike = await recommend({
     incident_id: `inc-unlike-${run}`,

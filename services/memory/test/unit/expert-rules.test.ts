@@ -19,7 +19,7 @@ const request = (fields: Partial<RecommendRequest>) =>
 
 test('the shipped rules file is valid and covers every known cause', () => {
   const rules = ExpertRules.load(DEFAULT_RULES_FILE);
-  assert.equal(rules.version, 'rules.v1');
+  assert.equal(rules.version, 'rules.v1.1');
   for (const cause of ROOT_CAUSES.filter((c) => c !== 'unknown')) {
     const decision = rules.decide(request({ root_cause: cause }));
     assert.notEqual(decision.rule_id, 'fallback', cause);

@@ -9,21 +9,11 @@ import type { QueryNormalizer } from '../text/query-normalizer.ts';
 import type { FaultJournal, JournalEntry } from './fault-journal.ts';
 import { RequestRefusedError } from '../errors.ts';
 
-import { EVALUATION_FAULT_KINDS, FAULT_KINDS } from '@rag-immune/rag-contract';
+import { EVALUATION_FAULT_KINDS, FAULT_CATALOGUE, FAULT_KINDS } from '@rag-immune/rag-contract';
 
 export { FAULT_KINDS, EVALUATION_FAULT_KINDS };
 export const FaultKind = z.enum([...FAULT_KINDS, ...EVALUATION_FAULT_KINDS]);
 export type FaultKind = z.infer<typeof FaultKind>;
-
-const MODES: Record<FaultKind, [string, ...string[]]> = {
-  'vector-index-corruption': ['perturb', 'zero', 'drop'],
-  'reranker-drift': ['v2.2-drift'],
-  'knowledge-source-failure': ['stale', 'frozen', 'ingest-stalled'],
-  'parser-bug': ['merge-sections', 'boilerplate'],
-  'generator-inconsistency': ['swap'],
-  'tokenizer-anomaly': ['lookalike-unicode'],
-  'embedding-model-swap': ['permute-dimensions'],
-};
 
 /** Body of POST /admin/faults/{kind}. */
 export const InjectRequest = z
@@ -96,8 +86,10 @@ export class FaultInjector {
 
   async inject(kind: FaultKind, request: InjectRequest): Promise<{ fault: ActiveFault; journal: JournalEntry }> {
     if (this.active.has(kind)) throw new RequestRefusedError(`fault ${kind} is already active; undo it first`, 409);
-    const mode = request.mode ?? MODES[kind][0];
-    if (!MODES[kind].includes(mode)) throw new RequestRefusedError(`mode for ${kind} must be one of ${MODES[kind].join(', ')}`, 400);
+    // The modes each kind takes, the default first: the shared fault catalogue's (@rag-immune/rag-contract).
+    const { modes } = FAULT_CATALOGUE[kind];
+    const mode = request.mode ?? modes[0];
+    if (!modes.includes(mode)) throw new RequestRefusedError(`mode for ${kind} must be one of ${modes.join(', ')}`, 400);
     const injectedAt = new Date();
     const { affected, undo, params } = await this.apply(kind, mode, request);
     const fault: ActiveFault = { kind, mode, injected_at: injectedAt.toISOString(), affected_knowledge_ids: affected, params };

@@ -2,11 +2,12 @@
  * The labelled fault scenarios the identifier is tested and measured on: each reference-RAG fault
  * kind and mode with the root cause and component it must be named as, plus probe selection from
  * the reference RAG's labelled questions. Shared by the recording script, the integration tests and
- * the benchmark so "what counts as right" is written once.
+ * the benchmark; "what counts as right" is the fault catalogue's (@rag-immune/rag-contract).
  */
 import { createHash } from 'node:crypto';
 import type { RagComponent, RootCause } from '@rag-immune/contracts';
 import { probesFromQuestions, type GoldenProbe } from '@rag-immune/probing';
+import { EVALUATION_FAULT_KINDS, FAULT_CATALOGUE, FAULT_KINDS, type FaultApiKind } from '@rag-immune/rag-contract';
 
 /** The subset of a reference-RAG labelled question the probes are built from. */
 export interface QuestionLike {
@@ -43,66 +44,28 @@ function rank(text: string): number {
   return createHash('sha1').update(text).digest().readUInt32BE(0);
 }
 
-export const FAULT_SCENARIOS: FaultScenario[] = [
-  {
-    kind: 'vector-index-corruption',
-    mode: 'zero',
-    body: (ids, seed) => ({ mode: 'zero', scope: { knowledge_ids: half(ids, seed) } }),
-    cause: 'vector_index_corruption',
-    components: ['vector_index'],
-  },
-  {
-    kind: 'vector-index-corruption',
-    mode: 'perturb',
-    body: (ids, seed) => ({ mode: 'perturb', scope: { knowledge_ids: half(ids, seed) } }),
-    cause: 'vector_index_corruption',
-    components: ['vector_index'],
-  },
-  {
-    kind: 'vector-index-corruption',
-    mode: 'drop',
-    body: (ids, seed) => ({ mode: 'drop', scope: { knowledge_ids: half(ids, seed) } }),
-    cause: 'vector_index_corruption',
-    components: ['vector_index'],
-  },
-  { kind: 'reranker-drift', mode: 'v2.2-drift', body: () => ({}), cause: 'reranker_drift', components: ['reranker'] },
-  {
-    kind: 'knowledge-source-failure',
-    mode: 'stale',
-    body: (ids) => ({ mode: 'stale', stale_as_of: STALE_AS_OF, scope: { knowledge_ids: ids } }),
-    cause: 'knowledge_source_failure',
-    components: ['knowledge_source'],
-  },
-  {
-    kind: 'parser-bug',
-    mode: 'merge-sections',
-    body: (ids, seed) => ({ mode: 'merge-sections', scope: { knowledge_ids: half(ids, seed) } }),
-    cause: 'parser_bug',
-    components: ['parser'],
-  },
-  {
-    kind: 'parser-bug',
-    mode: 'boilerplate',
-    body: (ids, seed) => ({ mode: 'boilerplate', scope: { knowledge_ids: half(ids, seed) } }),
-    cause: 'parser_bug',
-    components: ['parser'],
-  },
-  {
-    kind: 'generator-inconsistency',
-    mode: 'swap',
-    body: (ids, seed) => ({ scope: { knowledge_ids: half(ids, seed) } }),
-    cause: 'generator_inconsistency',
-    components: ['generator'],
-  },
-  { kind: 'tokenizer-anomaly', mode: 'lookalike-unicode', body: () => ({}), cause: 'tokenizer_anomaly', components: ['tokenizer'] },
-  {
-    kind: 'embedding-model-swap',
-    mode: 'permute-dimensions',
-    body: (_ids, seed) => ({ scope: { seed } }),
-    cause: 'unknown',
-    components: ['unknown', 'retriever'],
-  },
-];
+/**
+ * The injection body of a scenario: a scoped kind hits a seeded half of the probed knowledge, an
+ * unscoped one takes only its mode; the kinds whose body says more are listed.
+ */
+const SPECIAL_BODIES: Partial<Record<FaultApiKind, (mode: string) => FaultScenario['body']>> = {
+  'knowledge-source-failure': (mode) => (ids) => ({ mode, stale_as_of: STALE_AS_OF, scope: { knowledge_ids: ids } }),
+  'embedding-model-swap': () => (_ids, seed) => ({ scope: { seed } }),
+};
+const bodyOf = (kind: FaultApiKind, mode: string): FaultScenario['body'] =>
+  SPECIAL_BODIES[kind]?.(mode) ??
+  (FAULT_CATALOGUE[kind].scoped ? (ids, seed) => ({ mode, scope: { knowledge_ids: half(ids, seed) } }) : () => ({ mode }));
+
+/** Every fault-API kind and scenario mode of the fault catalogue (@rag-immune/rag-contract), in its order. */
+export const FAULT_SCENARIOS: FaultScenario[] = [...FAULT_KINDS, ...EVALUATION_FAULT_KINDS].flatMap((kind) =>
+  FAULT_CATALOGUE[kind].scenarioModes.map((mode) => ({
+    kind,
+    mode,
+    body: bodyOf(kind, mode),
+    cause: FAULT_CATALOGUE[kind].cause ?? 'unknown',
+    components: [...FAULT_CATALOGUE[kind].components],
+  })),
+);
 
 export { probesFromQuestions };
 

@@ -8,7 +8,10 @@
  * repair hook) does, until the next deploy; the harness's reset redeploys the original settings.
  */
 
-export const DEPLOY_FAULT_KINDS = ['prompt-regressed'] as const;
+import { DEPLOY_FAULT_KINDS, FAULT_CATALOGUE } from '@rag-immune/rag-contract';
+
+/** The deploy faults (this file); named in the fault catalogue (@rag-immune/rag-contract). */
+export { DEPLOY_FAULT_KINDS };
 export type DeployFaultKind = (typeof DEPLOY_FAULT_KINDS)[number];
 
 export const isDeployFault = (kind: string): kind is DeployFaultKind => (DEPLOY_FAULT_KINDS as readonly string[]).includes(kind);
@@ -17,7 +20,7 @@ export const isDeployFault = (kind: string): kind is DeployFaultKind => (DEPLOY_
 export type RedeployOnline = (env: Record<string, string>) => Promise<void>;
 
 /** The prompt versions a prompt-regressed fault may deploy (the fault's modes): regressed ones of the LangChain RAG's PROMPTS. */
-export const REGRESSED_PROMPTS = ['instruct-v2', 'zero-shot-v2'] as const;
+export const REGRESSED_PROMPTS: readonly string[] = FAULT_CATALOGUE['prompt-regressed'].modes;
 
 /** The settings a deploy fault's new build runs with. */
 export function deployedSettings(kind: DeployFaultKind, mode: string): Record<string, string> {

@@ -1,10 +1,10 @@
 /**
  * What a loop run injects and what the immune system is expected to make of it: for each fault kind
  * of the reference RAG, the injection body for a given scope/mode/seed, the root cause and component
- * a correct RootCauseReport names, and the repair intents that really heal it (the reference RAG's
- * README: which repair hook heals which fault).
+ * a correct RootCauseReport names, and the repair intents that really heal it: read from the one
+ * fault catalogue (@rag-immune/rag-contract's FAULT_CATALOGUE), which the reference RAG's injector reads too.
  */
-import { EVALUATION_FAULT_KINDS, FAULT_KINDS } from '@rag-immune/rag-contract';
+import { EVALUATION_FAULT_KINDS, FAULT_CATALOGUE, FAULT_KINDS } from '@rag-immune/rag-contract';
 import { createHash } from 'node:crypto';
 import type { RagComponent, RepairIntent, RootCause } from '@rag-immune/contracts';
 import { STALE_AS_OF, type LoopProbes } from './probes.ts';
@@ -20,101 +20,25 @@ export interface FaultExpectation {
   components: RagComponent[];
   /** Intents whose verified success is a right repair. Empty: no verified repair can be right. */
   healingIntents: RepairIntent[];
+  /** The modes a loop trial runs, its default first. */
   modes: string[];
   /** Scoped by knowledge ids (false: global or by query). */
   scoped: boolean;
 }
 
-export const FAULT_EXPECTATIONS: Record<string, FaultExpectation> = {
-  'vector-index-corruption': {
-    cause: 'vector_index_corruption',
-    components: ['vector_index'],
-    healingIntents: ['rebuild_index_incremental'],
-    modes: ['zero', 'perturb', 'drop'],
-    scoped: true,
-  },
-  'reranker-drift': {
-    cause: 'reranker_drift',
-    components: ['reranker'],
-    healingIntents: ['rollback_reranker'],
-    modes: ['v2.2-drift'],
-    scoped: false,
-  },
-  'knowledge-source-failure': {
-    cause: 'knowledge_source_failure',
-    components: ['knowledge_source'],
-    // stale: the feed serves old versions (a backup feed heals); ingest-stalled: the feed is current
-    // and the index stopped ingesting (only re-ingesting heals). Same cause, different repair.
-    healingIntents: ['switch_backup_source', 'refresh_knowledge_source', 'rebuild_index_incremental'],
-    // 'frozen' stops updates from now on: invisible until the knowledge moves, so not a loop trial.
-    modes: ['stale', 'ingest-stalled'],
-    scoped: true,
-  },
-  'parser-bug': {
-    cause: 'parser_bug',
-    components: ['parser'],
-    healingIntents: ['reparse_documents', 'rebuild_index_incremental'],
-    modes: ['merge-sections', 'boilerplate'],
-    scoped: true,
-  },
-  'generator-inconsistency': {
-    cause: 'generator_inconsistency',
-    components: ['generator'],
-    healingIntents: ['enable_answer_validation_fallback'],
-    modes: ['swap'],
-    scoped: true,
-  },
-  'tokenizer-anomaly': {
-    cause: 'tokenizer_anomaly',
-    components: ['tokenizer'],
-    healingIntents: ['add_query_rewrite_rule'],
-    modes: ['lookalike-unicode'],
-    scoped: false,
-  },
-  // Operator mistakes made straight in Qdrant (./operator-faults.ts), no fault API: a version no feed
-  // published, and two documents' ids swapped in the chunk metadata. Re-ingesting from the feed heals both.
-  'unpublished-knowledge': {
-    cause: 'unpublished_knowledge',
-    components: ['vector_index'],
-    healingIntents: ['rebuild_index_incremental'],
-    modes: ['leaked-test-record'],
-    scoped: true,
-  },
-  'attribution-swap': {
-    cause: 'wrong_attribution',
-    components: ['vector_index'],
-    healingIntents: ['rebuild_index_incremental'],
-    modes: ['swap-ids'],
-    scoped: true,
-  },
-  // Issue 27: some knowledge's vectors overwritten in place with garbage, or its points deleted, by a
-  // script run straight on Qdrant (./operator-faults.ts, no fault API). Rebuilding the index heals it.
-  'vectors-overwritten': {
-    cause: 'vector_index_corruption',
-    components: ['vector_index'],
-    healingIntents: ['rebuild_index_incremental'],
-    modes: ['garbage', 'deleted'],
-    scoped: true,
-  },
-  // Issue 27: the online RAG redeployed with a regressed prompt template (./deploy-faults.ts, no
-  // fault API; the LangChain RAG only). The generator's input is unchanged, its build is not: pinning
-  // the generator back to the baseline's build heals it (the generator-side repair intent).
-  'prompt-regressed': {
-    cause: 'generator_inconsistency',
-    components: ['generator'],
-    healingIntents: ['enable_answer_validation_fallback'],
-    modes: ['instruct-v2', 'zero-shot-v2'],
-    scoped: false,
-  },
-  // A silent query-embedder swap: retrieval breaks, no repair hook of the reference RAG undoes it.
-  'embedding-model-swap': {
-    cause: null,
-    components: ['unknown', 'retriever'],
-    healingIntents: [],
-    modes: ['permute-dimensions'],
-    scoped: false,
-  },
-};
+/** Every kind's expectation, read from the one fault catalogue (@rag-immune/rag-contract's FAULT_CATALOGUE). */
+export const FAULT_EXPECTATIONS: Record<string, FaultExpectation> = Object.fromEntries(
+  Object.entries(FAULT_CATALOGUE).map(([kind, spec]) => [
+    kind,
+    {
+      cause: spec.cause,
+      components: [...spec.components],
+      healingIntents: [...spec.healingIntents],
+      modes: [...spec.trialModes],
+      scoped: spec.scoped,
+    },
+  ]),
+);
 
 export function expectationOf(kind: string): FaultExpectation {
   const expectation = FAULT_EXPECTATIONS[kind];

@@ -9,10 +9,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createQdrantClient } from '@rag-immune/worker-runtime';
-import { DEPLOY_FAULT_KINDS } from './deploy-faults.ts';
+import { DEPLOY_FAULT_KINDS, QDRANT_FAULT_KINDS } from '@rag-immune/rag-contract';
 
-/** The operator faults written into Qdrant (this file). */
-export const QDRANT_FAULT_KINDS = ['unpublished-knowledge', 'attribution-swap', 'vectors-overwritten'] as const;
+/** The operator faults written into Qdrant (this file); named in the fault catalogue (@rag-immune/rag-contract). */
+export { QDRANT_FAULT_KINDS };
 export type QdrantFaultKind = (typeof QDRANT_FAULT_KINDS)[number];
 
 /** Every operator fault, no fault API: the Qdrant writes here and the deploys of ./deploy-faults.ts. */

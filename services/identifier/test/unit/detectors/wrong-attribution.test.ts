@@ -17,8 +17,8 @@ import {
   loadCalibration,
   rankCauses,
   toProbeAnalysis,
-} from '../../src/testing.ts';
-import { loadRecordedRuns, type RecordedRun } from '../fixtures/recorded-runs.ts';
+} from '../../../src/testing.ts';
+import { loadRecordedRuns, type RecordedRun } from '../../fixtures/recorded-runs.ts';
 
 const clean = loadRecordedRuns().filter(
   (r) => r.kind === 'clean' && r.baseline_trace && r.online_trace && r.baseline_trace.citations.length > 0,

@@ -2,8 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ProbeResult } from '@rag-immune/contracts';
-import { diffTraces, DETECTORS } from '../../src/testing.ts';
-import { loadRecordedRuns } from '../fixtures/recorded-runs.ts';
+import { diffTraces, DETECTORS } from '../../../src/testing.ts';
+import { loadRecordedRuns } from '../../fixtures/recorded-runs.ts';
 
 const runs = loadRecordedRuns();
 

@@ -1,5 +1,5 @@
 import type { KnowledgeFreshness } from '@rag-immune/rag-contract';
-import type { VersionChange } from '../trace-diff/trace-diff.ts';
+import type { VersionChange } from '../../trace-diff/trace-diff.ts';
 
 /**
  * Whether the index wrote the version the lookup reports after the online trace was made. The

@@ -16,8 +16,8 @@ import {
   DETECTORS,
   loadCalibration,
   toProbeAnalysis,
-} from '../../src/testing.ts';
-import { loadRecordedRuns, type RecordedRun } from '../fixtures/recorded-runs.ts';
+} from '../../../src/testing.ts';
+import { loadRecordedRuns, type RecordedRun } from '../../fixtures/recorded-runs.ts';
 
 const clean = loadRecordedRuns().filter(
   (r) => r.kind === 'clean' && r.baseline_trace && r.online_trace && r.online_trace.context.length > 0,
