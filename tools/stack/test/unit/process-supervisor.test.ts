@@ -30,9 +30,10 @@ test('SIGKILL follows when SIGTERM is ignored', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'stack-supervisor-'));
   try {
     const log = join(dir, 'stubborn.log');
-    const record = await startProcess({ command: 'bash', args: ['-c', 'trap "" TERM; echo trapped; sleep 300 & wait'] }, log);
+    const record = await startProcess({ command: 'bash', args: ['-c', 'trap "" TERM; echo "trap""-set"; sleep 300 & wait'] }, log);
     // The trap must be installed before SIGTERM is sent: a fixed 300 ms was not enough on a loaded machine.
-    for (let waited = 0; !(existsSync(log) && readFileSync(log, 'utf8').includes('trapped')); waited += 50) {
+    // (The marker is quoted apart in the command: the log's header line repeats the command.)
+    for (let waited = 0; !(existsSync(log) && readFileSync(log, 'utf8').split('\n').includes('trap-set')); waited += 50) {
       assert.ok(waited < 15_000, 'the stubborn process never started');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
