@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gzipSync, gunzipSync } from 'node:zlib';
-import { parseDeb822 } from '../src/apt-metadata.ts';
+import { aptPackageOf, parseDeb822 } from '../src/apt-metadata.ts';
 import { CORPUS_FORMAT, type CorpusAptStanza, type CorpusHeader, type CorpusSource } from '../src/corpus.ts';
 import { parseChangelog } from '../src/debian-changelog.ts';
 
@@ -64,16 +64,10 @@ function readIndexes(): { stanzas: IndexStanza[]; suites: Record<string, string>
     const suite = /_dists_([^_]+)_/.exec(file)?.[1] ?? file;
     suites[suite] = new Date(date || 0).toISOString();
     for (const stanza of parseDeb822(text)) {
-      const name = stanza.get('Package');
-      if (name === undefined) continue;
+      const pkg = aptPackageOf(stanza, new Date(suites[suite]!));
+      if (pkg === undefined) continue;
       stanzas.push({
-        package: name,
-        version: stanza.get('Version') ?? '',
-        source: (stanza.get('Source') ?? name).split(' ')[0]!,
-        section: stanza.get('Section') ?? 'unknown',
-        installedSizeKiB: Number(stanza.get('Installed-Size') ?? '0'),
-        maintainer: stanza.get('Maintainer') ?? '',
-        description: stanza.get('Description') ?? '',
+        ...pkg,
         listDate: suites[suite]!,
         size: Number(stanza.get('Size') ?? '0'),
         filename: stanza.get('Filename') ?? '',

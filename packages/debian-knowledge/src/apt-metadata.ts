@@ -64,21 +64,27 @@ export function readAptPackages(keep: (name: string) => boolean, listsDir = '/va
       : execFileSync('/usr/lib/apt/apt-helper', ['cat-file', path], { maxBuffer: 1 << 30, encoding: 'utf8' });
     const listDate = releaseDate(listsDir, file);
     for (const stanza of parseDeb822(text)) {
-      const name = stanza.get('Package');
-      if (name === undefined || !keep(name)) continue;
-      out.push({
-        package: name,
-        version: stanza.get('Version') ?? '',
-        source: (stanza.get('Source') ?? name).split(' ')[0]!,
-        section: stanza.get('Section') ?? 'unknown',
-        installedSizeKiB: Number(stanza.get('Installed-Size') ?? '0'),
-        maintainer: stanza.get('Maintainer') ?? '',
-        description: stanza.get('Description') ?? '',
-        listDate,
-      });
+      const pkg = aptPackageOf(stanza, listDate);
+      if (pkg !== undefined && keep(pkg.package)) out.push(pkg);
     }
   }
   return out;
+}
+
+/** The fields the knowledge uses of one `Packages` stanza (undefined: no Package field). */
+export function aptPackageOf(stanza: Map<string, string>, listDate: Date): AptPackage | undefined {
+  const name = stanza.get('Package');
+  if (name === undefined) return undefined;
+  return {
+    package: name,
+    version: stanza.get('Version') ?? '',
+    source: (stanza.get('Source') ?? name).split(' ')[0]!,
+    section: stanza.get('Section') ?? 'unknown',
+    installedSizeKiB: Number(stanza.get('Installed-Size') ?? '0'),
+    maintainer: stanza.get('Maintainer') ?? '',
+    description: stanza.get('Description') ?? '',
+    listDate,
+  };
 }
 
 function releaseDate(listsDir: string, packagesFile: string): Date {

@@ -1,5 +1,14 @@
 import type { QdrantClient } from '@qdrant/js-client-rest';
-import { BaselineError, baselineInstructions, createBaseline, defaultAlias, describeBaseline, refreshBaseline } from '@rag-immune/baseline';
+import {
+  BaselineError,
+  baselineInstructions,
+  createBaseline,
+  defaultAlias,
+  describeBaseline,
+  refreshBaseline,
+  type BaselineOptions,
+  type BaselineRecord,
+} from '@rag-immune/baseline';
 import cliProgress from 'cli-progress';
 import { Command } from 'commander';
 import { createQdrantClient } from '@rag-immune/worker-runtime';
@@ -70,6 +79,22 @@ function progress(json: boolean): { onProgress: (copied: number, total: number) 
   };
 }
 
+/** Runs a copy (create or refresh) with a progress bar and prints what to run next. */
+async function copy(flags: BaselineFlags, make: (options: BaselineOptions) => Promise<BaselineRecord>): Promise<void> {
+  const bar = progress(flags.json);
+  const record = await run(flags, () =>
+    make({
+      qdrant: client(flags),
+      source: flags.source,
+      ...(flags.alias ? { alias: flags.alias } : {}),
+      actor: flags.actor,
+      reason: flags.reason ?? '',
+      onProgress: bar.onProgress,
+    }),
+  ).finally(bar.stop);
+  emit(flags.json, record, () => baselineInstructions(record));
+}
+
 /** `immune baseline create|refresh|show`: a frozen baseline copied from the RAG's own Qdrant collection. */
 export function baselineCommand(): Command {
   const baseline = new Command('baseline').description(
@@ -79,38 +104,12 @@ export function baselineCommand(): Command {
   withQdrantOptions(baseline.command('create'))
     .description('Copy the collection (every point, any payload layout) into a pinned collection behind <source>-baseline')
     .option('--reason <text>', 'why, recorded with the baseline', 'first baseline')
-    .action(async (flags: BaselineFlags) => {
-      const bar = progress(flags.json);
-      const record = await run(flags, () =>
-        createBaseline({
-          qdrant: client(flags),
-          source: flags.source,
-          ...(flags.alias ? { alias: flags.alias } : {}),
-          actor: flags.actor,
-          reason: flags.reason ?? '',
-          onProgress: bar.onProgress,
-        }),
-      ).finally(bar.stop);
-      emit(flags.json, record, () => baselineInstructions(record));
-    });
+    .action((flags: BaselineFlags) => copy(flags, createBaseline));
 
   withQdrantOptions(baseline.command('refresh'))
     .description('After an intended knowledge update: copy again and move the alias atomically (the previous copy is kept)')
     .requiredOption('--reason <text>', 'why the baseline changes (recorded; every comparison is judged against it)')
-    .action(async (flags: BaselineFlags) => {
-      const bar = progress(flags.json);
-      const record = await run(flags, () =>
-        refreshBaseline({
-          qdrant: client(flags),
-          source: flags.source,
-          ...(flags.alias ? { alias: flags.alias } : {}),
-          actor: flags.actor,
-          reason: flags.reason ?? '',
-          onProgress: bar.onProgress,
-        }),
-      ).finally(bar.stop);
-      emit(flags.json, record, () => baselineInstructions(record));
-    });
+    .action((flags: BaselineFlags) => copy(flags, refreshBaseline));
 
   withQdrantOptions(baseline.command('show'))
     .description('The baseline behind the alias: its copy, source, size, when, by whom and why')
