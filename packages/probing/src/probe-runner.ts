@@ -218,6 +218,9 @@ export class ProbeRunner {
             anomaly: verdict.anomaly,
             severity: verdict.severity,
             anomaly_signals: verdict.signals,
+            // A traffic replay (the sentinel's traffic watcher) relabels its results after the run.
+            origin: 'golden' as const,
+            segment: null,
           };
         } catch (error) {
           span.recordException(error as Error);
