@@ -12,7 +12,7 @@ export {
   type TraceParts,
   type TracePiece,
 } from './mapping/trace-mapper.ts';
-export { EXTENSION } from './mapping/extensions.ts';
+export { EXTENSION, extensionCitations } from './mapping/extensions.ts';
 export { mapSpans, TRACE_MAPPERS } from './mapping/map-spans.ts';
 export { openInferenceMapper } from './mapping/openinference-mapper.ts';
 export { genAiMapper } from './mapping/gen-ai-mapper.ts';

@@ -14,11 +14,17 @@ export interface UserAnswer {
   gaps: readonly TraceGap[];
   /** Undefined when no span records citations. */
   cited_chunk_ids: readonly string[] | undefined;
+  /**
+   * Where the spans make no contract Trace because retrieval failed (nothing retrieved, chunks
+   * without versioned metadata), the trace is judged with an empty retrieval, and this names the
+   * knowledge id the first retrieved document carried, if any.
+   */
+  retrieved_knowledge?: string | undefined;
 }
 
 /** The knowledge id the answer was mostly drawn from: its first context chunk's, else its top candidate's. */
-export function topKnowledgeId(trace: Trace): string | undefined {
-  return trace.context[0]?.knowledge_id ?? trace.candidates[0]?.knowledge_id;
+export function topKnowledgeId(answer: UserAnswer): string | undefined {
+  return answer.trace.context[0]?.knowledge_id ?? answer.trace.candidates[0]?.knowledge_id ?? answer.retrieved_knowledge;
 }
 
 /** The best retrieval score among the candidates (or the context where no candidate is listed). */

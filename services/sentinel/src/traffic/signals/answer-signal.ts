@@ -12,7 +12,9 @@ export interface SegmentView {
 export interface SignalReading {
   signal: string;
   bad: boolean;
-  /** Why, for logs and /traffic: ids and figures only, never user text. */
+  /** Which of the signal's checks fired, where it has several. */
+  kind?: string;
+  /** Why, for logs: ids and figures only, never user text. */
   detail?: string;
 }
 

@@ -7,23 +7,31 @@ export interface RetrievalHealthOptions {
   scoreDropRatio: number;
 }
 
-/** Why the retrieval of one answer looks unhealthy, or null; exported for the profile's retrospective count. */
-export function retrievalProblem(answer: UserAnswer, segment: SegmentView, options: RetrievalHealthOptions): string | null {
+export type RetrievalProblemKind = 'metadata_missing' | 'nothing_retrieved' | 'usual_knowledge_missing' | 'score_drop';
+
+/**
+ * Why the retrieval of one answer looks unhealthy, or null. The score drop is checked last: the
+ * drift monitor learns the usual score after the rest, and recounts its profile with it.
+ */
+export function retrievalProblem(
+  answer: UserAnswer,
+  segment: SegmentView,
+  options: RetrievalHealthOptions,
+): { kind: RetrievalProblemKind; detail: string } | null {
   const { trace } = answer;
-  if (trace.candidates.length === 0 && trace.context.length === 0) return 'nothing retrieved';
   if (answer.gaps.some((g) => g.piece === 'document_metadata'))
-    return 'retrieved chunks lack their versioned metadata (knowledge_id, version, updated_at, ...)';
-  const top = topRetrievalScore(trace);
-  if (
-    top !== undefined &&
-    segment.usualTopScore !== undefined &&
-    segment.usualTopScore > 0 &&
-    top < options.scoreDropRatio * segment.usualTopScore
-  )
-    return `top score ${top.toFixed(3)} < ${options.scoreDropRatio} x usual ${segment.usualTopScore.toFixed(3)}`;
+    return { kind: 'metadata_missing', detail: 'retrieved chunks lack their versioned metadata (knowledge_id, version, updated_at, ...)' };
+  if (trace.candidates.length === 0 && trace.context.length === 0) return { kind: 'nothing_retrieved', detail: 'nothing retrieved' };
   const retrieved = new Set([...trace.candidates, ...trace.context].map((c) => c.knowledge_id));
   if (segment.usualKnowledgeId !== undefined && !retrieved.has(segment.usualKnowledgeId))
-    return `the knowledge this query was answered from (${segment.usualKnowledgeId}) is no longer retrieved`;
+    return {
+      kind: 'usual_knowledge_missing',
+      detail: `the knowledge this query was answered from (${segment.usualKnowledgeId}) is no longer retrieved`,
+    };
+  const top = topRetrievalScore(trace);
+  const usual = segment.usualTopScore;
+  if (top !== undefined && usual !== undefined && usual > 0 && top < options.scoreDropRatio * usual)
+    return { kind: 'score_drop', detail: `top score ${top.toFixed(3)} < ${options.scoreDropRatio} x usual ${usual.toFixed(3)}` };
   return null;
 }
 
@@ -35,9 +43,9 @@ export function retrievalProblem(answer: UserAnswer, segment: SegmentView, optio
 export function retrievalHealth(options: RetrievalHealthOptions): AnswerSignal {
   return {
     name: 'retrieval_unhealthy',
-    read(answer: UserAnswer, segment: SegmentView): Promise<SignalReading> {
+    read(answer: UserAnswer, segment: SegmentView): Promise<SignalReading | null> {
       const problem = retrievalProblem(answer, segment, options);
-      return Promise.resolve({ signal: 'retrieval_unhealthy', bad: problem !== null, ...(problem === null ? {} : { detail: problem }) });
+      return Promise.resolve({ signal: 'retrieval_unhealthy', bad: problem !== null, ...(problem === null ? {} : problem) });
     },
   };
 }
