@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { AnswerSignal, SegmentView, SignalReading } from './signals/answer-signal.ts';
 import { retrievalProblem } from './signals/retrieval-health.ts';
-import type { DriftMonitor } from './drift-monitor.ts';
+import type { DriftMonitor, SegmentSummary } from './drift-monitor.ts';
 import type { SegmentResolver } from './segment-resolver.ts';
 import type { ReplayOutcome, ShadowReplay } from './shadow-replay.ts';
 import type { TrafficMetrics } from './traffic-metrics.ts';
@@ -81,6 +81,11 @@ export class TrafficWatcher {
     if (polled.skipped > 0) this.logger?.warn({ skipped: polled.skipped }, 'traffic watcher behind: traces sampled out');
     for (const answer of polled.answers) await this.judge(answer);
     this.metrics.segments.set(this.monitor.summary().length);
+  }
+
+  /** Each segment's profile, detector design and counts (ids and figures only). */
+  segments(): SegmentSummary[] {
+    return this.monitor.summary();
   }
 
   /** Waits for the replays in flight (tests). */
