@@ -5,7 +5,10 @@ import type { KnowledgeFreshness, QueryRequest, QueryResponse } from '@rag-immun
  * RagClient and FactConsistencyScorer; tests plug in the same real ones against real servers.
  */
 export interface RagPort {
-  /** `headers` carries the probe's W3C traceparent, so the RAG's spans of the call are findable by trace id. */
+  /**
+   * `headers` carries the probe's W3C traceparent, so the RAG's spans of the call are findable by trace
+   * id, and a `tracestate` of `rag-immune=probe`, which tells the trace intake they are a probe's.
+   */
   query(
     request: QueryRequest,
     options?: { signal?: AbortSignal; timeoutMs?: number; headers?: Readonly<Record<string, string>> },

@@ -95,7 +95,7 @@ const REGISTERED_FINGERPRINTS: Record<string, string> = {
   // 2026-12-04: ProbeResult's feed check, unpublished knowledge, attribution and their two signals (issue 30).
   // 2026-12-04: RootCauseReport's findings and unexplained_probes, RecoveryVerification's per-probe outcome (issue 30, several causes).
   // 2026-12-04: ProbeResult's sampled mode, comparison.samples and the two sample test p-values (issue 27).
-  probes: 'e1418d53b03b553281097212855772e7cad1370d45aeea03fa184087a2615f20',
+  probes: '0c8b9f5d89008e9b96c532d190183a0dbf44bc9fbf3cb857bd5dfc6ab65dda35',
   reports: '7f55948eb61b841bbe39c62b020ec7036b725ed5bf2e42a2bc27d8197a893946',
   actions: '4ed35718d9cc30bae76bfad873703a8ef3c61c3fb6af8c9a5e40598ea8da15ba',
 };

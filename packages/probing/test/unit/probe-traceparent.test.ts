@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { trace } from '@opentelemetry/api';
 import { RagUnreachableError, type QueryResponse } from '@rag-immune/rag-contract';
-import { parseTraceparent } from '@rag-immune/traces';
+import { isProbeTraceState, parseTraceparent } from '@rag-immune/traces';
 import { ProbeRunner, defaultThresholds, type RagPort } from '../../src/index.ts';
 
 const response: QueryResponse = {
@@ -19,12 +19,15 @@ const response: QueryResponse = {
   as_of: '2024-06-01T00:00:00Z',
 };
 
-function recordingRag(failFirst: boolean): RagPort & { sent: (string | undefined)[] } {
+function recordingRag(failFirst: boolean): RagPort & { sent: (string | undefined)[]; states: (string | undefined)[] } {
   const sent: (string | undefined)[] = [];
+  const states: (string | undefined)[] = [];
   return {
     sent,
+    states,
     async query(_request, options) {
       sent.push(options?.headers?.traceparent);
+      states.push(options?.headers?.tracestate);
       if (failFirst && sent.length === 1) throw new RagUnreachableError('query', 'http://rag', 'network', new Error('reset'));
       return response;
     },
@@ -63,4 +66,6 @@ test('each attempt sends a new traceparent; the result keeps the answering attem
   assert.equal(result.online.trace_id, 'rag-own-id');
   assert.equal(result.baseline.traceparent, baseline.sent[0]);
   assert.notEqual(parseTraceparent(result.baseline.traceparent)!.trace_id, second.trace_id);
+  // Every call, both sides and each attempt, is marked as a probe for the trace intake.
+  for (const state of [...online.states, ...baseline.states]) assert.ok(isProbeTraceState(state), `probe tracestate sent: ${state}`);
 });
