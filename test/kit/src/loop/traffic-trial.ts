@@ -7,10 +7,12 @@
  * demo share it.
  */
 import type { ProbeResult } from '@rag-immune/contracts';
+import { probesFromQuestions } from '@rag-immune/probing';
 import { loadQuestions } from '@rag-immune/reference-rag/testing';
 import { TrafficGenerator, type TrafficReport } from '../traffic/traffic-generator.ts';
 import { UserQueryMix, seededRandom, type UserQuery, type UserQueryMixOptions } from '../traffic/user-queries.ts';
 import { sleep } from '../wait.ts';
+import { harmedProbes, probeOutcomes } from './fault-effect.ts';
 import { damageVectors, ingestUnpublishedVersion, swapDocumentIds, type OnlineIndex } from './operator-faults.ts';
 import type { LoopProbes } from './probes.ts';
 import { evaluateTrial, knownIncidents, type TrialContext, type TrialResult } from './trial.ts';
@@ -144,17 +146,29 @@ export interface TrafficTrialResult {
   trafficAnomalies: number;
   /** Anomalous golden-probe results after the fault (a golden probe that happens to retrieve the damaged chunk). */
   goldenAnomalies: number;
+  /** The labelled questions about the faulted knowledge, asked right before and after the fault, and how many answers changed. */
+  userQuestions: number;
+  userAnswersChanged: number;
+  /** The fault changed no answer to a question about its knowledge, and nothing was detected: users saw nothing to catch. */
+  harmless: boolean;
 }
 
 export interface TrafficWatchOptions {
   timeoutMs: number;
   /** After a verified repair: how long to wait for memory's case (default 30 s). */
   settleMs?: number;
+  /** A fault that changed no user answer is watched this long for an alarm that should not come (default 90 s). */
+  harmlessWatchMs?: number;
   /** Called at each poll (the demo prints new steps). */
   onPoll?: (result: TrafficTrialResult) => void;
 }
 
-function trafficView(ctx: TrialContext, plan: TrafficFaultPlan, trial: TrialResult): TrafficTrialResult {
+function trafficView(
+  ctx: TrialContext,
+  plan: TrafficFaultPlan,
+  trial: TrialResult,
+  effect: { userQuestions: number; userAnswersChanged: number },
+): TrafficTrialResult {
   const after = ctx.recorder.probes.map((p) => p.event).filter((p) => p.anomaly && p.occurred_at >= trial.injectStartedAt);
   const traffic = after.filter((p) => p.origin === 'traffic').sort((a, b) => a.occurred_at - b.occurred_at);
   return {
@@ -163,6 +177,8 @@ function trafficView(ctx: TrialContext, plan: TrafficFaultPlan, trial: TrialResu
     ...(traffic[0] ? { firstTrafficAnomaly: traffic[0], trafficDetectedAt: traffic[0].occurred_at } : {}),
     trafficAnomalies: traffic.length,
     goldenAnomalies: after.filter((p) => p.origin !== 'traffic').length,
+    ...effect,
+    harmless: effect.userAnswersChanged === 0 && after.length === 0 && trial.incidents.length === 0,
   };
 }
 
@@ -174,8 +190,17 @@ export async function runTrafficTrial(
 ): Promise<TrafficTrialResult> {
   if (ctx.onlineIndex === undefined) throw new Error('a traffic trial writes its fault into Qdrant: the trial context needs onlineIndex');
   const before = knownIncidents(ctx.recorder);
+  // Did the fault change what users get? The labelled questions about its knowledge, before and after.
+  const placed = new Set([plan.target, ...(plan.partner ? [plan.partner] : [])]);
+  const questions = probesFromQuestions(
+    loadQuestions().filter((q) => placed.has(q.knowledge_id)),
+    'effect',
+  );
+  const answersBefore = await probeOutcomes(ctx.onlineUrl, questions, 'answers');
   const injectStartedAt = Date.now();
   const affected = await injectTrafficFault(ctx.onlineIndex, plan);
+  const changed = harmedProbes(answersBefore, await probeOutcomes(ctx.onlineUrl, questions, 'answers'));
+  const effect = { userQuestions: questions.length, userAnswersChanged: changed.length };
   const [kind, mode] = plan.fault.split(':') as [string, string | undefined];
   const injected = {
     plan: { kind, ...(mode ? { mode } : {}) },
@@ -192,7 +217,7 @@ export async function runTrafficTrial(
   for (;;) {
     await sleep(500);
     ctx.recorder.pollLogs();
-    const view = trafficView(ctx, plan, evaluateTrial(ctx, injected, before));
+    const view = trafficView(ctx, plan, evaluateTrial(ctx, injected, before), effect);
     options.onPoll?.(view);
     const { trial } = view;
     if (trial.outcome === 'escalated') return view;
@@ -200,6 +225,7 @@ export async function runTrafficTrial(
       verifiedSeenAt ??= Date.now();
       if (trial.rememberedAt !== undefined || Date.now() - verifiedSeenAt > (options.settleMs ?? 30_000)) return view;
     }
+    if (view.harmless && Date.now() - injected.injectedAt > (options.harmlessWatchMs ?? 90_000)) return view;
     if (Date.now() > deadline) return view;
   }
 }
