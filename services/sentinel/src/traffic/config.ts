@@ -29,7 +29,7 @@ export const TrafficEnvSchema = z.object({
   TRAFFIC_MAX_LAG_MS: int(1000, 86_400_000).default(120_000),
   TRAFFIC_MAX_TRACES_PER_POLL: int(1, 100_000).default(500),
   /** Share of answers whose FCS against their own context is scored. */
-  TRAFFIC_FCS_SHARE: share().default(0.2),
+  TRAFFIC_FCS_SHARE: share().default(0.1),
   TRAFFIC_FCS_MIN: share().default(0.3),
   /** A top retrieval score below this share of the segment's usual is "far below". */
   TRAFFIC_SCORE_DROP_RATIO: number(z.number().gt(0).lt(1)).default(0.8),
