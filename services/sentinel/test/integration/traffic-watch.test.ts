@@ -196,6 +196,9 @@ test('a fault on knowledge only users ask about is caught from traffic, confirme
   // The replay's calls are probe traffic: the intake kept them out of the users' spans the watcher reads.
   await es.indices.refresh({ index: `${prefix}-*` });
   const replayTraces = fromTraffic.map((r) => r.online.trace_id).filter((id): id is string => id !== null);
+  assert.ok(replayTraces.length > 0, 'the replayed calls name their traces');
   const inUserSpans = await es.count({ index: `${prefix}-otlp-user-spans`, query: { terms: { trace_id: replayTraces } } });
   assert.equal(inUserSpans.count, 0);
+  const users = await es.count({ index: `${prefix}-otlp-user-spans` });
+  assert.ok(users.count > 0, 'the users spans went to their own index');
 });
