@@ -199,6 +199,6 @@ test('a fault on knowledge only users ask about is caught from traffic, confirme
   assert.ok(replayTraces.length > 0, 'the replayed calls name their traces');
   const inUserSpans = await es.count({ index: `${prefix}-otlp-user-spans`, query: { terms: { trace_id: replayTraces } } });
   assert.equal(inUserSpans.count, 0);
-  const users = await es.count({ index: `${prefix}-otlp-user-spans` });
-  assert.ok(users.count > 0, 'the users spans went to their own index');
+  const userSpans = await es.count({ index: `${prefix}-otlp-user-spans` });
+  assert.ok(userSpans.count > 0, 'the users spans went to their own index');
 });
