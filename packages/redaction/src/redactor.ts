@@ -22,6 +22,7 @@ export class Redactor {
     const found: Record<string, number> = {};
     let out = text;
     for (const rule of this.rules) {
+      if (rule.requires !== undefined && !rule.requires(out)) continue;
       rule.pattern.lastIndex = 0;
       out = out.replace(rule.pattern, (match) => {
         if (rule.accept !== undefined && !rule.accept(match)) return match;

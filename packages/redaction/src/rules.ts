@@ -14,7 +14,14 @@ export interface RedactionRule {
   placeholder: string;
   /** Keeps a candidate only when it really is one (a checksum, a length). */
   accept?: (match: string) => boolean;
+  /**
+   * A cheap test no text with a match can fail (an `@` for an address): texts without it skip the
+   * regex. Most text a RAG handles has no personal data; this is what keeps redaction cheap.
+   */
+  requires?: (text: string) => boolean;
 }
+
+const hasDigit = (text: string) => /\d/.test(text);
 
 const digitsOf = (text: string) => text.replace(/\D/g, '');
 
@@ -48,12 +55,14 @@ export function ibanValid(candidate: string): boolean {
 export const DEFAULT_RULES: readonly RedactionRule[] = [
   {
     name: 'private_key',
+    requires: (text) => text.includes('-----BEGIN'),
     pattern: /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
     placeholder: '[secret]',
   },
   {
     // JSON Web Tokens: three base64url parts, the first a JSON header ("eyJ" is `{"`).
     name: 'jwt',
+    requires: (text) => text.includes('eyJ'),
     pattern: /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}/g,
     placeholder: '[token]',
   },
@@ -79,11 +88,13 @@ export const DEFAULT_RULES: readonly RedactionRule[] = [
   },
   {
     name: 'email',
+    requires: (text) => text.includes('@'),
     pattern: /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,}\b/g,
     placeholder: '[email]',
   },
   {
     name: 'iban',
+    requires: hasDigit,
     pattern: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b/g,
     placeholder: '[iban]',
     accept: ibanValid,
@@ -91,6 +102,7 @@ export const DEFAULT_RULES: readonly RedactionRule[] = [
   {
     // 13 to 19 digits, spaces or dashes between groups, passing Luhn.
     name: 'card',
+    requires: hasDigit,
     pattern: /(?<![\d.])\d(?:[ -]?\d){12,18}(?![\d.])/g,
     placeholder: '[card]',
     accept: (match) => luhnValid(digitsOf(match)),
@@ -100,6 +112,7 @@ export const DEFAULT_RULES: readonly RedactionRule[] = [
     // 555-123-4567; 8 to 15 digits (E.164). Dates (2024-06-01) and versions (3.0.13) have neither a
     // + nor a leading 0 group of this shape, nor enough digits.
     name: 'phone',
+    requires: hasDigit,
     pattern:
       /(?<![\w+.-])(?:\+\d{1,3}[ .-]?(?:\(\d{1,4}\)[ .-]?)?\d{1,4}(?:[ .-]?\d{1,4}){1,5}|\(\d{2,4}\)[ .-]?\d{2,4}(?:[ .-]?\d{2,4}){1,3}|0\d{1,4}(?:[ .-]?\d{2,4}){2,4}|\d{3}[.-]\d{3}[.-]\d{4})(?![\w.-]*\d)/g,
     placeholder: '[phone]',
@@ -111,6 +124,7 @@ export const DEFAULT_RULES: readonly RedactionRule[] = [
   {
     // Off by default (not in DEFAULT_RULE_NAMES): four-part versions (1.2.3.4) look the same.
     name: 'ipv4',
+    requires: (text) => text.includes('.'),
     pattern: /\b(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\b/g,
     placeholder: '[ip]',
   },

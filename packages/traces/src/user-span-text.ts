@@ -36,7 +36,17 @@ export const USER_TEXT_ATTRIBUTES: readonly RegExp[] = [
   /^(content|gen_ai\.event\.content)$/,
 ];
 
-const carriesUserText = (key: string) => USER_TEXT_ATTRIBUTES.some((pattern) => pattern.test(key));
+// Keys repeat from span to span (`retrieval.documents.<i>.…`): the answer per key is remembered, up to a bound.
+const userTextKeys = new Map<string, boolean>();
+function carriesUserText(key: string): boolean {
+  let known = userTextKeys.get(key);
+  if (known === undefined) {
+    known = USER_TEXT_ATTRIBUTES.some((pattern) => pattern.test(key));
+    if (userTextKeys.size >= 10_000) userTextKeys.clear();
+    userTextKeys.set(key, known);
+  }
+  return known;
+}
 
 /** Redacts the string leaves of a value; a string holding JSON is redacted leaf by leaf and re-serialised. */
 function redactValue(value: AttributeValue, redact: TextRedactor): AttributeValue {
@@ -67,7 +77,7 @@ function redactAttributes(attributes: Attributes, redact: TextRedactor): { attri
       continue;
     }
     const redacted = redactValue(value, redact);
-    if (JSON.stringify(redacted) !== JSON.stringify(value)) changed += 1;
+    if (typeof value === 'string' ? redacted !== value : JSON.stringify(redacted) !== JSON.stringify(value)) changed += 1;
     out[key] = redacted;
   }
   return { attributes: out, changed };

@@ -29,7 +29,7 @@ export const TrafficEnvSchema = z.object({
   TRAFFIC_MAX_LAG_MS: int(1000, 86_400_000).default(120_000),
   TRAFFIC_MAX_TRACES_PER_POLL: int(1, 100_000).default(500),
   /** Share of answers whose FCS against their own context is scored. */
-  TRAFFIC_FCS_SHARE: share().default(0.2),
+  TRAFFIC_FCS_SHARE: share().default(0.1),
   TRAFFIC_FCS_MIN: share().default(0.3),
   /** A top retrieval score below this share of the segment's usual is "far below". */
   TRAFFIC_SCORE_DROP_RATIO: number(z.number().gt(0).lt(1)).default(0.8),
@@ -52,6 +52,14 @@ export const TrafficEnvSchema = z.object({
   TRAFFIC_REPLAY_PER_HOUR: int(0, 10_000).default(60),
   /** A segment is confirmed when at least this share of its replayed queries are anomalous. */
   TRAFFIC_REPLAY_CONFIRM_SHARE: number(z.number().gt(0).max(1)).default(0.5),
+  /**
+   * Confirmed replays become probes re-run every TRAFFIC_PROMOTED_INTERVAL_S (their clean results
+   * close the incident) until clean TRAFFIC_PROMOTED_CLEAN_ROUNDS times in a row (keep it at least
+   * the identifier's IDENTIFIER_CLEAN_ROUNDS_TO_CLOSE) or TRAFFIC_PROMOTED_TTL_S old.
+   */
+  TRAFFIC_PROMOTED_INTERVAL_S: int(1, 86_400).default(300),
+  TRAFFIC_PROMOTED_CLEAN_ROUNDS: int(1, 100).default(3),
+  TRAFFIC_PROMOTED_TTL_S: int(60, 7 * 86_400).default(86_400),
   /** Read traffic from this long before the start (default: only what arrives after). */
   TRAFFIC_START_LOOKBACK_MS: int(0, 86_400_000).default(0),
 });

@@ -30,6 +30,8 @@ export interface ReplayOutcome {
   /** Why nothing (or less) was replayed, when a cap cut it. */
   capped?: string;
   published: string[];
+  /** The published results themselves (kept in memory for the promoted re-runs; never logged). */
+  publishedResults: ProbeResult[];
 }
 
 /** A replay probe's id: stable per query, so every replay of one query is the same probe to the identifier. */
@@ -102,12 +104,20 @@ export class ShadowReplay {
     }
     const anomalous = results.filter((r) => r.anomaly);
     const confirmed = chosen.length > 0 && anomalous.length >= Math.max(1, Math.ceil(this.confirmShare * chosen.length));
-    const published: string[] = [];
+    const publishedResults: ProbeResult[] = [];
     if (confirmed)
       for (const result of anomalous) {
         await this.publish(result);
-        published.push(result.probe_id);
+        publishedResults.push(result);
       }
-    return { segment, replayed: chosen.length, anomalous: anomalous.length, confirmed, published, ...(capped ? { capped } : {}) };
+    return {
+      segment,
+      replayed: chosen.length,
+      anomalous: anomalous.length,
+      confirmed,
+      published: publishedResults.map((r) => r.probe_id),
+      publishedResults,
+      ...(capped ? { capped } : {}),
+    };
   }
 }

@@ -10,6 +10,7 @@ import type { FactConsistencyPort, ProbeRunner, RagPort } from '@rag-immune/prob
 import { createElasticsearchClient, elasticsearchConnection } from '@rag-immune/worker-runtime';
 import type { TrafficEnv } from './config.ts';
 import { DriftMonitor } from './drift-monitor.ts';
+import { PromotedReplays } from './promoted-replays.ts';
 import { SegmentResolver } from './segment-resolver.ts';
 import { ShadowReplay } from './shadow-replay.ts';
 import { citationCheck } from './signals/citation-check.ts';
@@ -89,5 +90,11 @@ export function trafficWatcher(config: TrafficEnv, parts: TrafficParts): Traffic
       queriesKept: Math.max(10, config.TRAFFIC_REPLAY_PER_SEGMENT * 3),
     },
     parts.logger,
+    new PromotedReplays(parts.runner, parts.publish, {
+      intervalMs: config.TRAFFIC_PROMOTED_INTERVAL_S * 1000,
+      cleanRoundsToExpire: config.TRAFFIC_PROMOTED_CLEAN_ROUNDS,
+      ttlMs: config.TRAFFIC_PROMOTED_TTL_S * 1000,
+      maxProbes: Math.max(config.TRAFFIC_REPLAY_PER_INCIDENT, 10),
+    }),
   );
 }

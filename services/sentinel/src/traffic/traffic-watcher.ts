@@ -9,6 +9,7 @@ import type { AnswerSignal, SegmentView, SignalReading } from './signals/answer-
 import { retrievalProblem } from './signals/retrieval-health.ts';
 import type { DriftMonitor, SegmentSummary } from './drift-monitor.ts';
 import type { SegmentResolver } from './segment-resolver.ts';
+import type { PromotedReplays } from './promoted-replays.ts';
 import type { ReplayOutcome, ShadowReplay } from './shadow-replay.ts';
 import type { TrafficMetrics } from './traffic-metrics.ts';
 import { topKnowledgeId, topRetrievalScore, type UserAnswer } from './user-answer.ts';
@@ -34,6 +35,7 @@ export class TrafficWatcher {
   private stopped = false;
   private readonly badQueries = new Map<string, string[]>();
   private readonly replays = new Map<string, Promise<ReplayOutcome | undefined>>();
+  private promotedRun: Promise<void> | undefined;
   readonly outcomes: ReplayOutcome[] = [];
 
   constructor(
@@ -45,6 +47,7 @@ export class TrafficWatcher {
     private readonly metrics: TrafficMetrics,
     private readonly options: TrafficWatcherOptions,
     private readonly logger?: Logger,
+    private readonly promoted?: PromotedReplays,
   ) {}
 
   start(): void {
@@ -63,7 +66,7 @@ export class TrafficWatcher {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
-    await Promise.allSettled([...this.replays.values()]);
+    await Promise.allSettled([...this.replays.values(), this.promotedRun]);
   }
 
   /** One poll: read, judge, detect, start replays. Exposed for tests. */
@@ -81,6 +84,21 @@ export class TrafficWatcher {
     if (polled.skipped > 0) this.logger?.warn({ skipped: polled.skipped }, 'traffic watcher behind: traces sampled out');
     for (const answer of polled.answers) await this.judge(answer);
     this.metrics.segments.set(this.monitor.summary().length);
+    this.rerunPromoted();
+  }
+
+  /** The promoted replay probes that are due, in the background (one batch at a time). */
+  private rerunPromoted(): void {
+    if (this.promoted === undefined || this.promotedRun !== undefined) return;
+    this.promotedRun = this.promoted
+      .runDue()
+      .then((run) => {
+        if (run.ran > 0) this.metrics.replayCalls.inc({ outcome: 'promoted' }, run.ran);
+        if (run.ran > 0 || run.expired.length > 0)
+          this.logger?.info({ ran: run.ran, anomalous: run.anomalous, expired: run.expired }, 'promoted traffic probes re-run');
+      })
+      .catch((error: unknown) => this.logger?.error({ err: error }, 'promoted traffic probes failed'))
+      .finally(() => (this.promotedRun = undefined));
   }
 
   /** Each segment's profile, detector design and counts (ids and figures only). */
@@ -147,8 +165,10 @@ export class TrafficWatcher {
       .then((outcome) => {
         this.outcomes.push(outcome);
         this.metrics.replayCalls.inc({ outcome: outcome.confirmed ? 'confirmed' : 'rejected' }, outcome.replayed);
-        if (outcome.confirmed) this.metrics.segmentsConfirmed.inc();
-        else this.metrics.segmentsRejected.inc();
+        if (outcome.confirmed) {
+          this.metrics.segmentsConfirmed.inc();
+          this.promoted?.promote(segment, outcome.publishedResults);
+        } else this.metrics.segmentsRejected.inc();
         const log = {
           segment,
           replayed: outcome.replayed,

@@ -10,19 +10,21 @@
  * refreshed into the index cannot land behind the cursor.
  */
 import type { Client } from '@elastic/elasticsearch';
-import { BLOCKING_PIECES, TRACE_MAPPERS, extensionCitations, mapSpans, type SpanRecord, type TraceGap } from '@rag-immune/traces';
+import {
+  BLOCKING_PIECES,
+  TRACE_MAPPERS,
+  extensionCitations,
+  mapSpans,
+  userSpansIndex,
+  type SpanDoc,
+  type SpanRecord,
+  type TraceGap,
+} from '@rag-immune/traces';
 import type { Trace } from '@rag-immune/rag-contract';
 import type { UserAnswer } from './user-answer.ts';
 
-/** The intake's document shape (packages/traces' ElasticsearchSpanStore), in the user-span index. */
-interface SpanDoc {
-  trace_id: string;
-  span_id: string;
-  received_at: number;
-  span: SpanRecord;
-}
-
-export const userSpanIndex = (prefix: string) => `${prefix}-otlp-user-spans`;
+/** Where the intake keeps users' redacted spans (packages/traces: `<prefix>-otlp-user-spans`). */
+export const userSpanIndex = userSpansIndex;
 
 export interface UserTraceReaderOptions {
   index: string;

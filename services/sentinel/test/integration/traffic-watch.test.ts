@@ -1,21 +1,20 @@
 /**
  * Live traffic caught a fault no golden probe could see (issue 38), with real parts: the reference
- * RAG pair exporting its OpenInference spans over OTLP, the spans stored in Elasticsearch in the
- * intake's user-span document shape, the traffic watcher built from its configuration, the real FCS
- * model and ProbeRunner for the replay, the real Kafka and schema registry for the ProbeResults.
+ * RAG pair exporting its OpenInference spans over OTLP to the real trace intake (a process), which
+ * keeps the users' spans, redacted, apart from the probes' in Elasticsearch; the traffic watcher
+ * built from its configuration; the real FCS model and ProbeRunner for the replay (its calls carry
+ * the probe tracestate, so the intake keeps them out of the user spans); the real Kafka and schema
+ * registry for the ProbeResults.
  * Simulated users ask about a few knowledge ids; once every segment is profiled, the vectors of one
  * of them, picked at random, are overwritten straight in Qdrant (no fault API). The watcher must
  * flag that segment from traffic alone, confirm it by shadow replay, and publish ProbeResults with
  * origin traffic naming it.
- *
- * Until the intake classifies probe and user traces (wip/traffic-intake), a stand-in OTLP receiver
- * here stores the online RAG's spans as user spans (the replay's own calls included, after the alarm).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { gunzipSync } from 'node:zlib';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Client } from '@elastic/elasticsearch';
 import { trace } from '@opentelemetry/api';
@@ -27,72 +26,46 @@ import { FactConsistencyScorer } from '@rag-immune/fcs';
 import { ProbeRunner, defaultThresholds } from '@rag-immune/probing';
 import { ragClientWithHeaders } from '@rag-immune/rag-contract';
 import { loadQuestions, startReferenceRagPair, type ReferenceRagPair } from '@rag-immune/reference-rag/testing';
-import { sleep } from '@rag-immune/test-kit';
+import { ManagedProcess, freePort, logMessage, sleep } from '@rag-immune/test-kit';
 import { damageVectors } from '@rag-immune/test-kit/loop/operator-faults';
 import { endpoints } from '@rag-immune/test-kit/stack';
-import { SPAN_MAPPINGS, decodeProtobufExport } from '@rag-immune/traces';
 import { trafficConfigFromEnv } from '../../src/traffic/config.ts';
 import { trafficWatcher } from '../../src/traffic/traffic-module.ts';
 import type { TrafficWatcher } from '../../src/traffic/traffic-watcher.ts';
-import { userSpanIndex } from '../../src/traffic/user-trace-reader.ts';
 
 const run = randomUUID().slice(0, 8);
 const prefix = `it-traffic-watch-${run}`;
-const index = userSpanIndex(prefix);
 const logger = pino({ level: 'warn' });
 const es = new Client({ node: endpoints.elasticsearchUrl });
 const PROFILE_ANSWERS = 8;
 const SEGMENTS = 5;
 
-let receiver: Server;
+let intake: ManagedProcess;
 let rags: ReferenceRagPair;
 let bus: EventBus;
 let watcher: TrafficWatcher;
 const published: ProbeResult[] = [];
 let users: { stop: boolean; done: Promise<void> } | undefined;
 
-/** The intake stand-in: OTLP/protobuf from the online RAG, stored in the user-span index's document shape. */
-function startReceiver(): Promise<string> {
-  receiver = createServer((req, res) => {
-    const parts: Buffer[] = [];
-    req.on('data', (c: Buffer) => parts.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(parts);
-      const body = req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
-      const receivedAt = Date.now();
-      const spans = decodeProtobufExport(body).spans.filter((s) => s.resource['rag_immune.instance'] === 'online');
-      const write =
-        spans.length === 0
-          ? Promise.resolve()
-          : es.bulk({
-              operations: spans.flatMap((span) => [
-                { index: { _index: index, _id: `${span.trace_id}-${span.span_id}` } },
-                {
-                  trace_id: span.trace_id,
-                  span_id: span.span_id,
-                  parent_span_id: span.parent_span_id,
-                  name: span.name,
-                  service_name: String(span.resource['service.name'] ?? ''),
-                  start_ms: span.start_ms,
-                  received_at: receivedAt,
-                  span,
-                },
-              ]),
-            });
-      write.then(
-        () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end(),
-        () => res.writeHead(503).end(),
-      );
-    });
-  });
-  return new Promise((resolve) =>
-    receiver.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/v1/traces`)),
-  );
-}
-
 before(async () => {
-  await es.indices.create({ index, mappings: SPAN_MAPPINGS, settings: { number_of_replicas: 0 } });
-  const otlpTracesUrl = await startReceiver();
+  const intakePort = await freePort();
+  intake = new ManagedProcess({
+    name: 'trace-intake',
+    entry: 'services/trace-intake/src/main.ts',
+    env: {
+      ELASTICSEARCH_URL: endpoints.elasticsearchUrl,
+      ES_INDEX_PREFIX: prefix,
+      TRACE_INTAKE_HOST: '127.0.0.1',
+      TRACE_INTAKE_PORT: String(intakePort),
+      LOG_LEVEL: 'info',
+    },
+    logFile: join(mkdtempSync(join(tmpdir(), 'traffic-watch-')), 'trace-intake.log'),
+    ready: logMessage('trace intake listening'),
+    healthPort: () => intakePort,
+    startTimeoutMs: 120_000,
+  });
+  await intake.start();
+  const otlpTracesUrl = `http://127.0.0.1:${intakePort}/v1/traces`;
   rags = await startReferenceRagPair({
     qdrantUrl: endpoints.qdrantUrl,
     qdrantApiKey: endpoints.qdrantApiKey,
@@ -158,8 +131,8 @@ after(async () => {
   await watcher?.stop();
   await bus?.stop();
   await rags?.close();
-  receiver?.close();
-  await es.indices.delete({ index }).catch(() => undefined);
+  await intake?.stop();
+  await es.indices.delete({ index: `${prefix}-*` }).catch(() => undefined);
   await es.close();
 });
 
@@ -220,4 +193,12 @@ test('a fault on knowledge only users ask about is caught from traffic, confirme
   const fromTraffic = published.filter((r) => r.origin === 'traffic');
   assert.ok(fromTraffic.length >= 1);
   assert.ok(fromTraffic.every((r) => r.segment === target && r.anomaly && r.probe_id.startsWith('traffic-')));
+  // The replay's calls are probe traffic: the intake kept them out of the users' spans the watcher reads.
+  await es.indices.refresh({ index: `${prefix}-*` });
+  const replayTraces = fromTraffic.map((r) => r.online.trace_id).filter((id): id is string => id !== null);
+  assert.ok(replayTraces.length > 0, 'the replayed calls name their traces');
+  const inUserSpans = await es.count({ index: `${prefix}-otlp-user-spans`, query: { terms: { trace_id: replayTraces } } });
+  assert.equal(inUserSpans.count, 0);
+  const userSpans = await es.count({ index: `${prefix}-otlp-user-spans` });
+  assert.ok(userSpans.count > 0, 'the users spans went to their own index');
 });

@@ -166,3 +166,56 @@ test('TRACE_INTAKE_USER_TRAFFIC_EXCLUDE keeps one RAG’s users out and lets ano
   const keptTrace = await answer(kept.tracer, kept.provider, { traceparent: newProbeTraceContext().traceparent });
   assert.equal((await kept.stores.user.spansOf(keptTrace)).length, 3);
 });
+
+test('the intake logs no user text, when all goes well and when the user store fails', async () => {
+  const lines: string[] = [];
+  const capture = pino({ level: 'trace' }, { write: (line: string) => void lines.push(line) });
+  const failing = {
+    write: () => Promise.reject(new Error('user index unavailable')),
+    spansOf: () => Promise.resolve([]),
+    purgeReceivedBefore: () => Promise.resolve(0),
+  };
+  const intake = await startTraceIntake({ TRACE_INTAKE_PORT: '0' }, capture, { store: new InMemorySpanStore(), userStore: failing });
+  intakes.push(intake);
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': 'reference-rag-online' }),
+    spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url: `${intake.url}/v1/traces` }))],
+  });
+  providers.push(provider);
+  const tracer = provider.getTracer('rag');
+  await answer(tracer, provider, probeTraceHeaders(newProbeTraceContext()));
+  // The user's export straight over OTLP/JSON: the 503 comes back at once (the SDK would retry for seconds).
+  const user = await fetch(`${intake.url}/v1/traces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'reference-rag-online' } }] },
+          scopeSpans: [
+            {
+              spans: [
+                {
+                  traceId: newProbeTraceContext().trace_id,
+                  spanId: '0123456789abcdef',
+                  name: 'rag.query',
+                  attributes: [
+                    { key: 'openinference.span.kind', value: { stringValue: 'CHAIN' } },
+                    { key: 'input.value', value: { stringValue: QUERY } },
+                    { key: 'output.value', value: { stringValue: ANSWER } },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    }),
+  });
+  assert.equal(user.status, 503);
+  assert.ok(
+    lines.some((line) => /span store write failed/.test(line)),
+    'the failed user write is logged (the exporter is told 503 and retries)',
+  );
+  assert.doesNotMatch(lines.join('\n'), /jane\.doe|example\.org|4111|latest version of openssl/);
+});

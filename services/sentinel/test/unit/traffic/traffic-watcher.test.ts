@@ -12,6 +12,7 @@ import { citationCheck } from '../../../src/traffic/signals/citation-check.ts';
 import { retrievalHealth } from '../../../src/traffic/signals/retrieval-health.ts';
 import { TrafficMetrics } from '../../../src/traffic/traffic-metrics.ts';
 import { TrafficWatcher } from '../../../src/traffic/traffic-watcher.ts';
+import { PromotedReplays } from '../../../src/traffic/promoted-replays.ts';
 import type { UserAnswer } from '../../../src/traffic/user-answer.ts';
 import { userAnswer } from './user-answer-fixture.ts';
 
@@ -85,6 +86,12 @@ function setup(anomalous: boolean) {
     metrics,
     { pollMs: 10, scoreDropRatio: 0.8, queriesKept: 10 },
     logger,
+    new PromotedReplays(runner, (r) => (published.push(r), Promise.resolve()), {
+      intervalMs: 0,
+      cleanRoundsToExpire: 2,
+      ttlMs: 3_600_000,
+      maxProbes: 10,
+    }),
   );
   return { watcher, published, ran, registry, logs: () => logs };
 }
@@ -103,6 +110,12 @@ test('a segment whose queries stop retrieving their knowledge is flagged, confir
   assert.deepEqual(new Set(ran.map((p) => p.query)), new Set(QUESTIONS['pkg-b']));
   assert.ok(published.length > 0 && published.every((r) => r.origin === 'traffic' && r.segment === 'pkg-b'));
   assert.equal(await metric(registry, 'rag_immune_traffic_answers_read_total'), 300);
+  // The confirmed replays are promoted: later polls re-run and publish them again.
+  await watcher.tick();
+  await watcher.settled();
+  const confirmedIds = watcher.outcomes[0]!.published;
+  assert.ok(confirmedIds.length > 0);
+  for (const id of confirmedIds) assert.ok(published.filter((r) => r.probe_id === id).length >= 2, `${id} re-run after promotion`);
   for (const question of Object.values(QUESTIONS).flat()) assert.ok(!logs().includes(question), 'no user text in the logs');
 });
 
