@@ -187,8 +187,9 @@ async function benchPackages(packages: number): Promise<void> {
     // 3. Fault trials.
     const plans = Array.from({ length: trialsPerFault }, () => faults).flat();
     for (const [i, fault] of plans.entries()) {
-      const closed = await run.allIncidentsClosed(180_000);
-      if (!closed) log('an earlier incident is still open after 180 s; going on');
+      // The previous incident closes on clean results of its promoted replays (re-run by the sentinel).
+      const closed = await run.allIncidentsClosed(120_000);
+      if (!closed) log('an earlier incident is still open after 120 s; going on');
       const candidates = asked.filter((id) => (users!.mix.asked.get(id) ?? 0) >= PROFILED_AFTER);
       let plan;
       try {

@@ -162,7 +162,16 @@ export class LoopRun {
       ...(this.options.replicas ? { replicas: this.options.replicas } : {}),
       env: mergeWorkerEnv(
         this.rag.workerEnv,
-        this.options.traffic ? { sentinel: { ...LOOP_TRAFFIC_ENV, ...this.options.traffic.sentinelEnv } } : undefined,
+        this.options.traffic
+          ? {
+              sentinel: {
+                ...LOOP_TRAFFIC_ENV,
+                // Promoted replays re-run at the golden probes' pace: their clean results close the incident.
+                TRAFFIC_PROMOTED_INTERVAL_S: String(this.options.probeIntervalSeconds ?? 4),
+                ...this.options.traffic.sentinelEnv,
+              },
+            }
+          : undefined,
         this.options.env,
       ),
       ...(this.options.only ? { only: this.options.only } : {}),
