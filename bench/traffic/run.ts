@@ -210,7 +210,7 @@ async function benchPackages(packages: number): Promise<void> {
       rows.push(row);
       appendFileSync(rawFile, `${JSON.stringify(row)}\n`);
       log(
-        `  -> ${result.trial.outcome}; traffic anomaly ${secondsAfter(result, result.trafficDetectedAt)}, verified ${secondsAfter(result, result.trial.verifiedAt)}`,
+        `  -> ${result.harmless ? 'harmless to users' : result.trial.outcome} (${result.userAnswersChanged} of ${result.userQuestions} answers changed); traffic anomaly ${secondsAfter(result, result.trafficDetectedAt)}, verified ${secondsAfter(result, result.trial.verifiedAt)}`,
       );
       write(false);
       if (result.trial.outcome !== 'healed' && !result.harmless && i + 1 < plans.length) {
