@@ -73,6 +73,8 @@ export function exampleProbeResult(probeId = 'probe-debian-openssl-version', at 
     anomaly: true,
     severity: 'high',
     anomaly_signals: ['fcs_drop'],
+    origin: 'golden',
+    segment: null,
   };
 }
 

@@ -9,7 +9,9 @@ export interface RagPort {
   /**
    * A contract RAG answers a full QueryResponse; an adapted one may leave ids, scores, dates and
    * versions out, and every signal computed from them is then left out too, never guessed.
-   * `headers` carries the probe's W3C traceparent, so the RAG's spans of the call are findable by trace id. */
+   * `headers` carries the probe's W3C traceparent, so the RAG's spans of the call are findable by trace
+   * id, and a `tracestate` of `rag-immune=probe`, which tells the trace intake they are a probe's.
+   */
   query(
     request: QueryRequest,
     options?: { signal?: AbortSignal; timeoutMs?: number; headers?: Readonly<Record<string, string>> },

@@ -12,7 +12,7 @@ import {
   type IPolicy,
 } from 'cockatiel';
 import { ContractViolationError, RagHttpError, RagUnreachableError, type PartialQueryResponse } from '@rag-immune/rag-contract';
-import { newProbeTraceContext } from '@rag-immune/traces';
+import { newProbeTraceContext, probeTraceHeaders } from '@rag-immune/traces';
 import { eventEnvelope, type FcsStatus, type ProbeObservation, type ProbeResult, type RagCallStatus } from '@rag-immune/contracts';
 import type { GoldenProbe } from './golden-probe.ts';
 import type { FactConsistencyPort, FcsVerdict, RagPort } from './ports.ts';
@@ -305,6 +305,9 @@ export class ProbeRunner {
             anomaly: verdict.anomaly,
             severity: verdict.severity,
             anomaly_signals: verdict.signals,
+            // A traffic replay (the sentinel's traffic watcher) relabels its results after the run.
+            origin: 'golden' as const,
+            segment: null,
           };
         } catch (error) {
           span.recordException(error as Error);
@@ -372,7 +375,8 @@ export class ProbeRunner {
           {
             signal,
             timeoutMs: Math.max(1, Math.ceil(Math.min(this.options.callTimeoutMs, this.deadlineMs - (performance.now() - started)))),
-            headers: { traceparent: traced.traceparent },
+            // The tracestate marks the call as a probe: the trace intake keeps its spans apart from users'.
+            headers: probeTraceHeaders(traced),
           },
         );
       }, deadline);

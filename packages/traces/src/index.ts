@@ -14,11 +14,22 @@ export {
   type TraceParts,
   type TracePiece,
 } from './mapping/trace-mapper.ts';
-export { EXTENSION } from './mapping/extensions.ts';
+export { EXTENSION, extensionCitations } from './mapping/extensions.ts';
 export { mapSpans, TRACE_MAPPERS } from './mapping/map-spans.ts';
 export { openInferenceMapper } from './mapping/openinference-mapper.ts';
 export { genAiMapper } from './mapping/gen-ai-mapper.ts';
 export { InMemorySpanStore, MAX_SPANS_PER_TRACE, type SpanStore } from './store/span-store.ts';
-export { ElasticsearchSpanStore, SPAN_MAPPINGS } from './store/elasticsearch-span-store.ts';
-export { newProbeTraceContext, parseTraceparent, type ProbeTraceContext } from './traceparent.ts';
+export { ElasticsearchSpanStore, SPAN_MAPPINGS, probeSpansIndex, userSpansIndex, type SpanDoc } from './store/elasticsearch-span-store.ts';
+export {
+  isProbeTraceState,
+  newProbeTraceContext,
+  parseTraceparent,
+  PROBE_TRACESTATE,
+  PROBE_TRACESTATE_KEY,
+  probeTraceHeaders,
+  spanOrigin,
+  type ProbeTraceContext,
+  type SpanOrigin,
+} from './traceparent.ts';
+export { redactSpanText, USER_TEXT_ATTRIBUTES, type TextRedactor } from './user-span-text.ts';
 export { ProbeTraceReader, type ProbeTraceRead, type ProbeTraceReaderOptions } from './probe-trace-reader.ts';

@@ -29,6 +29,11 @@ export interface SpanRecord {
   events: SpanEvent[];
   resource: Attributes;
   scope: { name: string; version: string };
+  /**
+   * The span's W3C `tracestate` (OTLP Span.trace_state), when it has one: a RAG continuing the
+   * caller's context carries the caller's entries, e.g. the sentinel's `rag-immune=probe`.
+   */
+  trace_state?: string;
 }
 
 export const SPAN_KINDS: readonly SpanKind[] = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'];

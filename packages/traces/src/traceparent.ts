@@ -10,6 +10,36 @@ export interface ProbeTraceContext {
   /** The span id sent as parent: the RAG's entry span names it as its parent. */
   parent_span_id: string;
   traceparent: string;
+  /**
+   * The W3C `tracestate` sent beside it: `rag-immune=probe`. A RAG continuing the context carries it
+   * on every span (OTLP Span.trace_state), which is how the trace intake tells probe spans from users'.
+   */
+  tracestate: string;
+}
+
+/** The tracestate list member that marks a call as the sentinel's (vendor key `rag-immune`). */
+export const PROBE_TRACESTATE_KEY = 'rag-immune';
+export const PROBE_TRACESTATE = `${PROBE_TRACESTATE_KEY}=probe`;
+
+/** The headers a probe call sends: its traceparent and the probe mark. */
+export function probeTraceHeaders(traced: ProbeTraceContext): Record<string, string> {
+  return { traceparent: traced.traceparent, tracestate: traced.tracestate };
+}
+
+/**
+ * Whether a span's tracestate carries the probe mark. W3C tracestate is a comma-separated list of
+ * `key=value` members (optional whitespace around each); only an exact `rag-immune=probe` member counts.
+ */
+export function isProbeTraceState(traceState: string | null | undefined): boolean {
+  if (traceState === null || traceState === undefined || traceState === '') return false;
+  return traceState.split(',').some((member) => member.trim() === PROBE_TRACESTATE);
+}
+
+/** Where a span came from: a sentinel probe (or a replay through the probe runner) or a user. */
+export type SpanOrigin = 'probe' | 'user';
+
+export function spanOrigin(span: { trace_state?: string }): SpanOrigin {
+  return isProbeTraceState(span.trace_state) ? 'probe' : 'user';
 }
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
@@ -25,12 +55,17 @@ function nonZeroHex(bytes: number): string {
 export function newProbeTraceContext(): ProbeTraceContext {
   const traceId = nonZeroHex(16);
   const parentSpanId = nonZeroHex(8);
-  return { trace_id: traceId, parent_span_id: parentSpanId, traceparent: `00-${traceId}-${parentSpanId}-01` };
+  return {
+    trace_id: traceId,
+    parent_span_id: parentSpanId,
+    traceparent: `00-${traceId}-${parentSpanId}-01`,
+    tracestate: PROBE_TRACESTATE,
+  };
 }
 
 /** The ids of a version-00 traceparent; null for anything else (all-zero ids are invalid). */
 export function parseTraceparent(header: string | null | undefined): ProbeTraceContext | null {
   const match = header === null || header === undefined ? null : TRACEPARENT.exec(header.trim());
   if (!match || /^0+$/.test(match[1]!) || /^0+$/.test(match[2]!)) return null;
-  return { trace_id: match[1]!, parent_span_id: match[2]!, traceparent: header!.trim() };
+  return { trace_id: match[1]!, parent_span_id: match[2]!, traceparent: header!.trim(), tracestate: PROBE_TRACESTATE };
 }

@@ -53,8 +53,8 @@ export class RagService {
     return request.as_of === undefined ? new Date() : new Date(request.as_of);
   }
 
-  /** `call.traceparent`: the caller's W3C trace context, which the exported spans continue. */
-  async query(request: QueryRequest, call: { traceparent?: string } = {}): Promise<QueryResponse> {
+  /** `call.traceparent` / `.tracestate`: the caller's W3C trace context, which the exported spans continue. */
+  async query(request: QueryRequest, call: { traceparent?: string; tracestate?: string } = {}): Promise<QueryResponse> {
     const startedAt = Date.now();
     const started = performance.now();
     const asOf = this.asOfFor(request);
@@ -122,6 +122,7 @@ export class RagService {
     const at = (t: number) => startedAt + (t - started);
     this.options.spans?.record({
       traceparent: call.traceparent,
+      tracestate: call.tracestate,
       query: request.query,
       rewritten,
       asOf: response.as_of,

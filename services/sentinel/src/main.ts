@@ -4,6 +4,8 @@
  * bus, the FCS scorer, both RAG clients, the schedule, /healthz and /metrics, graceful shutdown.
  */
 import { AdapterFileError } from '@rag-immune/rag-adapter';
+import { ragClientWithHeaders } from '@rag-immune/rag-contract';
+import type { ProbeResult } from '@rag-immune/contracts';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { EventBus, BusMetrics, busConfigFromEnv, onTerminationSignal, InvalidConfigError } from '@rag-immune/bus';
@@ -16,12 +18,15 @@ import { sentinelHttpApp } from './http/routes.ts';
 import { sentinelRagPorts } from './rag-ports.ts';
 import { startTelemetry } from './telemetry.ts';
 import { listen, traceHeaders, workerLogger } from '@rag-immune/worker-runtime';
+import { TrafficConfigError, trafficConfigFromEnv } from './traffic/config.ts';
+import { trafficWatcher } from './traffic/traffic-module.ts';
 
 // The shared worker logger: its redaction paths blank tokens and API keys on every line.
 const logger = workerLogger('sentinel', SENTINEL_VERSION);
 
 async function main(): Promise<void> {
   const config = sentinelConfigFromEnv(process.env);
+  const trafficConfig = trafficConfigFromEnv(process.env);
   const busConfig = busConfigFromEnv(process.env, 'rag-immune-sentinel');
   const catalog = await ProbeCatalog.load(config.SENTINEL_PROBES_FILE);
   const probes = catalog.active();
@@ -50,6 +55,8 @@ async function main(): Promise<void> {
   });
   // A hung RAG costs a probe at most this, so it cannot hold the concurrency slots for attempts x timeout.
   const probeDeadlineMs = config.SENTINEL_PROBE_DEADLINE_MS ?? Math.round(config.SENTINEL_CALL_TIMEOUT_MS * 1.5);
+  // The traffic watcher's freshness lookups (GET /knowledge/{id}) go through the contract client.
+  const online = ragClientWithHeaders(config.SENTINEL_ONLINE_RAG_URL, headers, config.SENTINEL_CALL_TIMEOUT_MS);
   const runner = new ProbeRunner({
     online: rag.online,
     baseline: rag.baseline,
@@ -74,16 +81,15 @@ async function main(): Promise<void> {
     version: SENTINEL_VERSION,
     ...(config.SENTINEL_DEBUG === '1' ? { debug: new DebugCapture(config.SENTINEL_DEBUG_DIR, headers) } : {}),
   });
+  // The publish runs in its own span so its W3C context travels in the Kafka headers to the identifier.
+  const publish = (result: ProbeResult) =>
+    telemetry.tracer.startActiveSpan('sentinel.publish', { attributes: { probe_id: result.probe_id, origin: result.origin } }, (span) =>
+      publisher.publishMany('probes', [result], undefined, () => traceHeaders()).finally(() => span.end()),
+    );
   const sentinel = new Sentinel(
     probes,
     runner,
-    {
-      // The publish runs in its own span so its W3C context travels in the Kafka headers to the identifier.
-      publish: (result) =>
-        telemetry.tracer.startActiveSpan('sentinel.publish', { attributes: { probe_id: result.probe_id } }, (span) =>
-          publisher.publishMany('probes', [result], undefined, () => traceHeaders()).finally(() => span.end()),
-        ),
-    },
+    { publish },
     metrics,
     {
       intervalMs: config.SENTINEL_INTERVAL_SECONDS * 1000,
@@ -118,7 +124,12 @@ async function main(): Promise<void> {
       ),
   });
   sentinel.start();
+  // Live user traffic, the second input (issue 38): off unless TRAFFIC_WATCH=1.
+  const traffic =
+    trafficConfig.TRAFFIC_WATCH === '1' ? trafficWatcher(trafficConfig, { runner, publish, fcs, online, registry, logger }) : null;
+  traffic?.start();
   onTerminationSignal(async () => {
+    await traffic?.stop();
     await sentinel.stop();
     server.close();
     await bus.stop();
@@ -129,6 +140,7 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   if (
     error instanceof SentinelConfigError ||
+    error instanceof TrafficConfigError ||
     error instanceof InvalidConfigError ||
     error instanceof InvalidProbeFileError ||
     error instanceof AdapterFileError

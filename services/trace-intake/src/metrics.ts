@@ -2,8 +2,9 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 
 export class IntakeMetrics {
   readonly requests: Counter<'encoding' | 'outcome'>;
-  readonly spans: Counter<'outcome' | 'reason' | 'convention'>;
-  readonly purged: Counter;
+  readonly spans: Counter<'outcome' | 'reason' | 'convention' | 'origin'>;
+  readonly purged: Counter<'origin'>;
+  readonly redactions: Counter<'rule'>;
   readonly writeDuration: Histogram;
 
   constructor(registry: Registry) {
@@ -15,13 +16,20 @@ export class IntakeMetrics {
     });
     this.spans = new Counter({
       name: 'trace_intake_spans_total',
-      help: 'Spans received: stored, ignored (unknown_kind, unread_kind, no_convention) or rejected (invalid ids)',
-      labelNames: ['outcome', 'reason', 'convention'],
+      help: 'Spans received by origin (probe: tracestate rag-immune=probe; user: the rest; none: rejected before reading): stored, ignored (unknown_kind, unread_kind, no_convention, user_traffic_off) or rejected (invalid ids)',
+      labelNames: ['outcome', 'reason', 'convention', 'origin'],
       registers: [registry],
     });
     this.purged = new Counter({
       name: 'trace_intake_spans_purged_total',
-      help: 'Spans deleted past the retention window',
+      help: 'Spans deleted past their retention window, by origin (probe and user spans have their own)',
+      labelNames: ['origin'],
+      registers: [registry],
+    });
+    this.redactions = new Counter({
+      name: 'trace_intake_redactions_total',
+      help: "Personal data replaced by a placeholder in users' spans before they were stored, by redaction rule",
+      labelNames: ['rule'],
       registers: [registry],
     });
     this.writeDuration = new Histogram({

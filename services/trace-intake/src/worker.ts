@@ -1,16 +1,16 @@
 /**
- * Composition of the trace intake: configuration, the Elasticsearch span store with its retention
- * purge, and HTTP (/v1/traces behind the bearer token, /healthz, /metrics). Used by main.ts and by
- * tests that run the intake in-process.
+ * Composition of the trace intake: configuration, the Elasticsearch span stores (probe spans and
+ * users' redacted spans, each with its retention purge), the redactor, and HTTP (/v1/traces behind
+ * the bearer token, /healthz, /metrics). Used by main.ts and by tests that run the intake in-process.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@elastic/elasticsearch';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { ElasticsearchSpanStore, type SpanStore } from '@rag-immune/traces';
+import { ElasticsearchSpanStore, InMemorySpanStore, type SpanStore } from '@rag-immune/traces';
 import { bearerAuth, listen, workerHttpApp } from '@rag-immune/worker-runtime';
-import { traceIntakeConfigFromEnv, type TraceIntakeEnv } from './config.ts';
+import { intakeRedactor, traceIntakeConfigFromEnv, type TraceIntakeEnv } from './config.ts';
 import { IntakeMetrics } from './metrics.ts';
 import { otlpRoutes } from './http/otlp-route.ts';
 
@@ -18,45 +18,81 @@ export const TRACE_INTAKE_VERSION = '0.1.0';
 
 export interface TraceIntake {
   config: TraceIntakeEnv;
+  /** Probe spans (`<prefix>-otlp-spans`). */
   store: SpanStore;
+  /** Users' redacted spans (`<prefix>-otlp-user-spans`). */
+  userStore: SpanStore;
   registry: Registry;
   port: number;
   url: string;
-  /** Deletes what is past retention now (the timer does it every interval). */
+  /** Deletes what is past retention now, in both stores (the timer does it every interval). */
   purge(): Promise<number>;
   stop(): Promise<void>;
 }
 
-export async function startTraceIntake(env: NodeJS.ProcessEnv, logger: Logger, options: { store?: SpanStore } = {}): Promise<TraceIntake> {
-  const config = traceIntakeConfigFromEnv(env);
-  const registry = new Registry();
-  const metrics = new IntakeMetrics(registry);
-  const es = options.store ? null : new Client({ node: config.ELASTICSEARCH_URL, requestTimeout: 10_000, maxRetries: 1 });
-  const esStore = es ? new ElasticsearchSpanStore(es, config.ES_INDEX_PREFIX) : null;
-  const store: SpanStore = options.store ?? esStore!;
-
+/** A store whose Elasticsearch index is created on first use (the intake starts before Elasticsearch is up). */
+function creatingIndex(
+  store: SpanStore,
+  esStore: ElasticsearchSpanStore | null,
+): { store: SpanStore; ready: () => boolean; ensureIndex: () => Promise<void> } {
   let indexReady = esStore === null;
   const ensureIndex = async () => {
     if (indexReady || esStore === null) return;
     await esStore.ensureIndex();
     indexReady = true;
   };
-  await ensureIndex().catch((error: unknown) => logger.warn({ err: error }, 'elasticsearch not ready; exports get 503 until it is'));
-  const readyStore: SpanStore = {
-    write: async (spans, receivedAt) => {
-      await ensureIndex();
-      await store.write(spans, receivedAt);
+  return {
+    ready: () => indexReady,
+    ensureIndex,
+    store: {
+      write: async (spans, receivedAt) => {
+        if (spans.length === 0) return;
+        await ensureIndex();
+        await store.write(spans, receivedAt);
+      },
+      spansOf: (traceId) => store.spansOf(traceId),
+      purgeReceivedBefore: (before) => store.purgeReceivedBefore(before),
     },
-    spansOf: (traceId) => store.spansOf(traceId),
-    purgeReceivedBefore: (before) => store.purgeReceivedBefore(before),
   };
+}
 
-  const retentionMs = config.TRACE_INTAKE_RETENTION_HOURS * 3_600_000;
+export async function startTraceIntake(
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  options: { store?: SpanStore; userStore?: SpanStore } = {},
+): Promise<TraceIntake> {
+  const config = traceIntakeConfigFromEnv(env);
+  const redactor = intakeRedactor(config);
+  const registry = new Registry();
+  const metrics = new IntakeMetrics(registry);
+  const inMemory = options.store !== undefined || options.userStore !== undefined;
+  const es = inMemory ? null : new Client({ node: config.ELASTICSEARCH_URL, requestTimeout: 10_000, maxRetries: 1 });
+  const probeEs = es ? new ElasticsearchSpanStore(es, config.ES_INDEX_PREFIX, 'probe') : null;
+  const userEs = es ? new ElasticsearchSpanStore(es, config.ES_INDEX_PREFIX, 'user') : null;
+  const probe = creatingIndex(options.store ?? probeEs ?? new InMemorySpanStore(), probeEs);
+  const user = creatingIndex(options.userStore ?? userEs ?? new InMemorySpanStore(), userEs);
+  const userTrafficOn = config.TRACE_INTAKE_USER_TRAFFIC === 'on';
+
+  // The user index is made only when user traffic may be kept: switched off, no index holds user text.
+  const ensureIndices = async () => {
+    await probe.ensureIndex();
+    if (userTrafficOn) await user.ensureIndex();
+  };
+  await ensureIndices().catch((error: unknown) => logger.warn({ err: error }, 'elasticsearch not ready; exports get 503 until it is'));
+
+  const retention = { probe: config.TRACE_INTAKE_RETENTION_HOURS, user: config.TRACE_INTAKE_USER_RETENTION_HOURS };
   const purge = async () => {
-    const purged = await store.purgeReceivedBefore(Date.now() - retentionMs);
-    metrics.purged.inc(purged);
-    if (purged > 0) logger.info({ purged, retention_hours: config.TRACE_INTAKE_RETENTION_HOURS }, 'spans past retention deleted');
-    return purged;
+    let total = 0;
+    for (const [origin, store] of [
+      ['probe', probe.store],
+      ['user', user.store],
+    ] as const) {
+      const purged = await store.purgeReceivedBefore(Date.now() - retention[origin] * 3_600_000);
+      metrics.purged.inc({ origin }, purged);
+      if (purged > 0) logger.info({ purged, origin, retention_hours: retention[origin] }, 'spans past retention deleted');
+      total += purged;
+    }
+    return total;
   };
   const purgeTimer = setInterval(
     () => void purge().catch((error: unknown) => logger.warn({ err: error }, 'retention purge failed; next interval retries')),
@@ -68,8 +104,19 @@ export async function startTraceIntake(env: NodeJS.ProcessEnv, logger: Logger, o
     worker: 'trace-intake',
     registry,
     logger,
-    health: () => ({ ready: true, detail: { span_index: indexReady } }),
-    routes: otlpRoutes({ store: readyStore, metrics, logger, maxBodyBytes: config.TRACE_INTAKE_MAX_BODY_BYTES }),
+    health: () => ({ ready: true, detail: { span_index: probe.ready(), user_span_index: userTrafficOn ? user.ready() : 'off' } }),
+    routes: otlpRoutes({
+      store: probe.store,
+      user: {
+        store: user.store,
+        enabled: userTrafficOn,
+        excludedServices: new Set(config.TRACE_INTAKE_USER_TRAFFIC_EXCLUDE),
+        redactor,
+      },
+      metrics,
+      logger,
+      maxBodyBytes: config.TRACE_INTAKE_MAX_BODY_BYTES,
+    }),
     auth: bearerAuth({
       worker: 'trace-intake',
       host: config.TRACE_INTAKE_HOST,
@@ -90,13 +137,22 @@ export async function startTraceIntake(env: NodeJS.ProcessEnv, logger: Logger, o
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.TRACE_INTAKE_HOST.includes(':') ? `[${config.TRACE_INTAKE_HOST}]` : config.TRACE_INTAKE_HOST}:${port}`;
   logger.info(
-    { port, index_prefix: config.ES_INDEX_PREFIX, retention_hours: config.TRACE_INTAKE_RETENTION_HOURS },
+    {
+      port,
+      index_prefix: config.ES_INDEX_PREFIX,
+      retention_hours: retention.probe,
+      user_traffic: config.TRACE_INTAKE_USER_TRAFFIC,
+      user_traffic_excluded: config.TRACE_INTAKE_USER_TRAFFIC_EXCLUDE,
+      user_retention_hours: retention.user,
+      redaction_rules: redactor.rules.map((rule) => rule.name),
+    },
     'trace intake listening',
   );
 
   return {
     config,
-    store: readyStore,
+    store: probe.store,
+    userStore: user.store,
     registry,
     port,
     url,

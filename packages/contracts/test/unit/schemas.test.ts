@@ -96,7 +96,8 @@ const REGISTERED_FINGERPRINTS: Record<string, string> = {
   // 2026-12-04: RootCauseReport's findings and unexplained_probes, RecoveryVerification's per-probe outcome (issue 30, several causes).
   // 2026-12-04: ProbeResult's sampled mode, comparison.samples and the two sample test p-values (issue 27).
   // 2026-12-06: ProbeResult's comparison.pooled_test, the pooled test's e-values and statistics (issue 39).
-  probes: 'fcea3908d523e8f9b36397bfba1bd9d88f3c7e6f8362c960435c7db00828d138',
+  // 2026-12-06: ProbeResult's origin (golden | traffic) and segment, for traffic replays (issue 38).
+  probes: 'ca503f7b06d3f22a2b2b317a8fba2b03706ca92866485063dbacb136c1f1702b',
   reports: '7f55948eb61b841bbe39c62b020ec7036b725ed5bf2e42a2bc27d8197a893946',
   actions: '4ed35718d9cc30bae76bfad873703a8ef3c61c3fb6af8c9a5e40598ea8da15ba',
 };

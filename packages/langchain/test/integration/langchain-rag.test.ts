@@ -28,7 +28,7 @@ import { SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { RagClient, RagHttpError } from '@rag-immune/rag-contract';
 import { endpoints } from '@rag-immune/test-kit/stack';
-import { decodeJsonExport, mapSpans, newProbeTraceContext, type SpanRecord } from '@rag-immune/traces';
+import { decodeJsonExport, mapSpans, newProbeTraceContext, probeTraceHeaders, spanOrigin, type SpanRecord } from '@rag-immune/traces';
 import { createQdrantClient } from '@rag-immune/worker-runtime';
 import { AliasReindex, ImmuneRetriever, KnowledgeSourceSwitch, PinnedGenerator, queryHandler, repairRoutes } from '../../src/index.ts';
 
@@ -189,11 +189,16 @@ test('its spans, through the stock OpenInference instrumentation and OTLP, map t
   const probe = newProbeTraceContext();
   const answered = await rag.query(
     { query: 'What is the latest openssl version?', as_of: '2024-06-01T00:00:00Z' },
-    { headers: { traceparent: probe.traceparent } },
+    { headers: probeTraceHeaders(probe) },
   );
   assert.equal(answered.trace_id, probe.trace_id);
   await provider.forceFlush();
   const spans = exported.filter((s) => s.trace_id === probe.trace_id);
+  // The probe mark rides on every span (OTLP trace_state): the trace intake keeps them as a probe's.
+  assert.deepEqual(
+    spans.filter((s) => spanOrigin(s) !== 'probe').map((s) => s.name),
+    [],
+  );
   assert.ok(
     spans.some((s) => s.parent_span_id === probe.parent_span_id),
     'the query span is the child of the probe’s parent id',

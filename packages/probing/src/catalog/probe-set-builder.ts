@@ -1,4 +1,5 @@
 import type { PartialQueryResponse } from '@rag-immune/rag-contract';
+import { newProbeTraceContext, probeTraceHeaders } from '@rag-immune/traces';
 import { evidence } from '../observed-response.ts';
 import type { GoldenProbe } from '../golden-probe.ts';
 import type { FactConsistencyPort, RagPort } from '../ports.ts';
@@ -189,7 +190,8 @@ export class ProbeSetBuilder {
     for (const [index, variant] of queryVariants(entry.query, this.options.runs).entries()) {
       let response;
       try {
-        response = await this.ports.rag.query({ query: variant });
+        // The sentinel's own call, marked as a probe: the trace intake keeps it out of users' traffic.
+        response = await this.ports.rag.query({ query: variant }, { headers: probeTraceHeaders(newProbeTraceContext()) });
       } catch (error) {
         return rejected(`RAG call failed: ${(error as Error).message}`);
       }

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { trace } from '@opentelemetry/api';
 import { RagUnreachableError, type QueryResponse } from '@rag-immune/rag-contract';
-import { parseTraceparent } from '@rag-immune/traces';
-import { ProbeRunner, defaultThresholds, type RagPort } from '../../src/index.ts';
+import { isProbeTraceState, parseTraceparent } from '@rag-immune/traces';
+import { ProbeRunner, ProbeSetBuilder, defaultProbeSetOptions, defaultThresholds, type RagPort } from '../../src/index.ts';
 
 const response: QueryResponse = {
   trace_id: 'rag-own-id',
@@ -19,12 +19,15 @@ const response: QueryResponse = {
   as_of: '2024-06-01T00:00:00Z',
 };
 
-function recordingRag(failFirst: boolean): RagPort & { sent: (string | undefined)[] } {
+function recordingRag(failFirst: boolean): RagPort & { sent: (string | undefined)[]; states: (string | undefined)[] } {
   const sent: (string | undefined)[] = [];
+  const states: (string | undefined)[] = [];
   return {
     sent,
+    states,
     async query(_request, options) {
       sent.push(options?.headers?.traceparent);
+      states.push(options?.headers?.tracestate);
       if (failFirst && sent.length === 1) throw new RagUnreachableError('query', 'http://rag', 'network', new Error('reset'));
       return response;
     },
@@ -63,4 +66,31 @@ test('each attempt sends a new traceparent; the result keeps the answering attem
   assert.equal(result.online.trace_id, 'rag-own-id');
   assert.equal(result.baseline.traceparent, baseline.sent[0]);
   assert.notEqual(parseTraceparent(result.baseline.traceparent)!.trace_id, second.trace_id);
+  // Every call, both sides and each attempt, is marked as a probe for the trace intake.
+  for (const state of [...online.states, ...baseline.states]) assert.ok(isProbeTraceState(state), `probe tracestate sent: ${state}`);
+});
+
+test('the probe-set builder’s calls are the sentinel’s too: each carries a fresh traceparent and the probe tracestate', async () => {
+  const headers: (Readonly<Record<string, string>> | undefined)[] = [];
+  const rag: RagPort = {
+    async query(_request, options) {
+      headers.push(options?.headers);
+      return { ...response, chunks: [] };
+    },
+  };
+  const builder = new ProbeSetBuilder(
+    {
+      embed: async (texts) => texts.map(() => new Float32Array([1, 0])),
+      rag,
+      fcs: { score: async () => ({ status: 'scored', score: 0.9, truncated: false, evidence_snippets: [] }) },
+    },
+    { ...defaultProbeSetOptions, size: 1, headShare: 1, runs: 2 },
+  );
+  await builder.build([{ query: 'What is the latest version of openssl?', count: 3 }]);
+  assert.equal(headers.length, 2);
+  for (const sent of headers) {
+    assert.ok(parseTraceparent(sent?.traceparent), `traceparent sent: ${sent?.traceparent}`);
+    assert.ok(isProbeTraceState(sent?.tracestate), `probe tracestate sent: ${sent?.tracestate}`);
+  }
+  assert.notEqual(headers[0]!.traceparent, headers[1]!.traceparent);
 });

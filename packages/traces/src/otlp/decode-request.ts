@@ -38,6 +38,7 @@ interface PbKeyValue {
 interface PbSpan {
   traceId?: Uint8Array;
   spanId?: Uint8Array;
+  traceState?: string;
   parentSpanId?: Uint8Array;
   name?: string;
   kind?: number;
@@ -158,6 +159,7 @@ function toSpans(request: PbRequest): DecodedExport {
           })),
           resource,
           scope,
+          ...(span.traceState ? { trace_state: span.traceState } : {}),
         });
       }
     }

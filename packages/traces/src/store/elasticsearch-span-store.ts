@@ -1,11 +1,13 @@
 /**
  * Spans in Elasticsearch, one document per span (id `<trace_id>-<span_id>`, so a re-sent batch
- * overwrites instead of doubling), in `<prefix>-otlp-spans`. Only the ids, names and times are
- * indexed; the span itself is kept unindexed (`enabled: false`), so arbitrary attribute keys never
- * grow the mapping. Retention deletes by `received_at`.
+ * overwrites instead of doubling), in `<prefix>-otlp-spans` (probe spans, read by the identifier) or
+ * `<prefix>-otlp-user-spans` (users' spans, redacted by the intake, read by the sentinel's traffic
+ * watcher). Only the ids, names and times are indexed; the span itself is kept unindexed
+ * (`enabled: false`), so arbitrary attribute keys never grow the mapping. Retention deletes by `received_at`.
  */
 import type { Client } from '@elastic/elasticsearch';
 import type { SpanRecord } from '../span-record.ts';
+import type { SpanOrigin } from '../traceparent.ts';
 import { MAX_SPANS_PER_TRACE, type SpanStore } from './span-store.ts';
 
 export const SPAN_MAPPINGS = {
@@ -22,7 +24,18 @@ export const SPAN_MAPPINGS = {
   },
 };
 
-interface SpanDoc {
+/** The index of probe spans (the sentinel's calls, marked `rag-immune=probe` in their tracestate). */
+export function probeSpansIndex(prefix: string): string {
+  return `${prefix}-otlp-spans`;
+}
+
+/** The index of user spans: every other answer the RAG traced, redacted before it is written. */
+export function userSpansIndex(prefix: string): string {
+  return `${prefix}-otlp-user-spans`;
+}
+
+/** One stored span; the same shape in both indices. */
+export interface SpanDoc {
   trace_id: string;
   span_id: string;
   parent_span_id: string | null;
@@ -39,8 +52,9 @@ export class ElasticsearchSpanStore implements SpanStore {
   constructor(
     private readonly es: Client,
     prefix: string,
+    origin: SpanOrigin = 'probe',
   ) {
-    this.index = `${prefix}-otlp-spans`;
+    this.index = origin === 'probe' ? probeSpansIndex(prefix) : userSpansIndex(prefix);
   }
 
   async ensureIndex(): Promise<void> {

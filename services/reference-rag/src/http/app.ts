@@ -93,8 +93,12 @@ export function createApp(deps: AppDeps): express.Express {
   app.post('/query', async (req, res) => {
     const stop = metrics.queryDuration.startTimer();
     const request = parseBody(QueryRequest, req.body);
-    const traceparent = req.headers.traceparent;
-    const response = await service.query(request, typeof traceparent === 'string' ? { traceparent } : {});
+    const { traceparent, tracestate } = req.headers;
+    // The caller's W3C context, tracestate included: the sentinel's `rag-immune=probe` mark rides on it.
+    const response = await service.query(request, {
+      ...(typeof traceparent === 'string' ? { traceparent } : {}),
+      ...(typeof tracestate === 'string' ? { tracestate } : {}),
+    });
     sendChecked(res, QueryResponse, response);
     metrics.queries.inc({ outcome: response.abstained ? 'abstained' : 'answered' });
     stop();

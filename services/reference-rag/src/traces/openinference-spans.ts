@@ -17,6 +17,8 @@ import type { Chunk, QueryResponse } from '@rag-immune/rag-contract';
 /** One answered query, with when each phase ran (epoch ms). */
 export interface TracedQuery {
   traceparent: string | undefined;
+  /** The caller's W3C tracestate; every span carries it (the sentinel's probes send `rag-immune=probe`). */
+  tracestate?: string | undefined;
   query: string;
   rewritten: string;
   asOf: string;
@@ -90,7 +92,13 @@ export function openInferenceQuerySpans(options: {
   return {
     record(q) {
       const parent: Context =
-        q.traceparent === undefined ? ROOT_CONTEXT : propagator.extract(ROOT_CONTEXT, { traceparent: q.traceparent }, defaultTextMapGetter);
+        q.traceparent === undefined
+          ? ROOT_CONTEXT
+          : propagator.extract(
+              ROOT_CONTEXT,
+              { traceparent: q.traceparent, ...(q.tracestate === undefined ? {} : { tracestate: q.tracestate }) },
+              defaultTextMapGetter,
+            );
       const { response, phases } = q;
       const root = tracer.startSpan(
         'reference-rag.query',

@@ -57,3 +57,9 @@ test('binding beyond loopback without SENTINEL_API_TOKEN stops the worker, namin
   assert.equal(result.status, 78);
   assert.match(result.stdout + result.stderr, /SENTINEL_API_TOKEN/);
 });
+
+test('a bad traffic watcher setting stops the worker at start (exit 78), naming the variable', () => {
+  const result = start({ SENTINEL_PROBES_FILE: join(dir, 'x.jsonl'), TRAFFIC_WATCH: '1', TRAFFIC_FCS_SHARE: '2' });
+  assert.equal(result.status, 78);
+  assert.match(result.stdout + result.stderr, /TRAFFIC_FCS_SHARE/);
+});

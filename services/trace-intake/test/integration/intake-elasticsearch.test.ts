@@ -1,14 +1,16 @@
 /**
  * The intake on the real Elasticsearch: exported spans are found again by trace id (a re-sent batch
  * does not double them), the retention purge deletes only what is past the window, and a malformed
- * or oversized export leaves the index untouched.
+ * or oversized export leaves the index untouched. A user's spans (no probe tracestate) go to the user
+ * index only, with an e-mail address and a card number in the query stored as placeholders, and are
+ * purged on their own, shorter retention.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { Client } from '@elastic/elasticsearch';
 import pino from 'pino';
-import { ElasticsearchSpanStore, type SpanRecord } from '@rag-immune/traces';
+import { ElasticsearchSpanStore, PROBE_TRACESTATE, probeSpansIndex, userSpansIndex, type SpanRecord } from '@rag-immune/traces';
 import { endpoints } from '@rag-immune/test-kit/stack';
 import { startTraceIntake, type TraceIntake } from '../../src/index.ts';
 
@@ -33,9 +35,11 @@ after(async () => {
   await es.close();
 });
 
-const jsonSpan = (traceId: string, spanId: string, parent?: string) => ({
+// A probe's span (the sentinel's tracestate), unless the test says it is a user's.
+const jsonSpan = (traceId: string, spanId: string, parent?: string, origin: 'probe' | 'user' = 'probe') => ({
   traceId,
   spanId,
+  ...(origin === 'probe' ? { traceState: PROBE_TRACESTATE } : {}),
   ...(parent ? { parentSpanId: parent } : {}),
   name: 'retrieve',
   kind: 1,
@@ -54,8 +58,8 @@ const body = (spans: object[]) =>
 const post = (payload: string) =>
   fetch(`${intake.url}/v1/traces`, { method: 'POST', body: payload, headers: { 'content-type': 'application/json' } });
 const storedCount = async () => {
-  await es.indices.refresh({ index: `${prefix}-otlp-spans` });
-  return (await es.count({ index: `${prefix}-otlp-spans` })).count;
+  await es.indices.refresh({ index: probeSpansIndex(prefix) });
+  return (await es.count({ index: probeSpansIndex(prefix) })).count;
 };
 
 test('exported spans are stored in Elasticsearch by trace id; sending the batch again does not double them', async () => {
@@ -63,7 +67,7 @@ test('exported spans are stored in Elasticsearch by trace id; sending the batch 
   const spans = [jsonSpan(traceId, '1111111111111111'), jsonSpan(traceId, '2222222222222222', '1111111111111111')];
   assert.equal((await post(body(spans))).status, 200);
   assert.equal((await post(body(spans))).status, 200);
-  await es.indices.refresh({ index: `${prefix}-otlp-spans` });
+  await es.indices.refresh({ index: probeSpansIndex(prefix) });
   const stored: SpanRecord[] = await intake.store.spansOf(traceId);
   assert.deepEqual(stored.map((s) => [s.span_id, s.parent_span_id]).sort(), [
     ['1111111111111111', null],
@@ -90,6 +94,7 @@ test('the retention purge deletes spans received before the window and keeps the
   const old = randomUUID().replace(/-/g, '');
   const fresh = randomUUID().replace(/-/g, '');
   const record = (traceId: string): SpanRecord => ({
+    trace_state: PROBE_TRACESTATE,
     trace_id: traceId,
     span_id: '3333333333333333',
     parent_span_id: null,
@@ -111,4 +116,49 @@ test('the retention purge deletes spans received before the window and keeps the
   await es.indices.refresh({ index: store.index });
   assert.deepEqual(await store.spansOf(old), []);
   assert.equal((await store.spansOf(fresh)).length, 1);
+});
+
+test('a user’s spans go to the user index only, redacted, and leave on the user retention', async () => {
+  const traceId = randomUUID().replace(/-/g, '');
+  const query = 'my mail is jane.doe@example.org and my card 4111 1111 1111 1111, which openssl is current?';
+  const chain = {
+    ...jsonSpan(traceId, '4444444444444444', undefined, 'user'),
+    name: 'rag.query',
+    attributes: [
+      { key: 'openinference.span.kind', value: { stringValue: 'CHAIN' } },
+      { key: 'input.value', value: { stringValue: query } },
+      { key: 'output.value', value: { stringValue: 'openssl 3.0.13 (mailed to jane.doe@example.org)' } },
+    ],
+  };
+  const retriever = {
+    ...jsonSpan(traceId, '5555555555555555', '4444444444444444', 'user'),
+    attributes: [...jsonSpan(traceId, '5555555555555555').attributes, { key: 'input.value', value: { stringValue: query } }],
+  };
+  assert.equal((await post(body([chain, retriever]))).status, 200);
+
+  await es.indices.refresh({ index: [probeSpansIndex(prefix), userSpansIndex(prefix)] });
+  assert.equal((await es.count({ index: probeSpansIndex(prefix), query: { term: { trace_id: traceId } } })).count, 0);
+  const users = new ElasticsearchSpanStore(es, prefix, 'user');
+  assert.equal(users.index, userSpansIndex(prefix));
+  const stored = await users.spansOf(traceId);
+  assert.equal(stored.length, 2);
+  const raw = JSON.stringify((await es.search({ index: userSpansIndex(prefix), query: { term: { trace_id: traceId } } })).hits.hits);
+  assert.doesNotMatch(raw, /jane\.doe|example\.org|4111/, 'nothing personal reaches Elasticsearch');
+  const chainStored = stored.find((s) => s.span_id === '4444444444444444')!;
+  assert.equal(chainStored.attributes['input.value'], 'my mail is [email] and my card [card], which openssl is current?');
+  assert.equal(chainStored.attributes['output.value'], 'openssl 3.0.13 (mailed to [email])');
+  assert.equal(chainStored.resource['service.name'], 'rag');
+  assert.equal(stored.find((s) => s.span_id === '5555555555555555')!.attributes['retrieval.documents.0.document.score'], 0.5);
+
+  // The user index has its own retention (24 h by default): a day-old user span goes, a probe span as old stays.
+  const dayOld = randomUUID().replace(/-/g, '');
+  await users.write([{ ...stored[0]!, trace_id: dayOld }], Date.now() - 25 * 3_600_000);
+  const probes = new ElasticsearchSpanStore(es, prefix);
+  await probes.write([{ ...stored[0]!, trace_id: dayOld, trace_state: PROBE_TRACESTATE }], Date.now() - 25 * 3_600_000);
+  await es.indices.refresh({ index: [probeSpansIndex(prefix), userSpansIndex(prefix)] });
+  assert.ok((await intake.purge()) >= 1);
+  await es.indices.refresh({ index: [probeSpansIndex(prefix), userSpansIndex(prefix)] });
+  assert.deepEqual(await users.spansOf(dayOld), []);
+  assert.equal((await probes.spansOf(dayOld)).length, 1);
+  assert.equal((await users.spansOf(traceId)).length, 2);
 });

@@ -22,9 +22,11 @@ before(async () => {
 });
 after(() => intake.stop());
 
+// Probe spans (the sentinel's tracestate): they land in `store`, the probe store.
 const span = (traceId: string, spanId: string, kind = 'RETRIEVER') => ({
   traceId,
   spanId,
+  traceState: 'rag-immune=probe',
   name: 'retrieve',
   kind: 1,
   startTimeUnixNano: '1717200000000000000',
@@ -178,4 +180,11 @@ test('a bad setting refuses to start, naming the variable', async () => {
     startTraceIntake({ TRACE_INTAKE_HOST: '0.0.0.0', TRACE_INTAKE_PORT: '0' }, logger, { store }),
     /TRACE_INTAKE_API_TOKEN/,
   );
+  await assert.rejects(startTraceIntake({ TRACE_INTAKE_USER_TRAFFIC: 'maybe' }, logger, { store }), /TRACE_INTAKE_USER_TRAFFIC/);
+  await assert.rejects(
+    startTraceIntake({ TRACE_INTAKE_USER_RETENTION_HOURS: '0' }, logger, { store }),
+    /TRACE_INTAKE_USER_RETENTION_HOURS/,
+  );
+  await assert.rejects(startTraceIntake({ REDACTION_RULES: 'email,ssn' }, logger, { store }), /REDACTION_RULES: unknown rule ssn/);
+  await assert.rejects(startTraceIntake({ REDACTION_PATTERNS: '["(open"]' }, logger, { store }), /REDACTION_PATTERNS: .*not a valid regex/);
 });

@@ -15,7 +15,7 @@ import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace
 import { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base';
 import { LangChainInstrumentation } from '@arizeai/openinference-instrumentation-langchain';
 import * as CallbackManagerModule from '@langchain/core/callbacks/manager';
-import { InMemorySpanStore, ProbeTraceReader, newProbeTraceContext } from '@rag-immune/traces';
+import { InMemorySpanStore, ProbeTraceReader, newProbeTraceContext, probeTraceHeaders } from '@rag-immune/traces';
 import { startTraceIntake, type TraceIntake } from '../../src/index.ts';
 import { ANSWER, KNOWLEDGE, smallRagChain } from '../support/langchain-rag.ts';
 
@@ -45,8 +45,8 @@ after(async () => {
 test('a LangChain.js chain traced by OpenInference maps to the contract Trace, through protobuf and through gzipped JSON', async () => {
   const probe = newProbeTraceContext();
   const question = 'What is the latest version of openssl?';
-  // The chain runs as the RAG would under the sentinel's traceparent (its HTTP server extracts it).
-  const parent = propagation.extract(context.active(), { traceparent: probe.traceparent });
+  // The chain runs as the RAG would under the sentinel’s traceparent and probe tracestate (its HTTP server extracts them).
+  const parent = propagation.extract(context.active(), probeTraceHeaders(probe));
   const answer = await context.with(parent, () =>
     smallRagChain().invoke(question, {
       metadata: { 'rag_immune.as_of': '2024-06-01T00:00:00Z', 'rag_immune.embedder': 'all-MiniLM-L6-v2' },
@@ -143,7 +143,7 @@ test('a hand-built OTel GenAI span set maps to the contract Trace; spans of unkn
     none: await spanCount(intakes[1]!, { outcome: 'ignored', reason: 'no_convention' }),
   };
 
-  const parent = propagation.extract(context.active(), { traceparent: probe.traceparent });
+  const parent = propagation.extract(context.active(), probeTraceHeaders(probe));
   await context.with(parent, () =>
     tracer.startActiveSpan('POST /query', { kind: SpanKind.SERVER }, async (entry) => {
       tracer.startActiveSpan(
@@ -226,7 +226,7 @@ test("a span over the SDK's attribute limit arrives with its dropped count, and 
     documents[`retrieval.documents.${i}.document.score`] = 1 - i / 100;
     documents[`retrieval.documents.${i}.document.content`] = `chunk ${i}`;
   }
-  const parent = propagation.extract(context.active(), { traceparent: probe.traceparent });
+  const parent = propagation.extract(context.active(), probeTraceHeaders(probe));
   context.with(parent, () =>
     tracer.startActiveSpan(
       'chain',

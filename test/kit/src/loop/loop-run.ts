@@ -15,6 +15,7 @@ import { selectLoopProbes, writeProbeFile, type LoopProbes } from './probes.ts';
 import { ImmuneSystem, type ImmuneSystemOptions, type WorkerKind } from './immune-system.ts';
 import { LoopRecorder } from './timeline.ts';
 import { newNamespace, removeNamespace, removeSnapshots } from './namespace.ts';
+import { startTraceIntakeProcess, type TraceIntakeProcess } from './trace-intake.ts';
 import type { TrialContext } from './trial.ts';
 
 export interface LoopRunOptions {
@@ -40,7 +41,30 @@ export interface LoopRunOptions {
    * through the intake, both sides sampling; options of ./langchain-rag-pair.ts).
    */
   rag?: { kind: 'reference' } | ({ kind: 'langchain' } & Pick<LangchainRagPairOptions, 'modelPath' | 'samplesPerProbe' | 'sampleAlpha'>);
+  /**
+   * Live traffic as the sentinel's second input (issue 38, reference RAG): the trace intake runs as
+   * a process, the online RAG exports every answer's spans to it, and the sentinel's traffic watcher
+   * is on (TRAFFIC_WATCH=1, loop-sized settings below, `sentinelEnv` over them). Users are the
+   * caller's: a TrafficGenerator against `rag.onlineUrl` (./traffic-trial.ts).
+   */
+  traffic?: { sentinelEnv?: Record<string, string> };
 }
+
+/**
+ * The traffic watcher's settings in a loop run: the README's defaults are for production volumes
+ * (30 answers to profile a segment, a poll every 2 s, FCS on a fifth of the answers); a loop's
+ * segments see a few answers a second, on a shared 2-core machine. The alarm budget is the default's.
+ */
+export const LOOP_TRAFFIC_ENV: Readonly<Record<string, string>> = {
+  TRAFFIC_WATCH: '1',
+  TRAFFIC_POLL_MS: '1000',
+  TRAFFIC_SETTLE_MS: '1500',
+  TRAFFIC_VISIBILITY_MS: '1000',
+  TRAFFIC_PROFILE_ANSWERS: '10',
+  TRAFFIC_FCS_SHARE: '0.1',
+  // A loop trial must not wait the production cool-down before a segment it rejected may alarm again.
+  TRAFFIC_COOLDOWN_S: '60',
+};
 
 /** Per-kind worker variables: the RAG pair's first, the run's own options over them. */
 function mergeWorkerEnv(...layers: (ImmuneSystemOptions['env'] | undefined)[]): ImmuneSystemOptions['env'] {
@@ -59,6 +83,8 @@ export class LoopRun {
   probes!: LoopProbes;
   system!: ImmuneSystem;
   recorder!: LoopRecorder;
+  /** The trace intake, when the run watches traffic. */
+  intake?: TraceIntakeProcess;
   readonly startedAt = Date.now();
 
   constructor(readonly options: LoopRunOptions) {
@@ -94,6 +120,7 @@ export class LoopRun {
 
   private startRagPair(packages: number): Promise<RagPairProcesses> {
     const rag = this.options.rag ?? { kind: 'reference' };
+    if (this.options.traffic && rag.kind !== 'reference') throw new Error('the traffic option watches the reference RAG only (so far)');
     const common = {
       qdrantUrl: this.endpoints.qdrantUrl,
       qdrantApiKey: this.endpoints.qdrantApiKey,
@@ -101,7 +128,8 @@ export class LoopRun {
       label: this.namespace,
       runDir: this.runDir,
     };
-    if (rag.kind === 'reference') return startRagPairProcesses(common);
+    if (rag.kind === 'reference')
+      return startRagPairProcesses({ ...common, ...(this.intake ? { otlpTracesUrl: this.intake.tracesUrl } : {}) });
     const { kind: _kind, ...sampling } = rag;
     return startLangchainRagPairProcesses({ ...common, ...sampling, elasticsearchUrl: this.endpoints.elasticsearchUrl });
   }
@@ -111,6 +139,10 @@ export class LoopRun {
     const packages = this.options.packages ?? 25;
     const ragName =
       this.options.rag?.kind === 'langchain' ? 'LangChain RAG on Gemma 3 270M (sampling; traces via the intake)' : 'reference RAG';
+    if (this.options.traffic) {
+      this.intake = await startTraceIntakeProcess({ runDir: this.runDir, endpoints: this.endpoints, namespace: this.namespace });
+      say(`trace intake ${this.intake.tracesUrl} (users' spans redacted into ${this.namespace}-otlp-user-spans)`);
+    }
     say(`${ragName} pair (online + baseline frozen now), ${packages} Debian packages, separate processes`);
     this.rag = await this.startRagPair(packages);
     say(`online ${this.rag.onlineUrl}  baseline ${this.rag.baselineUrl}  (${this.rag.knowledgeIds.size} knowledge ids)`);
@@ -128,7 +160,20 @@ export class LoopRun {
       probeIntervalSeconds: this.options.probeIntervalSeconds ?? 4,
       effectorMode: this.options.effectorMode ?? 'auto',
       ...(this.options.replicas ? { replicas: this.options.replicas } : {}),
-      env: mergeWorkerEnv(this.rag.workerEnv, this.options.env),
+      env: mergeWorkerEnv(
+        this.rag.workerEnv,
+        this.options.traffic
+          ? {
+              sentinel: {
+                ...LOOP_TRAFFIC_ENV,
+                // Promoted replays re-run at the golden probes' pace: their clean results close the incident.
+                TRAFFIC_PROMOTED_INTERVAL_S: String(this.options.probeIntervalSeconds ?? 4),
+                ...this.options.traffic.sentinelEnv,
+              },
+            }
+          : undefined,
+        this.options.env,
+      ),
       ...(this.options.only ? { only: this.options.only } : {}),
       ...(this.options.processedEvents ? { processedEvents: this.options.processedEvents } : {}),
     });
@@ -225,6 +270,7 @@ export class LoopRun {
     await this.system?.stop().catch(() => undefined);
     if (this.rag && !this.options.keepNamespace) await removeSnapshots(this.endpoints, Object.values(this.rag.collections));
     await this.rag?.close().catch(() => undefined);
+    await this.intake?.process.stop().catch(() => undefined);
     if (!this.options.keepNamespace) await removeNamespace(this.endpoints, this.namespace);
   }
 }

@@ -21,6 +21,12 @@ export interface RagPairOptions {
   runDir: string;
   /** The baseline's pin: default now, a known-good copy of today's knowledge. */
   baselinePinnedAt?: Date;
+  /**
+   * The online instance exports every query's OpenInference spans (OTLP/HTTP) here, e.g. the trace
+   * intake's /v1/traces: users' answers reach the traffic watcher this way (issue 38). The frozen
+   * baseline is never watched, so it exports nothing.
+   */
+  otlpTracesUrl?: string;
 }
 
 export interface RagPairProcesses {
@@ -85,6 +91,9 @@ export async function startRagPairProcesses(options: RagPairOptions): Promise<Ra
       INSTANCE: 'online',
       QDRANT_COLLECTION: collections.online,
       FAULT_JOURNAL_PATH: join(options.runDir, 'fault-journal.jsonl'),
+      ...(options.otlpTracesUrl === undefined
+        ? {}
+        : { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: options.otlpTracesUrl, OTEL_BSP_SCHEDULE_DELAY: '500' }),
     },
     logFile: join(options.runDir, 'rag-online.log'),
     ready,

@@ -1,0 +1,95 @@
+/**
+ * Replayed user queries a confirmed segment promoted to probes. The identifier closes an incident
+ * only when every probe in it has had clean results again, and the sentinel never schedules a
+ * replay probe, so the promoted ones are re-run here on their own interval, every result published
+ * (clean or not, origin traffic), until each has `cleanRoundsToExpire` clean results in a row (the
+ * incident can close: they expire) or `ttlMs` has passed. The effector's verification runs them too,
+ * from the query each result carries.
+ */
+import type { ProbeResult } from '@rag-immune/contracts';
+import type { GoldenProbe, ProbeRunner } from '@rag-immune/probing';
+import { replayProbe } from './shadow-replay.ts';
+
+export interface PromotedReplayOptions {
+  intervalMs: number;
+  /** Clean results in a row after which a promoted probe expires (at least the identifier's IDENTIFIER_CLEAN_ROUNDS_TO_CLOSE). */
+  cleanRoundsToExpire: number;
+  /** A promoted probe expires this long after its promotion whatever its results. */
+  ttlMs: number;
+  /** Promoted probes kept at most (the oldest expire first). */
+  maxProbes: number;
+}
+
+interface Promoted {
+  probe: GoldenProbe;
+  segment: string;
+  promotedAt: number;
+  nextRunAt: number;
+  cleanStreak: number;
+}
+
+export interface PromotedRun {
+  ran: number;
+  anomalous: number;
+  expired: string[];
+}
+
+export class PromotedReplays {
+  private readonly promoted = new Map<string, Promoted>();
+  private readonly now: () => number;
+
+  constructor(
+    private readonly runner: Pick<ProbeRunner, 'run'>,
+    private readonly publish: (result: ProbeResult) => Promise<void>,
+    private readonly options: PromotedReplayOptions,
+    now?: () => number,
+  ) {
+    this.now = now ?? Date.now;
+  }
+
+  /** Promotes the confirmed replays of a segment (a probe already promoted restarts its streak). */
+  promote(segment: string, results: readonly ProbeResult[]): void {
+    const now = this.now();
+    for (const result of results) {
+      this.promoted.delete(result.probe_id);
+      this.promoted.set(result.probe_id, {
+        probe: replayProbe(segment, result.query, new Date(now)),
+        segment,
+        promotedAt: now,
+        nextRunAt: now + this.options.intervalMs,
+        cleanStreak: 0,
+      });
+    }
+    while (this.promoted.size > this.options.maxProbes) this.promoted.delete(this.promoted.keys().next().value!);
+  }
+
+  probeIds(): string[] {
+    return [...this.promoted.keys()];
+  }
+
+  /** Runs the promoted probes that are due, publishes every result, expires the healed and the old. */
+  async runDue(): Promise<PromotedRun> {
+    const outcome: PromotedRun = { ran: 0, anomalous: 0, expired: [] };
+    for (const [id, entry] of [...this.promoted.entries()]) {
+      const now = this.now();
+      if (now - entry.promotedAt >= this.options.ttlMs) {
+        this.promoted.delete(id);
+        outcome.expired.push(id);
+        continue;
+      }
+      if (entry.nextRunAt > now) continue;
+      entry.nextRunAt = now + this.options.intervalMs;
+      const result = { ...(await this.runner.run(entry.probe)), origin: 'traffic' as const, segment: entry.segment };
+      outcome.ran++;
+      await this.publish(result);
+      if (result.anomaly) {
+        outcome.anomalous++;
+        entry.cleanStreak = 0;
+      } else if (++entry.cleanStreak >= this.options.cleanRoundsToExpire) {
+        this.promoted.delete(id);
+        outcome.expired.push(id);
+      }
+    }
+    return outcome;
+  }
+}

@@ -1,0 +1,28 @@
+import type { UserAnswer } from '../user-answer.ts';
+
+/** What the clean profile knows of the answer's segment (empty while it is still being learned). */
+export interface SegmentView {
+  segment: string;
+  /** Median top retrieval score of the segment's clean answers. */
+  usualTopScore?: number;
+  /** The knowledge id this query's cluster was answered from when it was first seen healthy. */
+  usualKnowledgeId?: string;
+}
+
+export interface SignalReading {
+  signal: string;
+  bad: boolean;
+  /** Which of the signal's checks fired, where it has several. */
+  kind?: string;
+  /** Why, for logs: ids and figures only, never user text. */
+  detail?: string;
+}
+
+/**
+ * One per-answer signal that needs no baseline RAG. null: not measured for this answer (sampled
+ * out, not applicable), which is neither good nor bad.
+ */
+export interface AnswerSignal {
+  readonly name: string;
+  read(answer: UserAnswer, segment: SegmentView): Promise<SignalReading | null>;
+}

@@ -1,0 +1,190 @@
+/**
+ * The sentinel's second input: live user traffic. Each poll reads the users' new traced answers,
+ * judges each with the per-answer signals, puts it in its segment (the knowledge id its query is
+ * answered from), and feeds the segment's change detector; a segment that alarms is confirmed (or
+ * not) by shadow replay. Nothing here logs user text: segments, ids and counts only.
+ */
+import type { Logger } from 'pino';
+import type { AnswerSignal, SegmentView, SignalReading } from './signals/answer-signal.ts';
+import { retrievalProblem } from './signals/retrieval-health.ts';
+import type { DriftMonitor, SegmentSummary } from './drift-monitor.ts';
+import type { SegmentResolver } from './segment-resolver.ts';
+import type { PromotedReplays } from './promoted-replays.ts';
+import type { ReplayOutcome, ShadowReplay } from './shadow-replay.ts';
+import type { TrafficMetrics } from './traffic-metrics.ts';
+import { topKnowledgeId, topRetrievalScore, type UserAnswer } from './user-answer.ts';
+import type { PollResult } from './user-trace-reader.ts';
+
+export interface TrafficSource {
+  poll(): Promise<PollResult>;
+}
+
+export interface TrafficWatcherOptions {
+  pollMs: number;
+  scoreDropRatio: number;
+  /** Recent distinct queries kept per segment for its replay (in memory only). */
+  queriesKept: number;
+}
+
+/** The segment of answers that name no knowledge at all (nothing retrieved, no learned cluster). */
+export const NO_KNOWLEDGE = 'unknown';
+
+export class TrafficWatcher {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private readonly badQueries = new Map<string, string[]>();
+  private readonly replays = new Map<string, Promise<ReplayOutcome | undefined>>();
+  private promotedRun: Promise<void> | undefined;
+  readonly outcomes: ReplayOutcome[] = [];
+
+  constructor(
+    private readonly source: TrafficSource,
+    private readonly signals: readonly AnswerSignal[],
+    private readonly monitor: DriftMonitor,
+    private readonly resolver: SegmentResolver,
+    private readonly replay: ShadowReplay,
+    private readonly metrics: TrafficMetrics,
+    private readonly options: TrafficWatcherOptions,
+    private readonly logger?: Logger,
+    private readonly promoted?: PromotedReplays,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    const loop = () => {
+      if (this.stopped) return;
+      this.running = this.tick().finally(() => {
+        if (!this.stopped) this.timer = setTimeout(loop, this.options.pollMs);
+      });
+    };
+    this.timer = setTimeout(loop, 0);
+    this.logger?.info({ arl0: this.monitor.arl0 }, 'traffic watcher started');
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+    await Promise.allSettled([...this.replays.values(), this.promotedRun]);
+  }
+
+  /** One poll: read, judge, detect, start replays. Exposed for tests. */
+  async tick(): Promise<void> {
+    let polled: PollResult;
+    try {
+      polled = await this.source.poll();
+    } catch (error) {
+      this.metrics.pollErrors.inc();
+      this.logger?.warn({ err: error }, 'traffic poll failed');
+      return;
+    }
+    this.metrics.skipped.inc(polled.skipped);
+    this.metrics.unreadable.inc(polled.unreadable);
+    if (polled.skipped > 0) this.logger?.warn({ skipped: polled.skipped }, 'traffic watcher behind: traces sampled out');
+    for (const answer of polled.answers) await this.judge(answer);
+    this.metrics.segments.set(this.monitor.summary().length);
+    this.rerunPromoted();
+  }
+
+  /** The promoted replay probes that are due, in the background (one batch at a time). */
+  private rerunPromoted(): void {
+    if (this.promoted === undefined || this.promotedRun !== undefined) return;
+    this.promotedRun = this.promoted
+      .runDue()
+      .then((run) => {
+        if (run.ran > 0) this.metrics.replayCalls.inc({ outcome: 'promoted' }, run.ran);
+        if (run.ran > 0 || run.expired.length > 0)
+          this.logger?.info({ ran: run.ran, anomalous: run.anomalous, expired: run.expired }, 'promoted traffic probes re-run');
+      })
+      .catch((error: unknown) => this.logger?.error({ err: error }, 'promoted traffic probes failed'))
+      .finally(() => (this.promotedRun = undefined));
+  }
+
+  /** Each segment's profile, detector design and counts (ids and figures only). */
+  segments(): SegmentSummary[] {
+    return this.monitor.summary();
+  }
+
+  /** Waits for the replays in flight (tests). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.replays.values()]);
+  }
+
+  private async judge(answer: UserAnswer): Promise<void> {
+    this.metrics.answersRead.inc();
+    const query = answer.trace.query;
+    const retrievedNow = topKnowledgeId(answer);
+    const segment = this.resolver.segmentOf(query, retrievedNow) ?? NO_KNOWLEDGE;
+    const view: SegmentView = { segment };
+    const usualTopScore = this.monitor.usualTopScore(segment);
+    const usualKnowledgeId = this.resolver.usualKnowledgeOf(query);
+    if (usualTopScore !== undefined) view.usualTopScore = usualTopScore;
+    if (usualKnowledgeId !== undefined) view.usualKnowledgeId = usualKnowledgeId;
+    const readings: SignalReading[] = [];
+    for (const signal of this.signals) {
+      try {
+        const reading = await signal.read(answer, view);
+        if (reading === null) continue;
+        readings.push(reading);
+        this.metrics.signalMeasured.inc({ signal: reading.signal });
+        if (reading.bad) this.metrics.signalBad.inc({ signal: reading.signal });
+      } catch (error) {
+        this.logger?.warn({ err: error, signal: signal.name, trace_id: answer.trace_id }, 'traffic signal failed');
+      }
+    }
+    const scoreDropped = readings.some((r) => r.kind === 'score_drop');
+    const badOther = readings.some((r) => r.bad && r.kind !== 'score_drop');
+    const bad = badOther || scoreDropped;
+    if (!bad && retrievedNow !== undefined && retrievalProblem(answer, view, this.options) === null)
+      this.resolver.learn(query, retrievedNow);
+    this.remember(segment, query, bad);
+    if (this.monitor.observe(segment, { badOther, scoreDropped, topScore: topRetrievalScore(answer.trace) }, this.options.scoreDropRatio))
+      this.flag(segment);
+  }
+
+  /** The segment's recent queries, bad answers' first: what its replay asks. */
+  private remember(segment: string, query: string, bad: boolean): void {
+    const kept = this.badQueries.get(segment) ?? [];
+    const rest = kept.filter((q) => q !== query);
+    const next = bad ? [query, ...rest] : [...rest, query];
+    this.badQueries.set(segment, next.slice(0, this.options.queriesKept));
+  }
+
+  private flag(segment: string): void {
+    this.metrics.segmentsFlagged.inc();
+    const summary = this.monitor.summary().find((s) => s.segment === segment);
+    this.logger?.warn(
+      { segment, answers: summary?.answers, bad: summary?.bad, p0: summary?.design?.p0, h: summary?.design?.h },
+      'traffic segment drifting: confirming by shadow replay',
+    );
+    if (this.replays.has(segment)) return;
+    const queries = this.badQueries.get(segment) ?? [];
+    const run = this.replay
+      .confirm(segment, queries)
+      .then((outcome) => {
+        this.outcomes.push(outcome);
+        this.metrics.replayCalls.inc({ outcome: outcome.confirmed ? 'confirmed' : 'rejected' }, outcome.replayed);
+        if (outcome.confirmed) {
+          this.metrics.segmentsConfirmed.inc();
+          this.promoted?.promote(segment, outcome.publishedResults);
+        } else this.metrics.segmentsRejected.inc();
+        const log = {
+          segment,
+          replayed: outcome.replayed,
+          anomalous: outcome.anomalous,
+          capped: outcome.capped,
+          probes: outcome.published,
+        };
+        if (outcome.confirmed) this.logger?.warn(log, 'traffic drift confirmed by shadow replay: published as anomalies');
+        else this.logger?.info(log, 'traffic drift not confirmed by shadow replay: nothing opened');
+        return outcome;
+      })
+      .catch((error: unknown) => {
+        this.logger?.error({ err: error, segment }, 'shadow replay failed');
+        return undefined;
+      })
+      .finally(() => this.replays.delete(segment));
+    this.replays.set(segment, run);
+  }
+}

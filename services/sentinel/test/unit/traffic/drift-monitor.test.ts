@@ -1,0 +1,59 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DriftMonitor } from '../../../src/traffic/drift-monitor.ts';
+import { SegmentResolver, querySignature } from '../../../src/traffic/segment-resolver.ts';
+
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const options = { profileAnswers: 30, priorWeight: 20, minCleanRate: 0.005, confidenceZ: 1.645, shift: 0.3, cooldownMs: 0 };
+
+test('clean traffic over many segments: false alarms within the daily budget', () => {
+  // A day of 200,000 answers over 40 segments (popularity skewed), each with its own clean bad rate.
+  const answersPerDay = 200_000;
+  const monitor = new DriftMonitor({ ...options, answersPerDay, alarmsPerDay: 1 });
+  const random = rng(11);
+  const rates = Array.from({ length: 40 }, (_, i) => 0.01 + (0.1 * ((i * 7) % 40)) / 40);
+  let alarms = 0;
+  for (let i = 0; i < answersPerDay; i++) {
+    const s = Math.min(39, Math.floor(-Math.log(1 - random()) * 8));
+    const bad = random() < rates[s]!;
+    if (monitor.observe(`k${s}`, { badOther: bad, scoreDropped: false, topScore: 0.8 }, 0.8)) alarms++;
+  }
+  // Budget: one false alarm per day; the profile's estimate of p0 is noisy, so allow the budget's Poisson spread (P(X>3 | 1) < 2%).
+  assert.ok(alarms <= 3, `${alarms} false alarms in a simulated day, budget 1`);
+});
+
+test('a segment whose answers turn bad alarms within tens of answers; the others stay quiet', () => {
+  const monitor = new DriftMonitor({ ...options, answersPerDay: 100_000, alarmsPerDay: 1 });
+  const random = rng(5);
+  const feed = (segment: string, bad: boolean, scoreDropped = false) =>
+    monitor.observe(segment, { badOther: bad, scoreDropped, topScore: scoreDropped ? 0.3 : 0.8 }, 0.8);
+  for (let i = 0; i < 100; i++) for (const s of ['a', 'b', 'c']) assert.equal(feed(s, random() < 0.03), false);
+  let delay = 0;
+  let alarmed = false;
+  while (!alarmed && delay < 100) {
+    delay++;
+    alarmed = feed('b', false, true);
+    assert.equal(feed('a', random() < 0.03), false);
+  }
+  assert.ok(alarmed, 'the shifted segment alarmed');
+  assert.ok(delay <= 20, `alarm after ${delay} bad answers`);
+  assert.equal(monitor.summary().find((s) => s.segment === 'b')?.usual_top_score, 0.8);
+});
+
+test('a query cluster keeps the knowledge it was first answered from', () => {
+  const resolver = new SegmentResolver();
+  resolver.learn('Which version of OpenSSL is in Debian?', 'pkg-openssl');
+  assert.equal(querySignature('which openssl version is in debian'), querySignature('Which version of OpenSSL is in Debian?'));
+  assert.equal(resolver.segmentOf('which openssl version is in debian', 'pkg-curl'), 'pkg-openssl');
+  assert.equal(resolver.segmentOf('what does curl do', 'pkg-curl'), 'pkg-curl');
+});

@@ -1,0 +1,65 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { exampleProbeResult, type ProbeResult } from '@rag-immune/contracts';
+import type { GoldenProbe } from '@rag-immune/probing';
+import { PromotedReplays } from '../../../src/traffic/promoted-replays.ts';
+import { replayProbeId } from '../../../src/traffic/shadow-replay.ts';
+
+function confirmed(segment: string, query: string): ProbeResult {
+  return { ...exampleProbeResult(replayProbeId(segment, query)), query, origin: 'traffic', segment };
+}
+
+test('promoted replays are re-run and published until clean for the rounds the incident needs, then expire', async () => {
+  let now = 0;
+  let healthy = false;
+  const ran: GoldenProbe[] = [];
+  const published: ProbeResult[] = [];
+  const runner = {
+    run(probe: GoldenProbe) {
+      ran.push(probe);
+      return Promise.resolve({ ...exampleProbeResult(probe.id), query: probe.query, anomaly: !healthy });
+    },
+  };
+  const promoted = new PromotedReplays(
+    runner,
+    (r) => (published.push(r), Promise.resolve()),
+    {
+      intervalMs: 1000,
+      cleanRoundsToExpire: 2,
+      ttlMs: 3_600_000,
+      maxProbes: 10,
+    },
+    () => now,
+  );
+  promoted.promote('pkg-zlib', [confirmed('pkg-zlib', 'what does zlib do'), confirmed('pkg-zlib', 'zlib license')]);
+  assert.equal((await promoted.runDue()).ran, 0, 'not due before one interval');
+  now += 1000;
+  assert.deepEqual(await promoted.runDue(), { ran: 2, anomalous: 2, expired: [] });
+  assert.deepEqual(
+    ran.map((p) => p.query),
+    ['what does zlib do', 'zlib license'],
+  );
+  assert.ok(published.every((r) => r.origin === 'traffic' && r.segment === 'pkg-zlib'));
+  healthy = true;
+  now += 1000;
+  assert.deepEqual((await promoted.runDue()).expired, []);
+  now += 1000;
+  const last = await promoted.runDue();
+  assert.equal(last.expired.length, 2);
+  assert.deepEqual(promoted.probeIds(), []);
+  assert.equal(published.filter((r) => !r.anomaly).length, 4, 'the clean results are published too: they close the incident');
+});
+
+test('a promoted probe expires after its lifetime even if never clean', async () => {
+  let now = 0;
+  const runner = { run: (probe: GoldenProbe) => Promise.resolve({ ...exampleProbeResult(probe.id), anomaly: true }) };
+  const promoted = new PromotedReplays(
+    runner,
+    () => Promise.resolve(),
+    { intervalMs: 1000, cleanRoundsToExpire: 2, ttlMs: 5000, maxProbes: 10 },
+    () => now,
+  );
+  promoted.promote('s', [confirmed('s', 'q')]);
+  now = 5000;
+  assert.deepEqual((await promoted.runDue()).expired, [replayProbeId('s', 'q')]);
+});

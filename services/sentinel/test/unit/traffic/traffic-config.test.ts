@@ -1,0 +1,26 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { TrafficConfigError, trafficConfigFromEnv } from '../../../src/traffic/config.ts';
+
+test('traffic watching is off unless switched on, with the documented defaults', () => {
+  const config = trafficConfigFromEnv({});
+  assert.equal(config.TRAFFIC_WATCH, '0');
+  assert.equal(config.TRAFFIC_ALARMS_PER_DAY, 1);
+  assert.equal(config.ES_INDEX_PREFIX, 'rag-immune');
+});
+
+test('a bad value refuses to start, naming the variable', () => {
+  for (const [key, value] of [
+    ['TRAFFIC_FCS_SHARE', '1.5'],
+    ['TRAFFIC_ALARMS_PER_DAY', '0'],
+    ['TRAFFIC_WATCH', 'yes'],
+    ['ES_INDEX_PREFIX', 'Bad/Prefix'],
+    ['TRAFFIC_REPLAY_PER_HOUR', 'many'],
+  ] as const)
+    assert.throws(
+      () => trafficConfigFromEnv({ [key]: value }),
+      (error: unknown) => error instanceof TrafficConfigError && error.issues.some((i) => i.key === key),
+      key,
+    );
+  assert.throws(() => trafficConfigFromEnv({ ES_USERNAME: 'u' }), /ES_PASSWORD/);
+});
