@@ -23,17 +23,8 @@ export interface CorpusHeader {
   command: string;
 }
 
-export interface CorpusAptStanza {
-  package: string;
-  version: string;
-  source: string;
-  section: string;
-  installedSizeKiB: number;
-  maintainer: string;
-  description: string;
-  /** ISO date of the index the stanza came from. */
-  listDate: string;
-}
+/** An apt stanza as the corpus stores it: the date of its index as ISO text. */
+export type CorpusAptStanza = Omit<AptPackage, 'listDate'> & { listDate: string };
 
 export interface CorpusSource {
   source: string;
