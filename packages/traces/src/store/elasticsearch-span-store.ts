@@ -1,6 +1,6 @@
 /**
- * Spans in Elasticsearch, one document per span (id `<trace_id>-<span_id>`, so a re-sent batch
- * overwrites instead of doubling), in `<prefix>-otlp-spans` (probe spans, read by the identifier) or
+ * Spans in Elasticsearch, one document per span (id `<trace_id>-<span_id>`, written create-only: a
+ * re-sent batch neither doubles nor replaces what is stored), in `<prefix>-otlp-spans` (probe spans, read by the identifier) or
  * `<prefix>-otlp-user-spans` (users' spans, redacted by the intake, read by the sentinel's traffic
  * watcher). Only the ids, names and times are indexed; the span itself is kept unindexed
  * (`enabled: false`), so arbitrary attribute keys never grow the mapping. Retention deletes by `received_at`.
@@ -80,12 +80,15 @@ export class ElasticsearchSpanStore implements SpanStore {
           received_at: receivedAt,
           span,
         };
-        return [{ index: { _index: this.index, _id: `${span.trace_id}-${span.span_id}` } }, doc];
+        // Create-only: a span once stored is never replaced. A re-sent batch (an exporter's retry)
+        // answers 409 for what is there already, which is success; a forged span set re-using a stored
+        // span's ids cannot rewrite the evidence the identifier reads.
+        return [{ create: { _index: this.index, _id: `${span.trace_id}-${span.span_id}` } }, doc];
       }),
     });
     if (response.errors) {
-      const failed = response.items.find((item) => item.index?.error !== undefined)?.index;
-      throw new Error(`span store write failed: ${failed?.status} ${JSON.stringify(failed?.error)}`);
+      const failed = response.items.find((item) => item.create?.error !== undefined && item.create.status !== 409)?.create;
+      if (failed !== undefined) throw new Error(`span store write failed: ${failed.status} ${JSON.stringify(failed.error)}`);
     }
   }
 

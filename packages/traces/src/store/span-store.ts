@@ -17,7 +17,11 @@ export class InMemorySpanStore implements SpanStore {
   private readonly spans = new Map<string, { span: SpanRecord; receivedAt: number }>();
 
   async write(spans: readonly SpanRecord[], receivedAt: number): Promise<void> {
-    for (const span of spans) this.spans.set(`${span.trace_id}-${span.span_id}`, { span: structuredClone(span), receivedAt });
+    // Create-only, like the Elasticsearch store: a span once stored is never replaced.
+    for (const span of spans) {
+      const id = `${span.trace_id}-${span.span_id}`;
+      if (!this.spans.has(id)) this.spans.set(id, { span: structuredClone(span), receivedAt });
+    }
   }
 
   async spansOf(traceId: string): Promise<SpanRecord[]> {

@@ -78,6 +78,18 @@ test('exported spans are stored in Elasticsearch by trace id; sending the batch 
   assert.deepEqual(await intake.store.spansOf('0'.repeat(31) + '1'), []);
 });
 
+test('a span once stored is never replaced: a later export re-using its ids changes nothing', async () => {
+  const traceId = randomUUID().replace(/-/g, '');
+  assert.equal((await post(body([jsonSpan(traceId, '4444444444444444')]))).status, 200);
+  const forged = jsonSpan(traceId, '4444444444444444');
+  forged.attributes[2] = { key: 'retrieval.documents.0.document.score', value: { doubleValue: 0.01 } };
+  assert.equal((await post(body([forged]))).status, 200, 'a re-sent span is accepted as already stored');
+  await es.indices.refresh({ index: probeSpansIndex(prefix) });
+  const stored = await intake.store.spansOf(traceId);
+  assert.equal(stored.length, 1);
+  assert.equal(stored[0]!.attributes['retrieval.documents.0.document.score'], 0.5, 'the first write stands');
+});
+
 test('a malformed or oversized export leaves the index as it was', async () => {
   const before = await storedCount();
   const malformed = await post('{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": 42}]}]}]}');
