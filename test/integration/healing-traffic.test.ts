@@ -23,7 +23,7 @@ import {
   watcherFigures,
 } from '@rag-immune/test-kit/loop/traffic-trial';
 
-const ASKED = 6;
+const ASKED = 8;
 const RATE = 4;
 const SEED = Math.floor(Math.random() * 1_000_000);
 
@@ -70,6 +70,8 @@ test('a fault on asked, unprobed knowledge: detected from traffic, confirmed by 
       'vectors-overwritten:garbage',
       candidates.filter((id) => !tried.includes(id)),
       run.probes,
+      Math.random,
+      { excludeProbedPackages: true },
     );
     assert.ok(!goldenSources(run.probes).has(plan.target), `${plan.target} is a golden probe's source`);
     tried.push(plan.target);

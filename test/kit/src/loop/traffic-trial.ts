@@ -113,9 +113,15 @@ export function placeTrafficFault(
   candidates: readonly string[],
   probes: LoopProbes,
   random: () => number = Math.random,
+  options: { excludeProbedPackages?: boolean } = {},
 ): TrafficFaultPlan {
   const golden = goldenSources(probes);
-  const open = candidates.filter((id) => !golden.has(id));
+  // Stricter: no golden probe on any document of the same package either (a probe on changelog/x
+  // retrieves apt/x's chunks too, and may see the fault before any user does).
+  const probedPackages = new Set([...golden].map((id) => id.slice(id.indexOf('/') + 1)));
+  const open = candidates.filter(
+    (id) => !golden.has(id) && !(options.excludeProbedPackages === true && probedPackages.has(id.slice(id.indexOf('/') + 1))),
+  );
   if (open.length === 0) throw new Error(`no asked knowledge outside the golden probes' sources among ${candidates.join(', ')}`);
   const target = open[Math.floor(random() * open.length)]!;
   if (fault !== 'attribution-swap') return { fault, target };
