@@ -165,6 +165,8 @@ export interface TrafficWatchOptions {
   settleMs?: number;
   /** A fault that changed no user answer is watched this long for an alarm that should not come (default 90 s). */
   harmlessWatchMs?: number;
+  /** Give up when nothing at all (no anomaly, golden or traffic) was seen this long after the fault (default: the timeout). */
+  detectionTimeoutMs?: number;
   /** Called at each poll (the demo prints new steps). */
   onPoll?: (result: TrafficTrialResult) => void;
 }
@@ -232,6 +234,8 @@ export async function runTrafficTrial(
       if (trial.rememberedAt !== undefined || Date.now() - verifiedSeenAt > (options.settleMs ?? 30_000)) return view;
     }
     if (view.harmless && Date.now() - injected.injectedAt > (options.harmlessWatchMs ?? 90_000)) return view;
+    const undetectedFor = view.trial.detectedAt === undefined ? Date.now() - injected.injectedAt : 0;
+    if (options.detectionTimeoutMs !== undefined && undetectedFor > options.detectionTimeoutMs) return view;
     if (Date.now() > deadline) return view;
   }
 }
