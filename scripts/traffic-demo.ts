@@ -95,6 +95,8 @@ try {
       fault,
       candidates.filter((id) => !tried.includes(id)),
       run.probes,
+      Math.random,
+      { excludeProbedPackages: true },
     );
     tried.push(place.target);
     say(`overwriting the vectors of ${place.target} in Qdrant (${mode}); no golden probe asks about it; from here on only the workers act`);

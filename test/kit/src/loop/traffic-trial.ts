@@ -113,9 +113,15 @@ export function placeTrafficFault(
   candidates: readonly string[],
   probes: LoopProbes,
   random: () => number = Math.random,
+  options: { excludeProbedPackages?: boolean } = {},
 ): TrafficFaultPlan {
   const golden = goldenSources(probes);
-  const open = candidates.filter((id) => !golden.has(id));
+  // Stricter: no golden probe on any document of the same package either (a probe on changelog/x
+  // retrieves apt/x's chunks too, and may see the fault before any user does).
+  const probedPackages = new Set([...golden].map((id) => id.slice(id.indexOf('/') + 1)));
+  const open = candidates.filter(
+    (id) => !golden.has(id) && !(options.excludeProbedPackages === true && probedPackages.has(id.slice(id.indexOf('/') + 1))),
+  );
   if (open.length === 0) throw new Error(`no asked knowledge outside the golden probes' sources among ${candidates.join(', ')}`);
   const target = open[Math.floor(random() * open.length)]!;
   if (fault !== 'attribution-swap') return { fault, target };
@@ -159,6 +165,8 @@ export interface TrafficWatchOptions {
   settleMs?: number;
   /** A fault that changed no user answer is watched this long for an alarm that should not come (default 90 s). */
   harmlessWatchMs?: number;
+  /** Give up when nothing at all (no anomaly, golden or traffic) was seen this long after the fault (default: the timeout). */
+  detectionTimeoutMs?: number;
   /** Called at each poll (the demo prints new steps). */
   onPoll?: (result: TrafficTrialResult) => void;
 }
@@ -226,6 +234,8 @@ export async function runTrafficTrial(
       if (trial.rememberedAt !== undefined || Date.now() - verifiedSeenAt > (options.settleMs ?? 30_000)) return view;
     }
     if (view.harmless && Date.now() - injected.injectedAt > (options.harmlessWatchMs ?? 90_000)) return view;
+    const undetectedFor = view.trial.detectedAt === undefined ? Date.now() - injected.injectedAt : 0;
+    if (options.detectionTimeoutMs !== undefined && undetectedFor > options.detectionTimeoutMs) return view;
     if (Date.now() > deadline) return view;
   }
 }
