@@ -234,7 +234,12 @@ test('verification probes timing out: typed timeout, the pin undone; after the f
       );
       assert.equal(events.at(-1)?.arguments.escalation, 'failed_repairs');
       assert.equal((await h.online.capabilities()).active_versions?.generator, faulty, 'the pin was undone: nothing half-applied');
-      const metrics = await (await fetch(`${worker.url}/metrics`)).text();
+      // The escalation event is published before the counters move: read them until they have.
+      let metrics = '';
+      for (let i = 0; i < 50 && !/effector_escalations_total\{reason="failed_repairs"\} [1-9]/.test(metrics); i += 1) {
+        if (i > 0) await sleep(200);
+        metrics = await (await fetch(`${worker.url}/metrics`)).text();
+      }
       assert.match(metrics, /effector_breaker_open\{component="generator"\} 1/);
       // (This worker also re-ran the still-open incident of the 409 test at start-up: the breaker escalated it too.)
       assert.match(metrics, /effector_escalations_total\{reason="failed_repairs"\} [1-9]/);

@@ -183,8 +183,11 @@ test('the RAGs serve no /traces and say so; a vector-index corruption is diagnos
     'both identifiers analysed the same probe results',
     async () => {
       const [endpoint, intakeView] = await Promise.all([reported('endpoint'), reported('intake')]);
+      // The same results grouped, and each one's evidence written on both sides (an identifier adds a
+      // result to its incident before its ledger records are all readable).
+      const analysed = (x: IncidentView) => [...new Set(x.evidence.map((r) => r.probe_event_id))].sort().join();
       const same = (x: IncidentView, y: IncidentView) =>
-        [...x.incident.probe_event_ids].sort().join() === [...y.incident.probe_event_ids].sort().join();
+        [...x.incident.probe_event_ids].sort().join() === [...y.incident.probe_event_ids].sort().join() && analysed(x) === analysed(y);
       return endpoint && intakeView && same(endpoint, intakeView) ? { a: endpoint, b: intakeView } : undefined;
     },
     90_000,
