@@ -14,5 +14,6 @@ fi
 concurrency=1
 [ "$tier" = unit ] && concurrency=2
 # --test-force-exit: a file whose tests are done exits even if a client library keeps a socket or timer
-# open (kafkajs after a broker restart); --test-timeout stops a test that hangs outright.
-exec node --import tsx --test --test-force-exit --test-timeout=600000 --test-concurrency="$concurrency" --test-reporter=spec "${files[@]}"
+# open (kafkajs after a broker restart); --test-timeout stops a test that hangs outright (15 min: a
+# file runs as one test, and the LangChain loop on Gemma with the pooled sampled test takes ~10 min).
+exec node --import tsx --test --test-force-exit --test-timeout=900000 --test-concurrency="$concurrency" --test-reporter=spec "${files[@]}"
