@@ -243,13 +243,15 @@ export async function runTrafficTrial(
     loadQuestions().filter((q) => placed.has(q.knowledge_id)),
     'effect',
   );
-  const answersBefore = await probeOutcomes(ctx.onlineUrl, questions, 'answers');
+  // A sampling LLM's answers differ call to call: there, what the users' questions retrieve is the effect.
+  const check = ctx.faultEffectCheck === 'off' ? 'retrieval' : (ctx.faultEffectCheck ?? 'answers');
+  const answersBefore = await probeOutcomes(ctx.onlineUrl, questions, check);
   const injectStartedAt = Date.now();
   const affected = await injectTrafficFault(ctx.onlineIndex, plan, {
     onlineUrl: ctx.onlineUrl,
     ...(ctx.ragToken ? { ragToken: ctx.ragToken } : {}),
   });
-  const changed = harmedProbes(answersBefore, await probeOutcomes(ctx.onlineUrl, questions, 'answers'));
+  const changed = harmedProbes(answersBefore, await probeOutcomes(ctx.onlineUrl, questions, check));
   const effect = { userQuestions: questions.length, userAnswersChanged: changed.length };
   const [kind, mode] = plan.fault.split(':') as [string, string | undefined];
   const injected = {
