@@ -158,6 +158,11 @@ export const RepairDeclaration = z
     ingestion: IngestionWebhook.optional(),
     /** What an operator runs to re-ingest when no webhook is declared (named in the recommendation). */
     operator_step: z.string().min(1).optional(),
+    /**
+     * After a person approves the recommendation (and the effector took the way back), how long it
+     * waits for the step before it verifies the probes. Keep it under EFFECTOR_EXECUTE_TIMEOUT_MS.
+     */
+    operator_wait_seconds: z.number().int().min(0).max(3600).default(240),
   })
   .strict()
   .superRefine((repair, ctx) => {

@@ -24,10 +24,18 @@ export interface RagRepairAccess {
   ingestion: IngestionPort | null;
   /** What an operator runs to re-ingest, named in the recommendation; null: a generic description. */
   operatorStep: string | null;
+  /** How long the recommendation waits, once approved, for the operator's step before verifying. */
+  operatorWaitMs: number;
 }
 
 /** A RAG serving the health contract's repair hooks: everything as before the adapter's `repair` key. */
-export const CONTRACT_HOOKS: RagRepairAccess = { hooks: 'contract', rebuildFrom: null, ingestion: null, operatorStep: null };
+export const CONTRACT_HOOKS: RagRepairAccess = {
+  hooks: 'contract',
+  rebuildFrom: null,
+  ingestion: null,
+  operatorStep: null,
+  operatorWaitMs: 0,
+};
 
 /** Whether `tool` applies to a RAG with this access (an unknown tool is left to the plan to refuse). */
 export function toolAvailable(tool: { availability?: ToolAvailability } | undefined, access: RagRepairAccess = CONTRACT_HOOKS): boolean {
@@ -55,7 +63,13 @@ export function ragRepairAccess(
       settleMs: ingestion.settle_seconds * 1000,
     };
   }
-  return { hooks: 'none', rebuildFrom: repair.rebuild_from ?? null, ingestion: port, operatorStep: repair.operator_step ?? null };
+  return {
+    hooks: 'none',
+    rebuildFrom: repair.rebuild_from ?? null,
+    ingestion: port,
+    operatorStep: repair.operator_step ?? null,
+    operatorWaitMs: repair.operator_wait_seconds * 1000,
+  };
 }
 
 /** One alias target the effector saw, and when first and last. */

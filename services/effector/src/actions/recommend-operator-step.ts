@@ -1,13 +1,17 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { PreconditionError, type ToolContext } from './repair-tool.ts';
+import { PreconditionError } from './repair-tool.ts';
 import { defineTool } from './tool-helpers.ts';
+
+const Prior = z.object({ alias_target: z.string().min(1).nullable() });
 
 /**
  * For a RAG without repair hooks and without an ingestion webhook, when the repair needs the RAG's
- * own ingestion: the effector cannot do it, so it recommends it. Always behind a human grant whose
- * request names the exact operator step, the knowledge and the way back; the person approves once
- * the step is done (the effector then measures the probes: healed, or on to escalation) or denies.
- * It changes nothing itself, so it needs no snapshot and its undo is empty.
+ * own ingestion: the effector cannot run it, so it recommends it to a person. Always behind a human
+ * grant, in every mode, whose request names the exact step. Approving means "I am about to run it":
+ * the executor then takes the way back first (a snapshot of the collection, the alias target
+ * recorded), waits `repair.operator_wait_seconds` for the step, and the probes verify it. Not healed:
+ * the snapshot is restored (and the alias switched back if the step moved it), the plan escalates.
  */
 export const recommendOperatorStep = defineTool({
   name: 'recommend_operator_step',
@@ -18,10 +22,11 @@ export const recommendOperatorStep = defineTool({
     .object({
       operator_step: z.string().min(1),
       knowledge_ids: z.array(z.string().min(1)).max(10_000),
-      way_back: z.string().min(1),
+      wait_seconds: z.number().int().min(0).max(3600),
     })
     .strict(),
-  touchesQdrant: false,
+  // The operator's step writes to the collection: the executor snapshots it before the wait begins.
+  touchesQdrant: true,
   reversible: true,
   availability: 'without_repair_hooks',
   async plan(ctx) {
@@ -36,28 +41,31 @@ export const recommendOperatorStep = defineTool({
     return {
       operator_step: `${what} for ${scope} of collection ${ctx.collection} (cause: ${ctx.report.root_cause}, incident ${ctx.report.incident_id})`,
       knowledge_ids: ids,
-      way_back: await wayBack(ctx),
+      wait_seconds: Math.round((ctx.ragRepair?.operatorWaitMs ?? 0) / 1000),
     };
   },
   grantReason: async (_ctx, args) =>
-    `operator step: ${args.operator_step}. Run it, then approve this action so the effector verifies the affected probes (deny if it will not be run). Way back: ${args.way_back}`,
+    `operator step: ${args.operator_step}. Approve when you are about to run it: the effector first snapshots the collection ` +
+    `and records its alias target (the way back), then waits ${args.wait_seconds} s for the step and verifies the affected probes; ` +
+    'not healed, it restores the snapshot and escalates. Deny if it will not be run.',
   preconditions: async () => {},
-  capture: async () => ({}),
-  execute: async (_ctx, args) => ({ detail: { operator_step: args.operator_step, done_by: 'operator (confirmed by the grant)' } }),
+  capture: async (ctx) => ({ alias_target: await ctx.aliases.target(ctx.collection) }),
+  async execute(ctx, args) {
+    // The person runs the step now; the probes are measured after the wait (abortable by the execute timeout).
+    if (args.wait_seconds > 0) await sleep(args.wait_seconds * 1000, undefined, ctx.signal ? { signal: ctx.signal } : {});
+    return { detail: { operator_step: args.operator_step, waited_seconds: args.wait_seconds } };
+  },
   verify: async () => null,
-  undo: async () => {},
-  describeUndo: (args) => [`nothing the effector changed; to take back the operator's step: ${args.way_back}`],
+  async undo(ctx, _args, prior) {
+    // The collection comes back from the pre-action snapshot; the alias, if the step moved it, here.
+    const before = Prior.parse(prior).alias_target;
+    if (before === null) return;
+    const now = await ctx.aliases.target(ctx.collection);
+    if (now !== null && now !== before) await ctx.aliases.swap(ctx.collection, now, before);
+  },
+  describeUndo: (_args, prior) => [
+    "the collection as it was before the operator's step comes back from the pre-action snapshot",
+    ...(typeof prior.alias_target === 'string' ? [`the alias is switched back to ${prior.alias_target} if the step moved it`] : []),
+    'what the step changed outside Qdrant is not undone',
+  ],
 });
-
-/** The way back from the operator's step, as the effector knows it now: the alias target and the newest snapshot. */
-async function wayBack(ctx: ToolContext): Promise<string> {
-  const parts: string[] = [];
-  const target = await ctx.aliases.target(ctx.collection);
-  if (target !== null)
-    parts.push(`alias ${ctx.collection} points at ${target} now (switch it back there if the step builds a new collection)`);
-  const newest = (await ctx.listSnapshots(ctx.collection))
-    .filter((s) => s.status !== 'deleted')
-    .sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at))[0];
-  if (newest !== undefined) parts.push(`snapshot ${newest.snapshot_id} of ${newest.collection} taken ${newest.created_at}`);
-  return parts.length > 0 ? parts.join('; ') : `none recorded: snapshot ${ctx.collection} before running the step`;
-}

@@ -18,7 +18,7 @@ const report = (patch: Partial<RootCauseReport>): RootCauseReport => ({
   affected_knowledge_ids: ['apt/curl'],
   ...patch,
 });
-const HOOKLESS: RagRepairAccess = { hooks: 'none', rebuildFrom: 'kb-baseline', ingestion: null, operatorStep: null };
+const HOOKLESS: RagRepairAccess = { hooks: 'none', rebuildFrom: 'kb-baseline', ingestion: null, operatorStep: null, operatorWaitMs: 0 };
 const plan = (cause: RootCauseReport['root_cause'], access?: RagRepairAccess, ids = ['apt/curl']) => {
   const decision = decide(policy, report({ root_cause: cause, affected_knowledge_ids: ids }), noHistory, null, 0.6, undefined, access);
   assert.ok(decision.ok, decision.ok ? '' : decision.reason);

@@ -31,8 +31,8 @@ test('tool input schemas accept what the tools plan and refuse malformed argumen
     },
     call_ingestion_webhook: { good: { knowledge_ids: ['apt/curl'], sources: [] }, bad: { knowledge_ids: [], sources: [] } },
     recommend_operator_step: {
-      good: { operator_step: 're-ingest apt/curl', knowledge_ids: ['apt/curl'], way_back: 'snapshot s' },
-      bad: { operator_step: '', knowledge_ids: [], way_back: 'snapshot s' },
+      good: { operator_step: 're-ingest apt/curl', knowledge_ids: ['apt/curl'], wait_seconds: 240 },
+      bad: { operator_step: '', knowledge_ids: [], wait_seconds: 240 },
     },
   };
   for (const tool of TOOLS) {
@@ -49,6 +49,7 @@ test('tools that write to Qdrant are snapshotted first; refresh is the irreversi
     .sort();
   assert.deepEqual(qdrant, [
     'call_ingestion_webhook',
+    'recommend_operator_step',
     'refresh_knowledge_source',
     'reindex_knowledge',
     'reparse_documents',

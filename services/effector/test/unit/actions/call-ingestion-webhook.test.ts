@@ -24,10 +24,12 @@ function fakeJob(options: { status?: number; settleMs?: number } = {}) {
 }
 
 test('call_ingestion_webhook applies only when the adapter declares a webhook, and is snapshotted first', async () => {
-  const { ctx } = fakeContext({ ctx: { ragRepair: { hooks: 'none', rebuildFrom: null, ingestion: null, operatorStep: null } } });
+  const { ctx } = fakeContext({
+    ctx: { ragRepair: { hooks: 'none', rebuildFrom: null, ingestion: null, operatorStep: null, operatorWaitMs: 0 } },
+  });
   await assert.rejects(callIngestionWebhook.plan(ctx, {}), PreconditionError);
   const job = fakeJob();
-  ctx.ragRepair = { hooks: 'none', rebuildFrom: null, ingestion: job.port, operatorStep: null };
+  ctx.ragRepair = { hooks: 'none', rebuildFrom: null, ingestion: job.port, operatorStep: null, operatorWaitMs: 0 };
   assert.deepEqual(await callIngestionWebhook.plan(ctx, {}), {
     knowledge_ids: ['changelog/curl', 'apt/curl'],
     sources: ['apt-metadata', 'debian-changelog'],
@@ -39,7 +41,10 @@ test('call_ingestion_webhook applies only when the adapter declares a webhook, a
 test('call_ingestion_webhook sends the scope, incident and action id (as the idempotency key) and records the answer', async () => {
   const job = fakeJob();
   const { ctx, rag } = fakeContext({
-    ctx: { idempotencyKey: 'act-9', ragRepair: { hooks: 'none', rebuildFrom: null, ingestion: job.port, operatorStep: null } },
+    ctx: {
+      idempotencyKey: 'act-9',
+      ragRepair: { hooks: 'none', rebuildFrom: null, ingestion: job.port, operatorStep: null, operatorWaitMs: 0 },
+    },
   });
   const args = await callIngestionWebhook.plan(ctx, {});
   const { detail } = (await callIngestionWebhook.execute(ctx, args)) as { detail: Record<string, unknown> };
@@ -58,13 +63,18 @@ test('call_ingestion_webhook sends the scope, incident and action id (as the ide
 
 test('call_ingestion_webhook fails on a refused job, and waits settle_seconds (abortably) after an accepted one', async () => {
   const refused = fakeJob({ status: 500 });
-  const one = fakeContext({ ctx: { ragRepair: { hooks: 'none', rebuildFrom: null, ingestion: refused.port, operatorStep: null } } });
+  const one = fakeContext({
+    ctx: { ragRepair: { hooks: 'none', rebuildFrom: null, ingestion: refused.port, operatorStep: null, operatorWaitMs: 0 } },
+  });
   await assert.rejects(callIngestionWebhook.execute(one.ctx, await callIngestionWebhook.plan(one.ctx, {})), /HTTP 500/);
 
   const slow = fakeJob({ settleMs: 60_000 });
   const controller = new AbortController();
   const two = fakeContext({
-    ctx: { signal: controller.signal, ragRepair: { hooks: 'none', rebuildFrom: null, ingestion: slow.port, operatorStep: null } },
+    ctx: {
+      signal: controller.signal,
+      ragRepair: { hooks: 'none', rebuildFrom: null, ingestion: slow.port, operatorStep: null, operatorWaitMs: 0 },
+    },
   });
   const running = callIngestionWebhook.execute(two.ctx, await callIngestionWebhook.plan(two.ctx, {}));
   setTimeout(() => controller.abort(), 20);
@@ -75,7 +85,7 @@ test('call_ingestion_webhook fails on a refused job, and waits settle_seconds (a
 test('call_ingestion_webhook records the alias target first and its undo switches back an alias the job moved', async () => {
   const job = fakeJob();
   const { ctx, aliases } = fakeContext({
-    ctx: { ragRepair: { hooks: 'none', rebuildFrom: null, ingestion: job.port, operatorStep: null } },
+    ctx: { ragRepair: { hooks: 'none', rebuildFrom: null, ingestion: job.port, operatorStep: null, operatorWaitMs: 0 } },
   });
   aliases.aliases.set('kb', 'kb-v1');
   aliases.collections.set('kb-v1', { points: 100, vectors: VECTORS });

@@ -10,7 +10,7 @@ const VECTORS = { size: 384, distance: 'Cosine' };
 /** A hookless RAG reading `kb` (alias → kb-live) with a pinned baseline copy behind `kb-baseline`. */
 function withBaseline(): FakeContext {
   const fake = fakeContext({
-    ctx: { ragRepair: { hooks: 'none', rebuildFrom: 'kb-baseline', ingestion: null, operatorStep: null } },
+    ctx: { ragRepair: { hooks: 'none', rebuildFrom: 'kb-baseline', ingestion: null, operatorStep: null, operatorWaitMs: 0 } },
   });
   fake.aliases.aliases.set('kb', 'kb-live');
   fake.aliases.aliases.set('kb-baseline', 'kb-baseline--20261206t080000z');
