@@ -5,6 +5,7 @@ import type { MemoryClient } from '@rag-immune/memory-client';
 import type { RagClient } from '@rag-immune/rag-contract';
 import { CATALOGUE, type ToolBox } from './actions/catalogue.ts';
 import type { PriorState, ToolContext } from './actions/repair-tool.ts';
+import type { AliasHistoryPort, RagRepairAccess } from './actions/rag-repair-access.ts';
 import type { IdentifierRecords } from './admission/identifier-records.ts';
 import type { BreakerLimits } from './breaker/circuit-breaker.ts';
 import type { ComponentRateClaims } from './breaker/rate-claims.ts';
@@ -32,6 +33,10 @@ export interface EffectorDeps {
   snapshots: SnapshotStore;
   /** The RAG collection's alias switch and retired generations (blue/green reindex). */
   aliases: CollectionAliases;
+  /** What the RAG lets the effector do (its adapter file's `repair`). Absent: the contract's repair hooks. */
+  ragRepair?: RagRepairAccess;
+  /** Where the RAG's alias pointed over time (switch_alias_back). Absent: none recorded. */
+  aliasHistory?: AliasHistoryPort;
   grants: GrantStore;
   audit: AuditLog;
   modes: ModeStore;
@@ -135,6 +140,8 @@ export function toolContextFor(deps: EffectorDeps, report: RootCauseReport): Too
     },
     timeoutMs: deps.ragTimeoutMs,
     ...(deps.restoreMaxSnapshotAgeMs !== undefined ? { restoreMaxSnapshotAgeMs: deps.restoreMaxSnapshotAgeMs } : {}),
+    ...(deps.ragRepair !== undefined ? { ragRepair: deps.ragRepair } : {}),
+    ...(deps.aliasHistory !== undefined ? { aliasHistory: deps.aliasHistory } : {}),
   };
 }
 

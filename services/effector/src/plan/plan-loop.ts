@@ -208,7 +208,7 @@ export class PlanLoop {
       failedTools: toolsNotToRetry(failedHere, report),
     };
     const recommendation = await consultMemory(deps, report, failedHere);
-    const decision = decide(deps.policy, report, history, recommendation, deps.memoryMinConfidence, this.tools);
+    const decision = decide(deps.policy, report, history, recommendation, deps.memoryMinConfidence, this.tools, deps.ragRepair);
     if (!decision.ok) {
       await this.escalation.noBranch(report, decision.reason, decision.policyVersion);
       return 'no_policy_branch';
