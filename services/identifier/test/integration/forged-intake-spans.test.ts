@@ -148,7 +148,8 @@ function probeResult(online: ProbeTraceContext, baseline: ProbeTraceContext): Pr
 const source = () =>
   new IntakeTraceSource(new ProbeTraceReader(new ElasticsearchSpanStore(es, ns.indexPrefix, 'probe'), { waitMs: 8000, pollMs: 500 }));
 const rag = new RagClient({ baseUrl: 'http://rag.test', fetch: async () => new Response('{}', { status: 404 }) });
-const analyse = (result: ProbeResult) => prepareAnalysis(result, { online: rag, baseline: rag }, 1000, { online: source(), baseline: source() });
+const analyse = (result: ProbeResult) =>
+  prepareAnalysis(result, { online: rag, baseline: rag }, 1000, { online: source(), baseline: source() });
 
 test("the genuine probe call's spans (signed mark, the RAG's token) are evidence", { timeout: 60_000 }, async () => {
   const online = newProbeTraceContext(signer);
