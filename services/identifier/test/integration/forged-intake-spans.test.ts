@@ -36,20 +36,26 @@ const ANSWER = 'curl 8.7.1 fixes CVE-2024-2398.';
 const es = new Client({ node: endpoints.elasticsearchUrl });
 const signer = new ProbeMarkSigner(MARK_KEY);
 let intake: ServiceProcess;
+/** A second replica of the same intake: its per-trace count of a trace it has not seen comes from Elasticsearch. */
+let replica: ServiceProcess;
 
 before(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'forged-spans-'));
   writeFileSync(join(dir, 'tokens.json'), JSON.stringify({ tokens: [{ rag: 'reference-rag', token: TOKEN }] }));
-  intake = await spawnTraceIntake({
+  const env = {
     TRACE_INTAKE_PORT: '0',
     ELASTICSEARCH_URL: endpoints.elasticsearchUrl,
     ES_INDEX_PREFIX: ns.indexPrefix,
     TRACE_INTAKE_TOKENS_FILE: join(dir, 'tokens.json'),
     PROBE_MARK_KEY: MARK_KEY,
-  });
+    // A call here has 4 spans: a fifth under the same trace id is a flood.
+    TRACE_INTAKE_MAX_SPANS_PER_TRACE: '4',
+  };
+  [intake, replica] = await Promise.all([spawnTraceIntake(env), spawnTraceIntake(env)]);
 });
 after(async () => {
   await intake?.stop();
+  await replica?.stop();
   await es.indices.delete({ index: `${ns.indexPrefix}-*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => undefined);
   await es.close();
 });
@@ -122,15 +128,20 @@ function callSpans(context: ProbeTraceContext, traceState: string, answer: strin
   };
 }
 
-async function post(body: unknown, token = TOKEN): Promise<number> {
-  const response = await fetch(`http://127.0.0.1:${intake.port}/v1/traces`, {
+async function postTo(
+  to: ServiceProcess,
+  body: unknown,
+  token = TOKEN,
+): Promise<{ status: number; json: { partialSuccess?: { rejectedSpans?: string; errorMessage?: string } } }> {
+  const response = await fetch(`http://127.0.0.1:${to.port}/v1/traces`, {
     method: 'POST',
     body: JSON.stringify(body),
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
   });
-  await response.arrayBuffer();
-  return response.status;
+  const text = await response.text();
+  return { status: response.status, json: response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : {} };
 }
+const post = async (body: unknown, token = TOKEN) => (await postTo(intake, body, token)).status;
 
 /** The ProbeResult the sentinel would publish for these two calls: both answered ANSWER. */
 function probeResult(online: ProbeTraceContext, baseline: ProbeTraceContext): ProbeResult {
@@ -198,3 +209,24 @@ test('forged span sets never become probe evidence: wrong token, unsigned mark, 
     else assert.equal((await probes.spansOf(online.trace_id)).length, 0, `${label}: nothing in the probe index`);
   }
 });
+
+test(
+  'a flood of spans under a probe trace id is refused at the per-trace cap, by a replica that never saw the trace too',
+  { timeout: 60_000 },
+  async () => {
+    const probe = newProbeTraceContext(signer);
+    assert.equal(await post(callSpans(probe, probe.tracestate, ANSWER)), 200);
+    await es.indices.refresh({ index: `${ns.indexPrefix}-otlp-spans` });
+    // The same four span ids again (create-only: nothing replaced) plus a fifth, sent to the other replica.
+    const flood = callSpans(probe, probe.tracestate, 'curl 7.0.0 is fine.');
+    const spans = flood.resourceSpans[0]!.scopeSpans[0]!.spans;
+    spans.push({ ...spans[3]!, spanId: hex(5), name: 'chat again' });
+    const answer = await postTo(replica, flood);
+    assert.equal(answer.status, 200);
+    assert.equal(answer.json.partialSuccess?.rejectedSpans, '5');
+    assert.match(answer.json.partialSuccess?.errorMessage ?? '', /per-trace cap/);
+    await es.indices.refresh({ index: `${ns.indexPrefix}-otlp-spans` });
+    const stored = await new ElasticsearchSpanStore(es, ns.indexPrefix, 'probe').spansOf(probe.trace_id);
+    assert.deepEqual(stored.map((span) => span.span_id).sort(), [1, 2, 3, 4].map(hex));
+  },
+);
