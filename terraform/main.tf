@@ -141,6 +141,8 @@ module "sentinel" {
   secret_name = local.secret_name
   secret_env = merge(local.bus_secret_env, local.sasl_secret_env.sentinel, local.signing_secret_env.sentinel, {
     SENTINEL_API_TOKEN = var.secret_keys["SENTINEL_API_TOKEN"]
+    # Signs each probe call's mark; the trace intake files a probe's spans as such only when it verifies.
+    PROBE_MARK_KEY = lookup(var.secret_keys, "PROBE_MARK_KEY", "probe-mark-key")
   })
   resources = local.resources.sentinel
   config_volumes = {
@@ -193,6 +195,8 @@ module "effector" {
     EFFECTOR_API_TOKEN        = var.secret_keys["EFFECTOR_API_TOKEN"]
     EFFECTOR_MEMORY_TOKEN     = var.secret_keys["MEMORY_API_TOKEN"]
     EFFECTOR_IDENTIFIER_TOKEN = var.secret_keys["IDENTIFIER_API_TOKEN"]
+    # Verification probes are probes too: their mark is signed with the sentinel's key.
+    PROBE_MARK_KEY = lookup(var.secret_keys, "PROBE_MARK_KEY", "probe-mark-key")
   })
   resources         = local.resources.default
   pdb_min_available = 1

@@ -159,6 +159,8 @@ variable "secret_keys" {
     BUS_SIGNING_KEY_IDENTIFIER = "bus-signing-key-identifier"
     BUS_SIGNING_KEY_EFFECTOR   = "bus-signing-key-effector"
     BUS_VERIFY_KEYS            = "bus-verify-keys"
+    # The probe mark's key (32+ characters), shared by the sentinel, the effector and the trace intake (Helm chart).
+    PROBE_MARK_KEY = "probe-mark-key"
   }
 }
 

@@ -100,6 +100,7 @@ const observation = (fcs: number | null, icScore: number | null): ProbeObservati
   },
   retrieved_documents: [],
   component_versions: { embedder: null, reranker: null, generator: null },
+  answer_hash: null,
 });
 
 // The replay of one sample against one (the recorded mode) must give the recorded fcs_drop and ic_drop.

@@ -120,6 +120,7 @@ const observation = (fcs: number | null, icScore: number | null): ProbeObservati
   },
   retrieved_documents: [],
   component_versions: { embedder: null, reranker: null, generator: null },
+  answer_hash: null,
 });
 const scores = (window: Row[], pick: (r: Row) => number | null) => window.flatMap((r) => (pick(r) === null ? [] : [pick(r)!]));
 const lessTest = (online: number[], baseline: number[]) =>

@@ -40,6 +40,7 @@ export function exampleProbeResult(probeId = 'probe-debian-openssl-version', at 
       },
     ],
     component_versions: { embedder: 'all-MiniLM-L6-v2', reranker: 'v2.1', generator: 'extractive-1' },
+    answer_hash: null,
   });
   return {
     ...eventEnvelope('sentinel', '0.1.0', at),

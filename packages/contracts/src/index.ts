@@ -37,3 +37,4 @@ export type RepairStatus = IoRagimmuneEffector.RepairStatus;
 export type IncidentOutcome = (typeof INCIDENT_OUTCOMES)[number];
 export type RecoveryVerification = IoRagimmuneEffector.RecoveryVerification;
 export { exampleProbeResult, exampleRootCauseReport, exampleRepairAction } from './examples.ts';
+export { answerHash } from './answer-hash.ts';

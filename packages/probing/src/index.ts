@@ -80,3 +80,5 @@ export {
 export { parseQueryLog, type QueryLogEntry } from './catalog/query-log.ts';
 export { readOnlineFcsHistory } from './catalog/probe-history.ts';
 export { probesFromQuestions, type LabelledQuestionLike } from './catalog/labelled-question-probes.ts';
+/** The probe runners' side of the signed probe mark (PROBE_MARK_KEY), for the workers that run probes. */
+export { ProbeMarkSigner, PROBE_MARK_MIN_KEY_LENGTH } from '@rag-immune/traces';

@@ -13,7 +13,14 @@ import {
 } from 'cockatiel';
 import { ContractViolationError, RagHttpError, RagUnreachableError, type PartialQueryResponse } from '@rag-immune/rag-contract';
 import { newProbeTraceContext, probeTraceHeaders } from '@rag-immune/traces';
-import { eventEnvelope, type FcsStatus, type ProbeObservation, type ProbeResult, type RagCallStatus } from '@rag-immune/contracts';
+import {
+  answerHash,
+  eventEnvelope,
+  type FcsStatus,
+  type ProbeObservation,
+  type ProbeResult,
+  type RagCallStatus,
+} from '@rag-immune/contracts';
 import type { GoldenProbe } from './golden-probe.ts';
 import type { FactConsistencyPort, FcsVerdict, RagPort } from './ports.ts';
 import { intentCoverage } from './signals/intent-coverage.ts';
@@ -56,6 +63,12 @@ export interface ProbeRunnerOptions {
   callAttempts: number;
   version: string;
   debug?: DebugCapture;
+  /**
+   * Signs each call's probe mark (`rag-immune=probe:<issued>:<mac>`, PROBE_MARK_KEY) so the trace
+   * intake files the RAG's spans of it as a probe's only when the mark verifies. Absent: the
+   * unsigned mark, which an intake without the key trusts (development).
+   */
+  probeMark?: { member(traceId: string): string };
   /**
    * Most time one side of a probe may take, retries included (default: every attempt's timeout
    * plus backoff, as before). A hung RAG then costs each probe at most this, not attempts x timeout.
@@ -166,6 +179,7 @@ function failedObservation(error: unknown, latencyMs: number, deadlinePassed = f
     signals: null,
     retrieved_documents: [],
     component_versions: { embedder: null, reranker: null, generator: null },
+    answer_hash: null,
   };
 }
 
@@ -366,10 +380,10 @@ export class ProbeRunner {
     const deadline = AbortSignal.timeout(Math.ceil(this.deadlineMs));
     let response: PartialQueryResponse;
     // A fresh trace context per attempt: a retried call's spans do not mix with the failed attempt's.
-    let traced = newProbeTraceContext();
+    let traced = newProbeTraceContext(this.options.probeMark);
     try {
       response = await this.policies[side].execute(({ signal }) => {
-        traced = newProbeTraceContext();
+        traced = newProbeTraceContext(this.options.probeMark);
         return rag.query(
           { query: probe.query },
           {
@@ -410,6 +424,8 @@ export class ProbeRunner {
       error_message: null,
       trace_id: response.trace_id ?? null,
       traceparent: traced.traceparent,
+      // What the identifier checks an intake trace against before it is evidence for this call.
+      answer_hash: answerHash(response.answer),
       latency_ms: latencyMs,
       signals: {
         fcs: fcs.score,

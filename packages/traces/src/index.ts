@@ -31,5 +31,13 @@ export {
   type ProbeTraceContext,
   type SpanOrigin,
 } from './traceparent.ts';
+export {
+  PROBE_MARK_MIN_KEY_LENGTH,
+  ProbeMarkSigner,
+  ProbeMarkVerifier,
+  probeMarkValue,
+  type ProbeMarkCheck,
+  type ProbeMarkVerifierOptions,
+} from './probe-mark.ts';
 export { redactSpanText, USER_TEXT_ATTRIBUTES, type TextRedactor } from './user-span-text.ts';
 export { ProbeTraceReader, type ProbeTraceRead, type ProbeTraceReaderOptions } from './probe-trace-reader.ts';

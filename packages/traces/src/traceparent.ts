@@ -27,12 +27,17 @@ export function probeTraceHeaders(traced: ProbeTraceContext): Record<string, str
 }
 
 /**
- * Whether a span's tracestate carries the probe mark. W3C tracestate is a comma-separated list of
- * `key=value` members (optional whitespace around each); only an exact `rag-immune=probe` member counts.
+ * Whether a span's tracestate claims the probe mark. W3C tracestate is a comma-separated list of
+ * `key=value` members (optional whitespace around each); only an exact `rag-immune=probe` member or
+ * a signed `rag-immune=probe:<issued>:<mac>` counts. A claim only: whether the mark verifies is the
+ * trace intake's `ProbeMarkVerifier` (probe-mark.ts).
  */
 export function isProbeTraceState(traceState: string | null | undefined): boolean {
   if (traceState === null || traceState === undefined || traceState === '') return false;
-  return traceState.split(',').some((member) => member.trim() === PROBE_TRACESTATE);
+  return traceState.split(',').some((raw) => {
+    const member = raw.trim();
+    return member === PROBE_TRACESTATE || member.startsWith(`${PROBE_TRACESTATE}:`);
+  });
 }
 
 /** Where a span came from: a sentinel probe (or a replay through the probe runner) or a user. */
@@ -51,15 +56,18 @@ function nonZeroHex(bytes: number): string {
   }
 }
 
-/** A new root context, sampled (flag 01) so a parent-based sampler in the RAG records the call. */
-export function newProbeTraceContext(): ProbeTraceContext {
+/**
+ * A new root context, sampled (flag 01) so a parent-based sampler in the RAG records the call. With
+ * a signer (PROBE_MARK_KEY set) the mark is signed over the trace id, so the intake can verify it.
+ */
+export function newProbeTraceContext(signer?: { member(traceId: string): string }): ProbeTraceContext {
   const traceId = nonZeroHex(16);
   const parentSpanId = nonZeroHex(8);
   return {
     trace_id: traceId,
     parent_span_id: parentSpanId,
     traceparent: `00-${traceId}-${parentSpanId}-01`,
-    tracestate: PROBE_TRACESTATE,
+    tracestate: signer === undefined ? PROBE_TRACESTATE : signer.member(traceId),
   };
 }
 

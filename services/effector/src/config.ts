@@ -8,7 +8,7 @@ import {
   parseWorkerEnv,
   type ConfigIssue,
 } from '@rag-immune/worker-runtime';
-import { DEFAULT_SAMPLE_ALPHA, sampledModeProblem } from '@rag-immune/probing';
+import { DEFAULT_SAMPLE_ALPHA, PROBE_MARK_MIN_KEY_LENGTH, sampledModeProblem } from '@rag-immune/probing';
 import { ApiRolesEnv } from './http/api-roles.ts';
 
 export const EFFECTOR_VERSION = '0.1.0';
@@ -40,6 +40,12 @@ export const EffectorConfigSchema = z.object({
    * (recorded with actor_verified: false). Prefer EFFECTOR_API_TOKENS.
    */
   EFFECTOR_API_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /**
+   * Signs every probe call's tracestate mark (`rag-immune=probe:<issued>:<mac>`), the key the trace
+   * intake verifies it with: only then are the RAG's spans of the call filed as a probe's. Unset:
+   * the unsigned mark (an intake with the key files such spans as a user's, redacted).
+   */
+  PROBE_MARK_KEY: z.string().min(PROBE_MARK_MIN_KEY_LENGTH, `must be at least ${PROBE_MARK_MIN_KEY_LENGTH} characters`).optional(),
   /** One token per caller, `name:token` pairs (comma- or newline-separated): the audit's actor is the token's name. */
   EFFECTOR_API_TOKENS: NamedTokensEnv.optional(),
   /** The same as a file of `name:token` lines (a mounted secret). */

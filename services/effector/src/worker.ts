@@ -9,7 +9,7 @@ import { Registry } from 'prom-client';
 import { EventBus, BusMetrics, type BusConfig } from '@rag-immune/bus';
 import type { RepairAction, RootCauseReport } from '@rag-immune/contracts';
 import { MemoryClient } from '@rag-immune/memory-client';
-import { ProbeRunner, defaultThresholds, type FactConsistencyPort } from '@rag-immune/probing';
+import { ProbeMarkSigner, ProbeRunner, defaultThresholds, type FactConsistencyPort } from '@rag-immune/probing';
 import {
   bearerAuth,
   contextFromHeaders,
@@ -165,6 +165,8 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     callAttempts: 2,
     version: EFFECTOR_VERSION,
     ...verificationSampling(config),
+    // Verification probes are probes: their spans go to the probe index only with a mark that verifies.
+    ...(config.PROBE_MARK_KEY ? { probeMark: new ProbeMarkSigner(config.PROBE_MARK_KEY) } : {}),
   });
 
   // BUS_PROCESSED_EVENTS=elasticsearch: the reports group's handled events shared by every replica.

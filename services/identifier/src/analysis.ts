@@ -25,6 +25,8 @@ export interface PreparedAnalysis {
   provenance?: { source: { online: string; baseline: string }; gaps: { online: string[]; baseline: string[] } };
   /** What changed in the online index against the baseline's for the knowledge the data causes name (null: not read). */
   indexDiff?: IndexDiff | null;
+  /** An intake trace that is not this call's (its query or answer differs): refused as evidence, counted. */
+  traceMismatch?: { side: 'online' | 'baseline'; field: 'query' | 'answer' };
 }
 
 const LAYER_CLAIM: Record<Layer, ClaimKind> = {
@@ -79,7 +81,15 @@ export async function prepareAnalysis(
         : fetched.incomplete
           ? 'trace_incomplete'
           : 'trace_unavailable';
-    return { result, status, problem: `${fetched.side}: ${fetched.reason}`, diff: null, verdicts: [], layer: 'none' };
+    return {
+      result,
+      status,
+      problem: `${fetched.side}: ${fetched.reason}`,
+      diff: null,
+      verdicts: [],
+      layer: 'none',
+      ...(fetched.mismatch ? { traceMismatch: { side: fetched.side, field: fetched.mismatch } } : {}),
+    };
   }
   const diff = diffTraces(fetched.online, fetched.baseline);
   const analysis = analyseTraces(result, diff, await lookUpFreshness(clients.online, diff, traceTimeoutMs));

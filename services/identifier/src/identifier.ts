@@ -97,6 +97,14 @@ export class Identifier {
           ? await prepareAnalysis(result, this.options.rag, this.options.traceTimeoutMs, this.options.traces, this.options.indexDiffer)
           : null;
         if (prepared) this.options.metrics.traceFetches.inc({ outcome: prepared.status });
+        if (prepared?.traceMismatch) {
+          this.options.metrics.traceMismatches.inc(prepared.traceMismatch);
+          // Ids only: the query and the answers are not logged.
+          this.options.logger.warn(
+            { probe_id: result.probe_id, probe_event_id: result.event_id, ...prepared.traceMismatch },
+            'intake trace is not this probe call’s; not used as evidence',
+          );
+        }
         const incidentId = await this.serial(() => this.withRetries(() => this.grouping.apply(result, prepared)));
         if (incidentId) span.setAttribute('incident_id', incidentId);
       },

@@ -9,6 +9,7 @@ export class IdentifierMetrics {
   readonly timeToReport: Histogram;
   readonly ledgerWrites: Counter<'outcome'>;
   readonly traceFetches: Counter<'outcome'>;
+  readonly traceMismatches: Counter<'side' | 'field'>;
   readonly reportsRefused: Counter;
 
   constructor(registry: Registry) {
@@ -41,6 +42,12 @@ export class IdentifierMetrics {
       name: 'identifier_ledger_writes_total',
       help: 'Evidence ledger records written (created) or found already there (existing: a replay)',
       labelNames: ['outcome'],
+      registers: [registry],
+    });
+    this.traceMismatches = new Counter({
+      name: 'identifier_trace_mismatches_total',
+      help: "Intake traces refused as evidence because their query or answer is not the ProbeResult's (forged or misfiled spans), by side and field",
+      labelNames: ['side', 'field'],
       registers: [registry],
     });
     this.traceFetches = new Counter({

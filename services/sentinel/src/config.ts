@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  PROBE_MARK_MIN_KEY_LENGTH,
   DEFAULT_SAMPLE_ALPHA,
   answerAndLatencyDefaults,
   defaultThresholds,
@@ -80,7 +81,12 @@ export const SentinelEnvSchema = z.object({
   SENTINEL_HOST: z.string().default('127.0.0.1'),
   /** Bearer token for /probes (it reveals the probe set and the last results); /healthz and /metrics stay open. */
   SENTINEL_API_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-  SENTINEL_PORT: number(z.number().int().min(0).max(65535)).default(9464),
+  SENTINEL_PORT: number(z.number().int().min(0).max(65535)).default(9464) /**
+   * Signs every probe call's tracestate mark (`rag-immune=probe:<issued>:<mac>`), the key the trace
+   * intake verifies it with: only then are the RAG's spans of the call filed as a probe's. Unset:
+   * the unsigned mark (an intake with the key files such spans as a user's, redacted).
+   */,
+  PROBE_MARK_KEY: z.string().min(PROBE_MARK_MIN_KEY_LENGTH, `must be at least ${PROBE_MARK_MIN_KEY_LENGTH} characters`).optional(),
 });
 
 export type SentinelEnv = z.infer<typeof SentinelEnvSchema>;

@@ -11,7 +11,7 @@ import { Registry } from 'prom-client';
 import { EventBus, BusMetrics, busConfigFromEnv, onTerminationSignal, InvalidConfigError } from '@rag-immune/bus';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
 import { DEFAULT_USER_AGENT, SENTINEL_VERSION, SentinelConfigError, pooledTestOptions, sentinelConfigFromEnv } from './config.ts';
-import { ProbeRunner, DebugCapture, ProbeCatalog, InvalidProbeFileError } from '@rag-immune/probing';
+import { ProbeRunner, DebugCapture, ProbeCatalog, InvalidProbeFileError, ProbeMarkSigner } from '@rag-immune/probing';
 import { Sentinel } from './sentinel.ts';
 import { SentinelMetrics } from './metrics.ts';
 import { sentinelHttpApp } from './http/routes.ts';
@@ -79,6 +79,8 @@ async function main(): Promise<void> {
     sampleAlpha: config.SENTINEL_SAMPLE_ALPHA,
     ...((pooled) => (pooled ? { pooled } : {}))(pooledTestOptions(config)),
     version: SENTINEL_VERSION,
+    // The trace intake files the RAG's spans of a probe call as a probe's only when this mark verifies.
+    ...(config.PROBE_MARK_KEY ? { probeMark: new ProbeMarkSigner(config.PROBE_MARK_KEY) } : {}),
     ...(config.SENTINEL_DEBUG === '1' ? { debug: new DebugCapture(config.SENTINEL_DEBUG_DIR, headers) } : {}),
   });
   // The publish runs in its own span so its W3C context travels in the Kafka headers to the identifier.

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { RedactionConfigError, RedactionEnv, redactorFromConfig, type Redactor } from '@rag-immune/redaction';
-import { parseWorkerEnv, WorkerConfigError } from '@rag-immune/worker-runtime';
+import { MAX_SPANS_PER_TRACE, PROBE_MARK_MIN_KEY_LENGTH } from '@rag-immune/traces';
+import {
+  ElasticsearchCredentialsEnv,
+  elasticsearchCredentialsIssue,
+  parseWorkerEnv,
+  WorkerConfigError,
+  type ConfigIssue,
+} from '@rag-immune/worker-runtime';
+import { IntakeTokensFileEnv } from './intake-tokens.ts';
 
 const serviceList = z
   .string()
@@ -19,7 +27,38 @@ export const TraceIntakeEnv = RedactionEnv.extend({
   TRACE_INTAKE_PORT: z.coerce.number().int().min(0).max(65535).default(4318),
   /** Bearer token exporters send (OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer …). */
   TRACE_INTAKE_API_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** The RAG whose spans the single TRACE_INTAKE_API_TOKEN posts; unset, the spans' own service.name is kept (legacy). */
+  TRACE_INTAKE_API_TOKEN_RAG: z
+    .string()
+    .regex(/^[\w.@-]{1,100}$/, "1-100 letters, digits, '_', '.', '@' or '-'")
+    .optional(),
+  /** A JSON file (a mounted Secret) of per-RAG tokens: the RAG a span set belongs to comes from its token. */
+  TRACE_INTAKE_TOKENS_FILE: IntakeTokensFileEnv.optional(),
+  /**
+   * The key the probe runners (sentinel, effector) sign their probe mark with: set, a span is a
+   * probe's only when its `rag-immune=probe:<issued>:<mac>` verifies; unset, the unsigned mark is
+   * trusted as before (development; a warning at start).
+   */
+  PROBE_MARK_KEY: z.string().min(PROBE_MARK_MIN_KEY_LENGTH, `must be at least ${PROBE_MARK_MIN_KEY_LENGTH} characters`).optional(),
+  /** Retired probe mark keys still accepted while their marks age out, comma-separated. */
+  PROBE_MARK_PREVIOUS_KEYS: z
+    .string()
+    .transform((value) => value.split(',').map((key) => key.trim()))
+    .pipe(z.array(z.string().min(PROBE_MARK_MIN_KEY_LENGTH, `each retired key must be at least ${PROBE_MARK_MIN_KEY_LENGTH} characters`)))
+    .optional(),
+  /** Oldest probe mark accepted: exporters batch and Collectors retry, so spans come well after the call. */
+  TRACE_INTAKE_PROBE_MARK_MAX_AGE_SECONDS: z.coerce.number().int().positive().default(3600),
+  /**
+   * Most spans one trace may hold (per index), counted at write time; the excess is refused as OTLP
+   * partial success. At most the reader's cap, so a trace the identifier reads is never cut short.
+   */
+  TRACE_INTAKE_MAX_SPANS_PER_TRACE: z.coerce.number().int().min(1).max(MAX_SPANS_PER_TRACE).default(500),
+  /** Spans per second each token may post (token bucket, refilled continuously); over it: 429 with Retry-After. 0: no limit. */
+  TRACE_INTAKE_RATE_SPANS_PER_SECOND: z.coerce.number().min(0).default(2000),
+  /** The bucket's size: a burst this large passes at once (a Collector flushing its queue). */
+  TRACE_INTAKE_RATE_BURST_SPANS: z.coerce.number().int().min(1).default(20_000),
   ELASTICSEARCH_URL: z.string().url().default('http://127.0.0.1:19200'),
+  ...ElasticsearchCredentialsEnv,
   ES_INDEX_PREFIX: z
     .string()
     .regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be lowercase letters, digits, - or _')
@@ -45,8 +84,17 @@ export const TraceIntakeEnv = RedactionEnv.extend({
 });
 export type TraceIntakeEnv = z.infer<typeof TraceIntakeEnv>;
 
+/** The shared token and a per-RAG token must not be the same secret: the RAG would be ambiguous. */
+function sharedTokenIssue(config: TraceIntakeEnv): ConfigIssue | null {
+  const shared = config.TRACE_INTAKE_API_TOKEN;
+  if (shared === undefined || config.TRACE_INTAKE_TOKENS_FILE === undefined) return null;
+  return config.TRACE_INTAKE_TOKENS_FILE.some((grant) => grant.token === shared)
+    ? { key: 'TRACE_INTAKE_API_TOKEN', message: 'is also a token in TRACE_INTAKE_TOKENS_FILE; use one or the other' }
+    : null;
+}
+
 export function traceIntakeConfigFromEnv(env: NodeJS.ProcessEnv): TraceIntakeEnv {
-  return parseWorkerEnv('trace-intake', TraceIntakeEnv, env);
+  return parseWorkerEnv('trace-intake', TraceIntakeEnv, env, [elasticsearchCredentialsIssue, sharedTokenIssue]);
 }
 
 /** The redactor the settings describe; a bad pattern or rule name stops the intake naming its variable. */

@@ -6,17 +6,18 @@ export class IntakeMetrics {
   readonly purged: Counter<'origin'>;
   readonly redactions: Counter<'rule'>;
   readonly writeDuration: Histogram;
+  readonly probeMarks: Counter<'outcome'>;
 
   constructor(registry: Registry) {
     this.requests = new Counter({
       name: 'trace_intake_requests_total',
-      help: 'OTLP export requests by encoding and outcome (accepted, bad_request, unsupported, store_unavailable; 401 and 413 are refused before decoding)',
+      help: 'OTLP export requests by encoding and outcome (accepted, bad_request, unsupported, rate_limited, store_unavailable; 401 and 413 are refused before decoding)',
       labelNames: ['encoding', 'outcome'],
       registers: [registry],
     });
     this.spans = new Counter({
       name: 'trace_intake_spans_total',
-      help: 'Spans received by origin (probe: tracestate rag-immune=probe; user: the rest; none: rejected before reading): stored, ignored (unknown_kind, unread_kind, no_convention, user_traffic_off) or rejected (invalid ids)',
+      help: 'Spans received by origin (probe: tracestate rag-immune=probe; user: the rest; none: rejected before reading): stored, ignored (unknown_kind, unread_kind, no_convention, user_traffic_off) or rejected (invalid_id, origin_not_allowed, trace_full)',
       labelNames: ['outcome', 'reason', 'convention', 'origin'],
       registers: [registry],
     });
@@ -30,6 +31,12 @@ export class IntakeMetrics {
       name: 'trace_intake_redactions_total',
       help: "Personal data replaced by a placeholder in users' spans before they were stored, by redaction rule",
       labelNames: ['rule'],
+      registers: [registry],
+    });
+    this.probeMarks = new Counter({
+      name: 'trace_intake_probe_marks_total',
+      help: 'Spans carrying the probe mark, by outcome: verified (filed as a probe), unsigned (trusted only without PROBE_MARK_KEY), bad_mac, expired, token_not_probe (the last three filed as user spans)',
+      labelNames: ['outcome'],
       registers: [registry],
     });
     this.writeDuration = new Histogram({

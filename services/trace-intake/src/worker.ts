@@ -5,14 +5,16 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client } from '@elastic/elasticsearch';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { ElasticsearchSpanStore, InMemorySpanStore, type SpanStore } from '@rag-immune/traces';
-import { bearerAuth, listen, workerHttpApp } from '@rag-immune/worker-runtime';
+import { ElasticsearchSpanStore, InMemorySpanStore, ProbeMarkVerifier, type SpanStore } from '@rag-immune/traces';
+import { bearerAuth, createElasticsearchClient, elasticsearchConnection, listen, workerHttpApp } from '@rag-immune/worker-runtime';
 import { intakeRedactor, traceIntakeConfigFromEnv, type TraceIntakeEnv } from './config.ts';
+import type { IntakeGrant } from './intake-tokens.ts';
 import { IntakeMetrics } from './metrics.ts';
 import { otlpRoutes } from './http/otlp-route.ts';
+import { SpanRateLimiter } from './limits/token-bucket.ts';
+import { TraceSpanCap } from './limits/trace-span-cap.ts';
 
 export const TRACE_INTAKE_VERSION = '0.1.0';
 
@@ -52,6 +54,8 @@ function creatingIndex(
       },
       spansOf: (traceId) => store.spansOf(traceId),
       purgeReceivedBefore: (before) => store.purgeReceivedBefore(before),
+      // No index yet is no span yet (the search ignores a missing index): counting never creates one.
+      countByTrace: async (traceIds) => (store.countByTrace ? store.countByTrace(traceIds) : new Map()),
     },
   };
 }
@@ -66,7 +70,7 @@ export async function startTraceIntake(
   const registry = new Registry();
   const metrics = new IntakeMetrics(registry);
   const inMemory = options.store !== undefined || options.userStore !== undefined;
-  const es = inMemory ? null : new Client({ node: config.ELASTICSEARCH_URL, requestTimeout: 10_000, maxRetries: 1 });
+  const es = inMemory ? null : createElasticsearchClient(elasticsearchConnection(config, { requestTimeoutMs: 10_000, maxRetries: 1 }));
   const probeEs = es ? new ElasticsearchSpanStore(es, config.ES_INDEX_PREFIX, 'probe') : null;
   const userEs = es ? new ElasticsearchSpanStore(es, config.ES_INDEX_PREFIX, 'user') : null;
   const probe = creatingIndex(options.store ?? probeEs ?? new InMemorySpanStore(), probeEs);
@@ -100,6 +104,25 @@ export async function startTraceIntake(
   );
   purgeTimer.unref();
 
+  // Who may post what: per-RAG tokens from the file; the single shared token (and development mode
+  // on loopback) keeps the old behaviour: any origin, the RAG named by TRACE_INTAKE_API_TOKEN_RAG or the spans.
+  const grants = new Map((config.TRACE_INTAKE_TOKENS_FILE ?? []).map((grant) => [grant.name, grant]));
+  const defaultGrant: IntakeGrant = {
+    name: 'shared-token',
+    rag: config.TRACE_INTAKE_API_TOKEN_RAG ?? null,
+    token: '',
+    origins: new Set(['probe', 'user']),
+  };
+  const markKeys = config.PROBE_MARK_KEY === undefined ? [] : [config.PROBE_MARK_KEY, ...(config.PROBE_MARK_PREVIOUS_KEYS ?? [])];
+  const probeMarks =
+    markKeys.length === 0
+      ? null
+      : new ProbeMarkVerifier({ keys: markKeys, maxAgeMs: config.TRACE_INTAKE_PROBE_MARK_MAX_AGE_SECONDS * 1000 });
+  if (probeMarks === null)
+    logger.warn(
+      'no PROBE_MARK_KEY: the unsigned rag-immune=probe mark is trusted, so any client can file its spans as a probe (development only)',
+    );
+
   const app = workerHttpApp({
     worker: 'trace-intake',
     registry,
@@ -116,12 +139,21 @@ export async function startTraceIntake(
       metrics,
       logger,
       maxBodyBytes: config.TRACE_INTAKE_MAX_BODY_BYTES,
+      grants,
+      defaultGrant,
+      probeMarks,
+      rateLimiter: new SpanRateLimiter(config.TRACE_INTAKE_RATE_SPANS_PER_SECOND, config.TRACE_INTAKE_RATE_BURST_SPANS),
+      caps: {
+        probe: new TraceSpanCap(probe.store, config.TRACE_INTAKE_MAX_SPANS_PER_TRACE),
+        user: new TraceSpanCap(user.store, config.TRACE_INTAKE_MAX_SPANS_PER_TRACE),
+      },
     }),
     auth: bearerAuth({
       worker: 'trace-intake',
       host: config.TRACE_INTAKE_HOST,
       token: config.TRACE_INTAKE_API_TOKEN,
-      tokenEnv: 'TRACE_INTAKE_API_TOKEN',
+      tokens: Object.fromEntries([...grants.values()].map((grant) => [grant.name, grant.token])),
+      tokenEnv: 'TRACE_INTAKE_API_TOKEN (or TRACE_INTAKE_TOKENS_FILE)',
       logger,
     }),
     jsonLimit: config.TRACE_INTAKE_MAX_BODY_BYTES,
@@ -145,6 +177,10 @@ export async function startTraceIntake(
       user_traffic_excluded: config.TRACE_INTAKE_USER_TRAFFIC_EXCLUDE,
       user_retention_hours: retention.user,
       redaction_rules: redactor.rules.map((rule) => rule.name),
+      rag_tokens: [...grants.values()].map((grant) => ({ name: grant.name, rag: grant.rag, origins: [...grant.origins] })),
+      probe_mark: probeMarks === null ? 'unsigned (trusted)' : 'signed',
+      max_spans_per_trace: config.TRACE_INTAKE_MAX_SPANS_PER_TRACE,
+      rate_spans_per_second: config.TRACE_INTAKE_RATE_SPANS_PER_SECOND,
     },
     'trace intake listening',
   );

@@ -97,7 +97,8 @@ const REGISTERED_FINGERPRINTS: Record<string, string> = {
   // 2026-12-04: ProbeResult's sampled mode, comparison.samples and the two sample test p-values (issue 27).
   // 2026-12-06: ProbeResult's comparison.pooled_test, the pooled test's e-values and statistics (issue 39).
   // 2026-12-06: ProbeResult's origin (golden | traffic) and segment, for traffic replays (issue 38).
-  probes: 'ca503f7b06d3f22a2b2b317a8fba2b03706ca92866485063dbacb136c1f1702b',
+  // 2026-12-06: ProbeObservation's answer_hash, which the identifier checks an intake trace against (issue 40 item 3).
+  probes: '18aa0fbb81d603b333ef0bf59fb498b398d48d57266a680cc673dd3caa2a4bf4',
   reports: '7f55948eb61b841bbe39c62b020ec7036b725ed5bf2e42a2bc27d8197a893946',
   actions: '4ed35718d9cc30bae76bfad873703a8ef3c61c3fb6af8c9a5e40598ea8da15ba',
 };

@@ -26,6 +26,7 @@ const ok = (latency = 10): ProbeObservation => ({
   signals: { fcs: 0.9, fcs_status: 'scored', fcs_truncated: false, ic: 1, kf_as_of: 0, kf_age_days: 0 },
   retrieved_documents: [],
   component_versions: { embedder: null, reranker: null, generator: null },
+  answer_hash: null,
 });
 const failed = (status: ProbeObservation['call_status'], latency: number): ProbeObservation => ({
   ...ok(latency),

@@ -33,6 +33,7 @@ function observation(
         : null,
     retrieved_documents: [],
     component_versions: { embedder: null, reranker: null, generator: null },
+    answer_hash: null,
   };
 }
 

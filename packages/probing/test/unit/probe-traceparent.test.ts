@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { trace } from '@opentelemetry/api';
 import { RagUnreachableError, type QueryResponse } from '@rag-immune/rag-contract';
-import { isProbeTraceState, parseTraceparent } from '@rag-immune/traces';
-import { ProbeRunner, ProbeSetBuilder, defaultProbeSetOptions, defaultThresholds, type RagPort } from '../../src/index.ts';
+import { answerHash } from '@rag-immune/contracts';
+import { isProbeTraceState, parseTraceparent, ProbeMarkVerifier } from '@rag-immune/traces';
+import { ProbeMarkSigner, ProbeRunner, ProbeSetBuilder, defaultProbeSetOptions, defaultThresholds, type RagPort } from '../../src/index.ts';
 
 const response: QueryResponse = {
   trace_id: 'rag-own-id',
@@ -93,4 +94,43 @@ test('the probe-set builder’s calls are the sentinel’s too: each carries a f
     assert.ok(isProbeTraceState(sent?.tracestate), `probe tracestate sent: ${sent?.tracestate}`);
   }
   assert.notEqual(headers[0]!.traceparent, headers[1]!.traceparent);
+});
+
+test('with a probe mark key every call’s mark is signed for its own trace id, and the result carries the answer hash', async () => {
+  const KEY = 'probe-mark-key-for-tests-0123456789abcdef';
+  const online = recordingRag(false);
+  const baseline = recordingRag(false);
+  const runner = new ProbeRunner({
+    online,
+    baseline,
+    fcs: { score: async () => ({ status: 'scored', score: 0.9, truncated: false, evidence_snippets: [] }) },
+    tracer: trace.getTracer('test'),
+    thresholds: defaultThresholds,
+    sourceTrust: {},
+    callTimeoutMs: 1000,
+    callAttempts: 1,
+    version: 'test',
+    probeMark: new ProbeMarkSigner(KEY),
+  });
+  const result = await runner.run({
+    id: 'p1',
+    version: 1,
+    query: 'What is the latest version of openssl?',
+    expected_sources: [],
+    business_value: 1,
+    cluster: 'head',
+    created_at: '2024-01-01T00:00:00Z',
+    retired_at: null,
+  });
+  const verifier = new ProbeMarkVerifier({ keys: [KEY] });
+  for (const [side, rag] of [
+    ['online', online],
+    ['baseline', baseline],
+  ] as const) {
+    const traceId = parseTraceparent(rag.sent[0])!.trace_id;
+    assert.equal(verifier.check(rag.states[0], traceId), 'verified', `${side}: ${rag.states[0]}`);
+    assert.equal(result[side].answer_hash, answerHash(response.answer));
+  }
+  assert.equal(answerHash('  openssl\n 3.0.13 '), answerHash('openssl 3.0.13'), 'whitespace-normalised');
+  assert.notEqual(answerHash('openssl 3.0.12'), answerHash('openssl 3.0.13'));
 });

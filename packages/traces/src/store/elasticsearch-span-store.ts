@@ -103,6 +103,21 @@ export class ElasticsearchSpanStore implements SpanStore {
     return response.hits.hits.flatMap((hit) => (hit._source === undefined ? [] : [hit._source.span]));
   }
 
+  /** Stored spans per trace id, one aggregation for the lot (near real-time: a just-written batch may not count yet). */
+  async countByTrace(traceIds: readonly string[]): Promise<Map<string, number>> {
+    const counts = new Map(traceIds.map((id) => [id, 0]));
+    if (traceIds.length === 0) return counts;
+    const response = await this.es.search<unknown, { traces: { buckets: { key: string; doc_count: number }[] } }>({
+      index: this.index,
+      size: 0,
+      query: { terms: { trace_id: [...traceIds] } },
+      aggs: { traces: { terms: { field: 'trace_id', size: traceIds.length } } },
+      ignore_unavailable: true,
+    });
+    for (const bucket of response.aggregations?.traces.buckets ?? []) counts.set(bucket.key, bucket.doc_count);
+    return counts;
+  }
+
   /**
    * Search and bulk delete, page by page, rather than _delete_by_query: that lives in the reindex
    * module, which not every distribution ships (the stack's integ-test zip does not).

@@ -7,6 +7,8 @@ export interface SpanStore {
   spansOf(traceId: string): Promise<SpanRecord[]>;
   /** Deletes spans received before `before` (epoch ms); returns how many went. */
   purgeReceivedBefore(before: number): Promise<number>;
+  /** How many spans each of these traces holds (0 for one it does not): the intake's per-trace cap reads it. */
+  countByTrace?(traceIds: readonly string[]): Promise<Map<string, number>>;
 }
 
 /** The most spans one trace may hold in the store: a RAG call has a few dozen; more is a loop or an abuse. */
@@ -30,6 +32,12 @@ export class InMemorySpanStore implements SpanStore {
       .map(({ span }) => structuredClone(span))
       .sort((a, b) => a.start_ms - b.start_ms)
       .slice(0, MAX_SPANS_PER_TRACE);
+  }
+
+  async countByTrace(traceIds: readonly string[]): Promise<Map<string, number>> {
+    const counts = new Map(traceIds.map((id) => [id, 0]));
+    for (const { span } of this.spans.values()) if (counts.has(span.trace_id)) counts.set(span.trace_id, counts.get(span.trace_id)! + 1);
+    return counts;
   }
 
   async purgeReceivedBefore(before: number): Promise<number> {
