@@ -26,6 +26,35 @@ export async function loadKnowledge(
   embedder: Embedder,
 ): Promise<number> {
   await qdrant.createCollection(collection, { vectors: { size: embedder.dimension, distance: 'Cosine' } });
+  return writeDocuments(qdrant, collection, documents, embedder);
+}
+
+/**
+ * Puts the collection back to exactly `documents` without dropping it: every point deleted, then the
+ * documents written again. Not delete-and-create: Flowise's Qdrant node creates a collection it finds
+ * missing (LangChain's ensureCollection) when a question arrives in between, and the create would fail.
+ */
+export async function reloadKnowledge(
+  qdrant: QdrantClient,
+  collection: string,
+  documents: readonly Document[],
+  embedder: Embedder,
+): Promise<number> {
+  if (!(await qdrant.collectionExists(collection)).exists) return loadKnowledge(qdrant, collection, documents, embedder);
+  for (;;) {
+    const page = await qdrant.scroll(collection, { limit: 1000, with_payload: false, with_vector: false });
+    if (page.points.length === 0) break;
+    await qdrant.delete(collection, { wait: true, points: page.points.map((p) => p.id) });
+  }
+  return writeDocuments(qdrant, collection, documents, embedder);
+}
+
+async function writeDocuments(
+  qdrant: QdrantClient,
+  collection: string,
+  documents: readonly Document[],
+  embedder: Embedder,
+): Promise<number> {
   const batch = 64;
   for (let start = 0; start < documents.length; start += batch) {
     const slice = documents.slice(start, start + batch);

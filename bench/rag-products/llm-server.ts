@@ -3,7 +3,7 @@
  * prebuilt CPU binaries, services/langchain-rag's LlamaCppEngine), for RAG products configured for
  * "ChatOpenAI" with a base path. The alternative to llama-cpp-python's server
  * (tools/rag-products/install-llama-server.sh), which compiles llama.cpp from source for 10-30 minutes
- * here; this one starts in seconds. POST /v1/chat/completions (non-streaming), GET /v1/models.
+ * here; this one starts in seconds. POST /v1/chat/completions (whole or as one streamed delta), GET /v1/models.
  *
  * Chat format `qa-completion`: the messages become the completion pattern a 270M model follows
  * (services/langchain-rag/src/prompt.ts): the system message (the product's prompt, with its few-shot
@@ -73,12 +73,6 @@ export function chatApp(engine: CompletionEngine): express.Express {
       return;
     }
     const body = parsed.data;
-    if (body.stream === true) {
-      res
-        .status(400)
-        .json({ error: { message: 'stream: this server answers non-streaming requests only', type: 'invalid_request_error' } });
-      return;
-    }
     const stop = [...QA_STOPS, ...(body.stop === undefined ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop)];
     const prompt = qaCompletionPrompt(body.messages);
     try {
@@ -98,13 +92,27 @@ export function chatApp(engine: CompletionEngine): express.Express {
       }
       const promptTokens = Math.ceil(prompt.length / 4);
       const completionTokens = Math.ceil(text.length / 4);
+      const id = `chatcmpl-${randomUUID()}`;
+      const created = Math.floor(Date.now() / 1000);
+      const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+      if (body.stream === true) {
+        // LangChain's ChatOpenAI streams inside Flowise's chains (streamLog): the whole answer as one
+        // delta, then the finish, as OpenAI's server-sent events.
+        const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+          `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: engine.modelName, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`;
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+        res.write(chunk({ role: 'assistant', content: text.trim() }, null));
+        res.write(chunk({}, 'stop'));
+        res.end('data: [DONE]\n\n');
+        return;
+      }
       res.json({
-        id: `chatcmpl-${randomUUID()}`,
+        id,
         object: 'chat.completion',
-        created: Math.floor(Date.now() / 1000),
+        created,
         model: engine.modelName,
         choices: [{ index: 0, message: { role: 'assistant', content: text.trim() }, finish_reason: 'stop', logprobs: null }],
-        usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+        usage,
       });
     } catch (error) {
       res.status(500).json({ error: { message: (error as Error).message, type: 'server_error' } });

@@ -39,7 +39,7 @@ import { expectationOf, type FaultPlan } from '@rag-immune/test-kit/loop/faults'
 import { runTrial, type TrialContext, type TrialResult } from '@rag-immune/test-kit/loop/trial';
 import { embeddingsApp } from './embeddings-server.ts';
 import { startLlmServer } from './llm-server.ts';
-import { loadKnowledge } from './knowledge.ts';
+import { loadKnowledge, reloadKnowledge } from './knowledge.ts';
 import { FlowiseApi, waitForFlowise, type FlowSettings } from './flowise.ts';
 
 const { values } = parseArgs({
@@ -55,8 +55,12 @@ const { values } = parseArgs({
       default: 'vectors-overwritten:garbage,vectors-overwritten:deleted,unpublished-knowledge,prompt-regressed:instruct-v2',
     },
     'keep-namespace': { type: 'boolean', default: false },
+    /** Stop after the recorded answer: checks the install, the chatflow and the adapter in a few minutes. */
+    'record-only': { type: 'boolean', default: false },
   },
 });
+/** Thrown by --record-only after the recorded answer (declared before the top-level code that throws it). */
+class RecordOnly extends Error {}
 const here = dirname(fileURLToPath(import.meta.url));
 const root = repoRoot();
 const command = `npx tsx bench/rag-products/run.ts ${process.argv.slice(2).join(' ')}`.trim();
@@ -207,6 +211,7 @@ try {
   writeFileSync(join(here, 'results', 'flowise-prediction.json'), recordedBody);
   if (!recorded.ok) throw new Error(`Flowise prediction ${recorded.status}: ${recordedBody.slice(0, 1000)}`);
   say(`first answer in ${firstAnswerSeconds.toFixed(1)} s: ${recordedBody.slice(0, 300)}`);
+  if (values['record-only']) throw new RecordOnly();
 
   // --- the immune system, pointed at the two chatflows through the adapter file ---
   const probesFile = join(runDir, 'probes.jsonl');
@@ -316,16 +321,16 @@ try {
     // Put the RAG back as the platform team would (fresh collection from the corpus, original prompt),
     // so that the next fault starts from a healthy RAG whatever this one's outcome.
     await api.updateChatflow(onlineFlow, onlineSettings);
-    await qdrant.deleteCollection(collection).catch(() => undefined);
-    await loadKnowledge(qdrant, collection, documents, embedder);
+    await reloadKnowledge(qdrant, collection, documents, embedder);
     await new Promise((resolve) => setTimeout(resolve, interval * 1000));
   }
 
   writeResults({ clean, trials, capabilities, points, flowiseStartSeconds, firstAnswerSeconds, recordedBody });
   say(`results in ${join(here, 'RESULTS.md')}`);
 } catch (error) {
-  say(`failed: ${(error as Error).stack ?? String(error)}`);
-  process.exitCode = 1;
+  if (error instanceof RecordOnly) say('--record-only: stopping after the recorded answer');
+  else say(`failed: ${(error as Error).stack ?? String(error)}`);
+  if (!(error instanceof RecordOnly)) process.exitCode = 1;
 } finally {
   await cleanUp();
 }
