@@ -50,6 +50,8 @@ const { values } = parseArgs({
     'clean-results': { type: 'string', default: '100' },
     'trial-minutes': { type: 'string', default: '10' },
     'max-minutes': { type: 'string', default: '80' },
+    /** An absolute end (ISO time) as well: the run shortens its clean phase and skips faults to finish by then. */
+    until: { type: 'string' },
     faults: {
       type: 'string',
       default: 'vectors-overwritten:garbage,vectors-overwritten:deleted,unpublished-knowledge,prompt-regressed:instruct-v2',
@@ -64,7 +66,11 @@ class RecordOnly extends Error {}
 const here = dirname(fileURLToPath(import.meta.url));
 const root = repoRoot();
 const command = `npx tsx bench/rag-products/run.ts ${process.argv.slice(2).join(' ')}`.trim();
-const deadline = Date.now() + Number(values['max-minutes']) * 60_000;
+const deadline = Math.min(
+  Date.now() + Number(values['max-minutes']) * 60_000,
+  values.until === undefined ? Infinity : Date.parse(values.until),
+);
+if (Number.isNaN(deadline)) throw new Error(`--until ${values.until}: not an ISO time`);
 const say = (line: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
 
 // --- the product, installed by the project's script (idempotent: prints the binary) ---
@@ -261,7 +267,7 @@ try {
   const trialBudgetMs = Number(values['trial-minutes']) * 60_000;
   const faults = values.faults.split(',').filter((f) => f !== '');
   // Keep time for the faults: the clean phase stops early rather than eat their budget.
-  const cleanDeadline = deadline - faults.length * trialBudgetMs;
+  const cleanDeadline = Math.max(Date.now() + 5 * 60_000, deadline - faults.length * trialBudgetMs);
   let lastReport = 0;
   while (recorder.probes.length < wantedClean && Date.now() < cleanDeadline) {
     await new Promise((resolve) => setTimeout(resolve, 2000));
@@ -304,8 +310,11 @@ try {
     faultEffectCheck: 'off',
   };
   const trials: TrialResult[] = [];
+  const write = () => writeResults({ clean, trials, capabilities, points, flowiseStartSeconds, firstAnswerSeconds, recordedBody });
+  // Written after the clean phase and after every fault: a run cut short still leaves its figures.
+  write();
   for (const fault of faults) {
-    if (Date.now() + 60_000 > deadline) {
+    if (Date.now() + Math.min(trialBudgetMs, 5 * 60_000) > deadline) {
       say(`out of time before ${fault}`);
       break;
     }
@@ -317,6 +326,7 @@ try {
       onStep: (step) => say(`  ${step.worker}: ${step.what}`),
     });
     trials.push(trial);
+    write();
     say(`fault ${fault}: ${trial.outcome}, report ${trial.finalReport?.root_cause ?? '-'}`);
     // Put the RAG back as the platform team would (fresh collection from the corpus, original prompt),
     // so that the next fault starts from a healthy RAG whatever this one's outcome.
@@ -325,7 +335,7 @@ try {
     await new Promise((resolve) => setTimeout(resolve, interval * 1000));
   }
 
-  writeResults({ clean, trials, capabilities, points, flowiseStartSeconds, firstAnswerSeconds, recordedBody });
+  write();
   say(`results in ${join(here, 'RESULTS.md')}`);
 } catch (error) {
   if (error instanceof RecordOnly) say('--record-only: stopping after the recorded answer');
@@ -412,6 +422,14 @@ function writeResults(s: Summary): void {
     "| fault | knowledge hit | detected | report (cause / component, confidence) | expected cause | repair actions | verified repair | MTTR (to the sentinel's clean round, else verification) | only recommended | outcome |",
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
+    '',
+    `Faults asked for: ${values.faults}; not run (out of time): ${
+      values.faults
+        .split(',')
+        .filter((f) => f !== '')
+        .slice(s.trials.length)
+        .join(', ') || 'none'
+    }.`,
     '',
     'Times count from the moment the fault was in place. Between faults the collection was reloaded from the corpus and the',
     'chatflow saved with its original prompt.',
