@@ -54,6 +54,26 @@ test('Flowise 2.2.8, recorded: the answer and every source document with the met
   assert.equal(response.chunks[0]!.valid_until, recorded.sourceDocuments[0]!.metadata.valid_until);
 });
 
+test('LangServe 0.3.3, recorded: output.answer and output.context with the ingestion metadata; the null Document id is not used', () => {
+  const adapter = loadAdapterFile(example('langserve.yaml'));
+  const response = extractResponse(fixture('langserve-recorded.json'), adapter.response);
+  assert.equal(response.answer, 'The latest version of node-benchmark is 1.0.4-1.');
+  assert.equal(response.chunks.length, 4);
+  assert.deepEqual(response.chunks[0], {
+    text: 'Package: node-benchmark | Version: 2.1.4+~2.1.2-1 | Released: 2022-12-17 | Uploaded by: sandra uwah | Distribution: unstable | Urgency: medium | Changes: Initial release (Closes: #1026263) Import upstream version 2.1.4',
+    doc_id: 'debian-changelog:node-benchmark',
+    chunk_id: 'debian-changelog:node-benchmark@2.1.4+~2.1.2-1#0',
+    knowledge_id: 'changelog/node-benchmark',
+    version: '2.1.4+~2.1.2-1',
+    source: 'debian-changelog',
+    source_trust: 0.9,
+    updated_at: '2022-12-17T21:01:12.000Z',
+    valid_from: '2022-12-17T21:01:12.000Z',
+    valid_until: '2023-01-30T17:54:48.000Z',
+  });
+  for (const chunk of response.chunks) assert.equal('retrieval_score' in chunk, false);
+});
+
 test('LangServe retrieval chain: output.answer and output.context documents; a null id stays absent', () => {
   const adapter = loadAdapterFile(example('langserve-retrieval-invoke.yaml'));
   const response = extractResponse(fixture('langserve-retrieval-invoke.json'), adapter.response);
