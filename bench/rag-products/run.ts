@@ -196,7 +196,10 @@ try {
   });
   const onlineSettings = settings(`${namespace} online`, collection);
   const onlineFlow = await api.createChatflow(onlineSettings);
-  const baselineFlow = await api.createChatflow(settings(`${namespace} baseline`, baseline.alias));
+  // The pinned copy's own name, not the alias: Flowise's Qdrant node (LangChain's ensureCollection)
+  // looks the name up among the collections, misses an alias and tries to create a collection of that
+  // name, which Qdrant refuses (Bad Request): every baseline answer failed (seen in the first trial).
+  const baselineFlow = await api.createChatflow(settings(`${namespace} baseline`, baseline.collection));
   const onlineUrl = api.predictionUrl(onlineFlow);
   const baselineUrl = api.predictionUrl(baselineFlow);
   say(`chatflows: online ${onlineUrl}, baseline ${baselineUrl}`);
