@@ -313,7 +313,17 @@ try {
     faultEffectCheck: 'off',
   };
   const trials: TrialResult[] = [];
-  const write = () => writeResults({ clean, trials, capabilities, points, flowiseStartSeconds, firstAnswerSeconds, recordedBody });
+  const write = () =>
+    writeResults({
+      clean,
+      trials,
+      capabilities,
+      points,
+      flowiseStartSeconds,
+      firstAnswerSeconds,
+      recordedBody,
+      probeCount: probes.probes.length,
+    });
   // Written after the clean phase and after every fault: a run cut short still leaves its figures.
   write();
   for (const fault of faults) {
@@ -366,6 +376,7 @@ interface Summary {
   flowiseStartSeconds: number;
   firstAnswerSeconds: number;
   recordedBody: string;
+  probeCount: number;
 }
 
 function writeResults(s: Summary): void {
@@ -392,13 +403,13 @@ function writeResults(s: Summary): void {
         .map((l) => l.toFixed(1))
         .join(' / ')} (shared with other sessions).`,
     '',
-    `Command: \`flock /tmp/bench.lock flock /tmp/stack.lock ${command}\``,
+    `Command: \`${command}\` (under flock -s /tmp/bench.lock and flock /tmp/stack.lock)`,
     '',
     '## The RAG',
     '',
     `- Flowise 2.2.8 from npm (tools/rag-products/install-flowise.sh), \`flowise start\`, ${s.flowiseStartSeconds.toFixed(0)} s to answer its ping;`,
     '  a Conversational Retrieval QA Chain chatflow (Qdrant retriever top 4, OpenAIEmbeddings, ChatOpenAI, Return Source Documents),',
-    '  made through its REST API (bench/rag-products/flowise.ts); a second chatflow on the baseline alias.',
+    '  made through its REST API (bench/rag-products/flowise.ts); a second chatflow on the baseline copy (by its collection name: Flowise cannot read through an alias).',
     `- Knowledge: ${s.points} points of the fixed Debian corpus (${values.packages} packages) in its collection, Flowise's \`content\`/\`metadata\` layout.`,
     '- Models: Gemma 3 270M Q4_K_M behind an OpenAI-compatible chat endpoint (bench/rag-products/llm-server.ts, temperature 0),',
     '  all-MiniLM-L6-v2 behind an OpenAI-compatible embeddings endpoint (base64 answers).',
@@ -418,7 +429,7 @@ function writeResults(s: Summary): void {
     `| ${s.clean.results} | ${s.clean.anomalous} | ${s.clean.results === 0 ? '—' : ((100 * s.clean.anomalous) / s.clean.results).toFixed(1) + ' %'} ` +
       `| ${[...new Set(s.clean.signals)].join(', ') || '—'} | ${s.clean.incidents} | ${s.clean.actions} | ${s.clean.minutes.toFixed(1)} |`,
     '',
-    `Probes: ${values.probes}, each every ${values.interval} s (one probe at a time: both chatflows generate on one CPU thread).`,
+    `Probes: ${s.probeCount}, each every ${values.interval} s (one probe at a time: both chatflows generate on one CPU thread).`,
     '',
     '## Faults from outside',
     '',
