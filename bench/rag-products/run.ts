@@ -345,7 +345,9 @@ try {
     // so that the next fault starts from a healthy RAG whatever this one's outcome.
     await api.updateChatflow(onlineFlow, onlineSettings);
     await reloadKnowledge(qdrant, collection, documents, embedder);
-    await new Promise((resolve) => setTimeout(resolve, interval * 1000));
+    // The next fault starts once every incident so far is closed (an escalated one stays open until
+    // clean rounds): else its anomalies join the previous incident and it gets no report of its own.
+    await incidentsClosed(recorder, Math.min(5 * 60_000, Math.max(0, deadline - Date.now() - 60_000)));
   }
 
   write();
@@ -356,6 +358,20 @@ try {
   if (!(error instanceof RecordOnly)) process.exitCode = 1;
 } finally {
   await cleanUp();
+}
+
+/** Waits for the identifier's "closed" [HEALING] line of every incident seen so far; false on timeout. */
+async function incidentsClosed(rec: LoopRecorder, timeoutMs: number): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    rec.pollLogs();
+    const closed = new Set(
+      rec.healing.filter((h) => h.worker.startsWith('identifier') && /closed/.test(h.message)).map((h) => h.incidentId),
+    );
+    if (rec.reports.every((r) => closed.has(r.event.incident_id))) return true;
+    if (Date.now() > until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
 }
 
 async function sentinelCapabilities(immune: ImmuneSystem): Promise<unknown> {
