@@ -13,7 +13,10 @@ export function baselineInstructions(record: BaselineRecord): string {
     'Run a second instance of your RAG that reads the baseline alias instead of its own collection:',
     `  - this project's reference RAG: QDRANT_COLLECTION=${record.alias} INGEST_ON_START=false`,
     `  - this project's LangChain RAG: QDRANT_ALIAS=${record.alias} INGEST_ON_START=false`,
-    `  - Flowise: in the flow's Qdrant node, "Qdrant Collection Name" = ${record.alias} (a copy of the flow, its own chatflow id)`,
+    // Not the alias: Flowise's Qdrant node (LangChain.js ensureCollection) misses an alias among the
+    // collections and tries to create one of that name, which Qdrant refuses (seen with Flowise 2.2.8,
+    // bench/rag-products). After a refresh the flow must name the new copy.
+    `  - Flowise: in the flow's Qdrant node, "Qdrant Collection Name" = ${record.collection} (the copy's own name: Flowise cannot read through an alias; a copy of the flow, its own chatflow id; after a refresh, the new copy's name)`,
     `  - LangChain / LlamaIndex apps: the vector store's collectionName / collection_name = ${record.alias}`,
     '  Give that instance a read-only Qdrant key (Qdrant read_only_api_key, or a JWT with read access to',
     `  ${record.alias} only): nothing may write into a baseline, or every comparison drifts with it.`,

@@ -19,7 +19,7 @@ test('an unreachable Qdrant exits 69 naming the URL', () => {
   assert.match(result.stderr, /Qdrant unreachable at http:\/\/127\.0\.0\.1:9/);
 });
 
-test('the instructions name the alias for a second RAG instance and the sentinel variables', () => {
+test('the instructions name the alias (the copy itself for Flowise) for a second RAG instance and the sentinel variables', () => {
   const record: BaselineRecord = {
     role: 'baseline',
     collection: 'docs-baseline--20261206t050000z',
@@ -34,7 +34,10 @@ test('the instructions name the alias for a second RAG instance and the sentinel
   };
   const text = baselineInstructions(record);
   assert.match(text, /1200 points copied from docs/);
-  assert.match(text, /Qdrant Collection Name" = docs-baseline/);
+  // Flowise cannot read through a Qdrant alias (its Qdrant node tries to create a collection of that
+  // name): its instruction names the copy itself (seen with Flowise 2.2.8, bench/rag-products).
+  assert.match(text, /Qdrant Collection Name" = docs-baseline--20261206t050000z /);
+  assert.match(text, /QDRANT_ALIAS=docs-baseline /);
   assert.match(text, /SENTINEL_BASELINE_RAG_URL/);
   assert.match(text, /read-only Qdrant key/);
 });

@@ -29,6 +29,51 @@ test('Flowise: the answer and each source document, with only the metadata the l
   assert.equal('trace_id' in response, false);
 });
 
+test('Flowise 2.2.8, recorded: the answer and every source document with the metadata the ingestion wrote', () => {
+  const adapter = loadAdapterFile(example('flowise.yaml'));
+  const recorded = fixture('flowise-recorded.json') as { sourceDocuments: { metadata: Record<string, unknown> }[] };
+  const response = extractResponse(recorded, adapter.response);
+  assert.equal(response.answer, 'The latest version of node-benchmark is 2.1.4+~2.1.2-2.');
+  assert.equal(response.chunks.length, 4);
+  assert.deepEqual(response.chunks[1], {
+    text: 'Package: node-benchmark | Version: 2.1.4+~2.1.2-2 | Source: node-benchmark | Section: javascript | Installed-Size: 115 KiB | Maintainer: Debian Javascript Maintainers <pkg-javascript-devel@lists.alioth.debian.org> | Summary: Benchmarking library | Available since: 2023-01-30',
+    doc_id: 'apt-metadata:node-benchmark',
+    chunk_id: 'apt-metadata:node-benchmark@2.1.4+~2.1.2-2#0',
+    knowledge_id: 'apt/node-benchmark',
+    version: '2.1.4+~2.1.2-2',
+    source: 'apt-metadata',
+    source_trust: 0.7,
+    updated_at: '2026-07-11T10:16:37.000Z',
+    valid_from: '2023-01-30T17:54:48.000Z',
+    // An open-ended validity is kept as null, not dropped.
+    valid_until: null,
+  });
+  // Flowise returns no scores and no trace id: nothing is invented for them.
+  for (const chunk of response.chunks) assert.equal('retrieval_score' in chunk || 'rerank_score' in chunk, false);
+  assert.equal('trace_id' in response, false);
+  assert.equal(response.chunks[0]!.valid_until, recorded.sourceDocuments[0]!.metadata.valid_until);
+});
+
+test('LangServe 0.3.3, recorded: output.answer and output.context with the ingestion metadata; the null Document id is not used', () => {
+  const adapter = loadAdapterFile(example('langserve.yaml'));
+  const response = extractResponse(fixture('langserve-recorded.json'), adapter.response);
+  assert.equal(response.answer, 'The latest version of node-benchmark is 1.0.4-1.');
+  assert.equal(response.chunks.length, 4);
+  assert.deepEqual(response.chunks[0], {
+    text: 'Package: node-benchmark | Version: 2.1.4+~2.1.2-1 | Released: 2022-12-17 | Uploaded by: sandra uwah | Distribution: unstable | Urgency: medium | Changes: Initial release (Closes: #1026263) Import upstream version 2.1.4',
+    doc_id: 'debian-changelog:node-benchmark',
+    chunk_id: 'debian-changelog:node-benchmark@2.1.4+~2.1.2-1#0',
+    knowledge_id: 'changelog/node-benchmark',
+    version: '2.1.4+~2.1.2-1',
+    source: 'debian-changelog',
+    source_trust: 0.9,
+    updated_at: '2022-12-17T21:01:12.000Z',
+    valid_from: '2022-12-17T21:01:12.000Z',
+    valid_until: '2023-01-30T17:54:48.000Z',
+  });
+  for (const chunk of response.chunks) assert.equal('retrieval_score' in chunk, false);
+});
+
 test('LangServe retrieval chain: output.answer and output.context documents; a null id stays absent', () => {
   const adapter = loadAdapterFile(example('langserve-retrieval-invoke.yaml'));
   const response = extractResponse(fixture('langserve-retrieval-invoke.json'), adapter.response);

@@ -1,0 +1,473 @@
+/**
+ * bench/rag-products: the closed loop on a RAG nobody here wrote, as its users run it, offline (issue
+ * 42 item 5). Flowise 2.2.8 from npm (tools/rag-products/install-flowise.sh) serves a Conversational
+ * Retrieval QA chatflow over a Qdrant collection; its LLM and embeddings are OpenAI-compatible
+ * endpoints over the project's Gemma 3 270M and all-MiniLM-L6-v2 (./llm-server.ts, ./embeddings-server.ts).
+ * The platform team's side, all from outside Flowise: the knowledge loaded into its collection
+ * (./knowledge.ts), a baseline copied from that collection by `immune baseline create` and served by a
+ * second chatflow, and the four workers (sentinel and effector verification through the adapter file
+ * packages/rag-adapter/examples/flowise.yaml; the identifier diffing the two Qdrant collections).
+ * Then N clean probe results (anomalous share, incidents), and the faults an operator can cause from
+ * outside: vectors overwritten or deleted in its collection, an unpublished version ingested into it,
+ * its prompt changed through Flowise's API. For each: detection, cause, repair, MTTR, what was only
+ * recommended. Results: bench/rag-products/RESULTS.md (written by the run) and results/.
+ *
+ * Usage (stack up: `npm run stack -- up`; Flowise installed: tools/rag-products/install-flowise.sh):
+ *   flock /tmp/bench.lock flock /tmp/stack.lock npx tsx bench/rag-products/run.ts
+ *     [--packages 25 --probes 5 --interval 30 --clean-results 100 --trial-minutes 10 --max-minutes 80
+ *      --faults vectors-overwritten:garbage,vectors-overwritten:deleted,unpublished-knowledge,prompt-regressed:instruct-v2]
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { pino, destination } from 'pino';
+import { busConfigFromEnv } from '@rag-immune/bus';
+import { loadStackConfig, repoRoot, stackEndpoints } from '@rag-immune/stack';
+import { loadDebianKnowledge } from '@rag-immune/debian-knowledge';
+import { SentenceEmbedder } from '@rag-immune/embeddings';
+import { PROMPTS, knowledgeDocuments, type PromptVersion } from '@rag-immune/langchain-rag';
+import { createQdrantClient } from '@rag-immune/worker-runtime';
+import { freePort } from '@rag-immune/test-kit';
+import { ImmuneSystem } from '@rag-immune/test-kit/loop/immune-system';
+import { LoopRecorder } from '@rag-immune/test-kit/loop/timeline';
+import { newNamespace, removeNamespace, removeSnapshots } from '@rag-immune/test-kit/loop/namespace';
+import { selectLoopProbes, writeProbeFile } from '@rag-immune/test-kit/loop/probes';
+import { expectationOf, type FaultPlan } from '@rag-immune/test-kit/loop/faults';
+import { runTrial, type TrialContext, type TrialResult } from '@rag-immune/test-kit/loop/trial';
+import { embeddingsApp } from './embeddings-server.ts';
+import { startLlmServer } from './llm-server.ts';
+import { loadKnowledge, reloadKnowledge } from './knowledge.ts';
+import { FlowiseApi, waitForFlowise, type FlowSettings } from './flowise.ts';
+
+const { values } = parseArgs({
+  options: {
+    packages: { type: 'string', default: '25' },
+    probes: { type: 'string', default: '5' },
+    interval: { type: 'string', default: '30' },
+    'clean-results': { type: 'string', default: '100' },
+    'trial-minutes': { type: 'string', default: '10' },
+    'max-minutes': { type: 'string', default: '80' },
+    /** An absolute end (ISO time) as well: the run shortens its clean phase and skips faults to finish by then. */
+    until: { type: 'string' },
+    faults: {
+      type: 'string',
+      default: 'vectors-overwritten:garbage,vectors-overwritten:deleted,unpublished-knowledge,prompt-regressed:instruct-v2',
+    },
+    'keep-namespace': { type: 'boolean', default: false },
+    /** Stop after the recorded answer: checks the install, the chatflow and the adapter in a few minutes. */
+    'record-only': { type: 'boolean', default: false },
+  },
+});
+/** Thrown by --record-only after the recorded answer (declared before the top-level code that throws it). */
+class RecordOnly extends Error {}
+const here = dirname(fileURLToPath(import.meta.url));
+const root = repoRoot();
+const command = `npx tsx bench/rag-products/run.ts ${process.argv.slice(2).join(' ')}`.trim();
+const deadline = Math.min(
+  Date.now() + Number(values['max-minutes']) * 60_000,
+  values.until === undefined ? Infinity : Date.parse(values.until),
+);
+if (Number.isNaN(deadline)) throw new Error(`--until ${values.until}: not an ISO time`);
+const say = (line: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
+
+// --- the product, installed by the project's script (idempotent: prints the binary) ---
+const flowiseBin = execFileSync('bash', [join(root, 'tools/rag-products/install-flowise.sh')], { encoding: 'utf8' }).trim();
+const adapterFile = join(root, 'packages/rag-adapter/examples/flowise.yaml');
+
+const endpoints = stackEndpoints(loadStackConfig());
+const qdrant = createQdrantClient({ url: endpoints.qdrantUrl, apiKey: endpoints.qdrantApiKey });
+const namespace = newNamespace('rp-flowise');
+const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+const runDir = join(root, '.runs', `${stamp}-${namespace}`);
+const flowiseHome = join(runDir, 'flowise');
+mkdirSync(flowiseHome, { recursive: true });
+const collection = `${namespace}-flowise-online`;
+say(`run ${namespace}; logs in ${runDir}`);
+
+const children: ChildProcess[] = [];
+let system: ImmuneSystem | undefined;
+let recorder: LoopRecorder | undefined;
+const closers: (() => Promise<unknown>)[] = [];
+async function cleanUp(): Promise<void> {
+  await recorder?.stop().catch(() => undefined);
+  await system?.stop().catch(() => undefined);
+  for (const close of closers.reverse()) await close().catch(() => undefined);
+  for (const child of children) child.kill('SIGTERM');
+  if (!values['keep-namespace']) {
+    await removeSnapshots(endpoints, [collection]).catch(() => undefined);
+    await removeNamespace(endpoints, namespace).catch(() => undefined);
+  }
+}
+process.on('SIGINT', () => void cleanUp().then(() => process.exit(130)));
+
+try {
+  // --- the model endpoints the product is configured with ---
+  const embedder = await SentenceEmbedder.load({ intraOpNumThreads: 1 });
+  const embPort = await freePort();
+  const embServer = embeddingsApp(embedder).listen(embPort, '127.0.0.1');
+  closers.push(async () => embServer.close());
+  const llm = await startLlmServer(await freePort(), { threads: 1 });
+  closers.push(async () => {
+    llm.server.close();
+    await llm.engine.close();
+  });
+  say(`embeddings http://127.0.0.1:${embPort}/v1, LLM ${llm.url} (${llm.engine.modelName})`);
+
+  // --- the platform team's ingestion job: the Debian corpus into Flowise's collection ---
+  const { sources } = loadDebianKnowledge({ packages: Number(values.packages) });
+  const now = new Date();
+  const documents = knowledgeDocuments(sources, now);
+  const knowledgeIds = new Set(documents.map((d) => d.metadata.knowledge_id as string));
+  const loadStarted = performance.now();
+  const points = await loadKnowledge(qdrant, collection, documents, embedder);
+  say(
+    `${points} points in ${collection} (${knowledgeIds.size} knowledge ids) in ${((performance.now() - loadStarted) / 1000).toFixed(0)} s`,
+  );
+
+  // --- the baseline, made from the RAG's own collection by the project's CLI ---
+  const baselineOut = execFileSync(
+    'npx',
+    ['tsx', 'apps/cli/src/main.ts', 'baseline', 'create', '--source', collection, '--reason', 'rag-products trial', '--json'],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, QDRANT_URL: endpoints.qdrantUrl, QDRANT_API_KEY: endpoints.qdrantApiKey ?? '' },
+    },
+  );
+  const baseline = JSON.parse(baselineOut) as { alias: string; collection: string; points: number };
+  say(`baseline: alias ${baseline.alias} -> ${baseline.collection} (${baseline.points} points)`);
+
+  // --- Flowise, as `flowise start` runs it, its state in the run directory ---
+  const flowisePort = await freePort();
+  const flowiseUrl = `http://127.0.0.1:${flowisePort}`;
+  const flowiseLog = createWriteStream(join(runDir, 'flowise.log'));
+  const flowise = spawn(flowiseBin, ['start'], {
+    env: {
+      ...process.env,
+      PORT: String(flowisePort),
+      HOST: '127.0.0.1',
+      DATABASE_PATH: flowiseHome,
+      APIKEY_PATH: flowiseHome,
+      SECRETKEY_PATH: flowiseHome,
+      LOG_PATH: join(flowiseHome, 'logs'),
+      BLOB_STORAGE_PATH: join(flowiseHome, 'storage'),
+      DISABLE_FLOWISE_TELEMETRY: 'true',
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(flowise);
+  flowise.stdout.pipe(flowiseLog);
+  flowise.stderr.pipe(flowiseLog);
+  const flowiseStarted = performance.now();
+  await waitForFlowise(flowiseUrl, 600_000, () => flowise.exitCode === null);
+  const flowiseStartSeconds = (performance.now() - flowiseStarted) / 1000;
+  say(`Flowise ${flowiseUrl} answered after ${flowiseStartSeconds.toFixed(0)} s`);
+  const api = FlowiseApi.fromApiKeyFile(flowiseUrl, flowiseHome);
+  const credentials = {
+    qdrant: await api.createCredential('qdrant', 'qdrantApi', { qdrantApiKey: endpoints.qdrantApiKey ?? '' }),
+    // The local endpoints ask for no key; the OpenAI nodes need a credential to start.
+    openai: await api.createCredential('local-openai-compatible', 'openAIApi', { openAIApiKey: 'sk-local-no-key' }),
+  };
+  const fewShot = PROMPTS['few-shot-v1'].template as string;
+  /** The chatflow's response prompt for a prompt version: the few-shot prompt up to its context (the question is the chat's user message). */
+  const responsePrompt = (version: PromptVersion): string => {
+    const template = PROMPTS[version].template as string;
+    return version === 'few-shot-v1' ? template.slice(0, template.indexOf('\nQuestion: {question}')) : template;
+  };
+  if (!fewShot.includes('\nQuestion: {question}')) throw new Error('few-shot-v1 no longer ends with its question line');
+  const settings = (name: string, target: string, version: PromptVersion = 'few-shot-v1'): FlowSettings => ({
+    name,
+    qdrantUrl: endpoints.qdrantUrl,
+    collection: target,
+    embeddingsBaseUrl: `http://127.0.0.1:${embPort}/v1`,
+    embeddingsModel: 'all-MiniLM-L6-v2',
+    llmBaseUrl: llm.url,
+    llmModel: llm.engine.modelName,
+    responsePrompt: responsePrompt(version),
+    topK: 4,
+    stopSequence: 'Question:,Context:',
+    maxTokens: 48,
+    temperature: 0,
+    credentials,
+  });
+  const onlineSettings = settings(`${namespace} online`, collection);
+  const onlineFlow = await api.createChatflow(onlineSettings);
+  // The pinned copy's own name, not the alias: Flowise's Qdrant node (LangChain's ensureCollection)
+  // looks the name up among the collections, misses an alias and tries to create a collection of that
+  // name, which Qdrant refuses (Bad Request): every baseline answer failed (seen in the first trial).
+  const baselineFlow = await api.createChatflow(settings(`${namespace} baseline`, baseline.collection));
+  const onlineUrl = api.predictionUrl(onlineFlow);
+  const baselineUrl = api.predictionUrl(baselineFlow);
+  say(`chatflows: online ${onlineUrl}, baseline ${baselineUrl}`);
+
+  // --- one real answer, recorded (the adapter's fixture is taken from it) ---
+  const probes = selectLoopProbes(knowledgeIds, Number(values.probes), 'rpf');
+  const first = probes.probes[0]!;
+  const recordedStarted = performance.now();
+  const recorded = await fetch(onlineUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ question: first.query, streaming: false }),
+    signal: AbortSignal.timeout(300_000),
+  });
+  const recordedBody = await recorded.text();
+  const firstAnswerSeconds = (performance.now() - recordedStarted) / 1000;
+  mkdirSync(join(here, 'results'), { recursive: true });
+  writeFileSync(join(here, 'results', 'flowise-prediction.json'), recordedBody);
+  if (!recorded.ok) throw new Error(`Flowise prediction ${recorded.status}: ${recordedBody.slice(0, 1000)}`);
+  say(`first answer in ${firstAnswerSeconds.toFixed(1)} s: ${recordedBody.slice(0, 300)}`);
+  if (values['record-only']) throw new RecordOnly();
+
+  // --- the immune system, pointed at the two chatflows through the adapter file ---
+  const probesFile = join(runDir, 'probes.jsonl');
+  writeProbeFile(probesFile, probes.probes);
+  const interval = Number(values.interval);
+  system = new ImmuneSystem({
+    runDir,
+    endpoints,
+    namespace,
+    onlineUrl,
+    baselineUrl,
+    onlineCollection: collection,
+    probesFile,
+    probeIntervalSeconds: interval,
+    effectorMode: 'auto',
+    env: {
+      sentinel: {
+        SENTINEL_RAG_ADAPTER_FILE: adapterFile,
+        SENTINEL_MAX_CONCURRENT: '1',
+        SENTINEL_CALL_TIMEOUT_MS: '180000',
+      },
+      identifier: {
+        IDENTIFIER_QDRANT_URL: endpoints.qdrantUrl,
+        ...(endpoints.qdrantApiKey ? { IDENTIFIER_QDRANT_API_KEY: endpoints.qdrantApiKey } : {}),
+        IDENTIFIER_ONLINE_COLLECTION: collection,
+        IDENTIFIER_BASELINE_COLLECTION: baseline.alias,
+        IDENTIFIER_INDEX_PAYLOAD_LAYOUT: 'metadata',
+        IDENTIFIER_BASELINE_PINNED_AS_OF: now.toISOString(),
+        IDENTIFIER_MAX_WAIT_SECONDS: String(Math.max(60, interval * 3)),
+      },
+      effector: {
+        EFFECTOR_RAG_ADAPTER_FILE: adapterFile,
+        EFFECTOR_VERIFY_CONCURRENCY: '1',
+        EFFECTOR_VERIFY_TIMEOUT_MS: '600000',
+      },
+    },
+  });
+  const harnessLog = pino({ level: 'info' }, destination({ dest: join(runDir, 'harness.log'), sync: false }));
+  recorder = new LoopRecorder(busConfigFromEnv({ ...system.commonEnv() }, 'loop-recorder'), () => system!.processes(), harnessLog);
+  await recorder.start();
+  await system.start();
+  say(`workers up: sentinel (${probes.probes.length} probes every ${interval} s), identifier, effector (auto), memory`);
+
+  // --- clean phase ---
+  const wantedClean = Number(values['clean-results']);
+  const cleanStarted = Date.now();
+  const trialBudgetMs = Number(values['trial-minutes']) * 60_000;
+  const faults = values.faults.split(',').filter((f) => f !== '');
+  // Keep time for the faults: the clean phase stops early rather than eat their budget.
+  const cleanDeadline = Math.max(Date.now() + 5 * 60_000, deadline - faults.length * trialBudgetMs);
+  let lastReport = 0;
+  while (recorder.probes.length < wantedClean && Date.now() < cleanDeadline) {
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    if (recorder.probes.length >= lastReport + 5) {
+      lastReport = recorder.probes.length;
+      say(`clean: ${recorder.probes.length} results, ${recorder.probes.filter((p) => p.event.anomaly).length} anomalous`);
+    }
+  }
+  const clean = {
+    results: recorder.probes.length,
+    anomalous: recorder.probes.filter((p) => p.event.anomaly).length,
+    signals: recorder.probes.filter((p) => p.event.anomaly).flatMap((p) => p.event.anomaly_signals),
+    reports: recorder.reports.length,
+    incidents: new Set(recorder.reports.map((r) => r.event.incident_id)).size,
+    actions: recorder.actions.length,
+    minutes: (Date.now() - cleanStarted) / 60_000,
+  };
+  say(`clean phase: ${JSON.stringify(clean)}`);
+  const capabilities = await sentinelCapabilities(system);
+
+  // --- faults from outside, one at a time; the collection and prompt restored between them ---
+  const ctx: TrialContext = {
+    onlineUrl,
+    recorder,
+    probes,
+    probeIntervalMs: interval * 1000,
+    onlineIndex: {
+      qdrantUrl: endpoints.qdrantUrl,
+      qdrantApiKey: endpoints.qdrantApiKey,
+      collection,
+      metadataPayloadKey: 'metadata',
+      contentPayloadKey: 'content',
+    },
+    // A prompt change is made where a Flowise user makes it: the chatflow saved with another prompt.
+    redeployOnline: async (env) => {
+      const version = env.LLM_PROMPT_VERSION as PromptVersion | undefined;
+      if (version === undefined || !(version in PROMPTS)) throw new Error(`no prompt version in ${JSON.stringify(env)}`);
+      await api.updateChatflow(onlineFlow, { ...onlineSettings, responsePrompt: responsePrompt(version) });
+    },
+    faultEffectCheck: 'off',
+  };
+  const trials: TrialResult[] = [];
+  const write = () =>
+    writeResults({
+      clean,
+      trials,
+      capabilities,
+      points,
+      flowiseStartSeconds,
+      firstAnswerSeconds,
+      recordedBody,
+      probeCount: probes.probes.length,
+    });
+  // Written after the clean phase and after every fault: a run cut short still leaves its figures.
+  write();
+  for (const fault of faults) {
+    if (Date.now() + Math.min(trialBudgetMs, 5 * 60_000) > deadline) {
+      say(`out of time before ${fault}`);
+      break;
+    }
+    const [kind, mode] = fault.split(':') as [string, string | undefined];
+    const plan: FaultPlan = { kind, ...(mode ? { mode } : {}), fraction: 0.5, seed: 'rp' };
+    say(`fault ${fault}...`);
+    const trial = await runTrial(ctx, plan, {
+      timeoutMs: Math.min(trialBudgetMs, deadline - Date.now() - 30_000),
+      onStep: (step) => say(`  ${step.worker}: ${step.what}`),
+    });
+    trials.push(trial);
+    write();
+    say(`fault ${fault}: ${trial.outcome}, report ${trial.finalReport?.root_cause ?? '-'}`);
+    // Put the RAG back as the platform team would (fresh collection from the corpus, original prompt),
+    // so that the next fault starts from a healthy RAG whatever this one's outcome.
+    await api.updateChatflow(onlineFlow, onlineSettings);
+    await reloadKnowledge(qdrant, collection, documents, embedder);
+    // The next fault starts once every incident so far is closed (an escalated one stays open until
+    // clean rounds): else its anomalies join the previous incident and it gets no report of its own.
+    await incidentsClosed(recorder, Math.min(5 * 60_000, Math.max(0, deadline - Date.now() - 60_000)));
+  }
+
+  write();
+  say(`results in ${join(here, 'RESULTS.md')}`);
+} catch (error) {
+  if (error instanceof RecordOnly) say('--record-only: stopping after the recorded answer');
+  else say(`failed: ${(error as Error).stack ?? String(error)}`);
+  if (!(error instanceof RecordOnly)) process.exitCode = 1;
+} finally {
+  await cleanUp();
+}
+
+/** Waits for the identifier's "closed" [HEALING] line of every incident seen so far; false on timeout. */
+async function incidentsClosed(rec: LoopRecorder, timeoutMs: number): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    rec.pollLogs();
+    const closed = new Set(
+      rec.healing.filter((h) => h.worker.startsWith('identifier') && /closed/.test(h.message)).map((h) => h.incidentId),
+    );
+    if (rec.reports.every((r) => closed.has(r.event.incident_id))) return true;
+    if (Date.now() > until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+async function sentinelCapabilities(immune: ImmuneSystem): Promise<unknown> {
+  const sentinel = immune.instances.find((w) => w.kind === 'sentinel');
+  if (sentinel === undefined) return null;
+  const token = sentinel.process.spec.env.SENTINEL_API_TOKEN;
+  const response = await fetch(`${sentinel.url}/capabilities`, {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  }).catch(() => undefined);
+  return response?.ok ? ((await response.json()) as unknown) : `GET /capabilities: ${response?.status ?? 'unreachable'}`;
+}
+
+interface Summary {
+  clean: { results: number; anomalous: number; signals: string[]; reports: number; incidents: number; actions: number; minutes: number };
+  trials: TrialResult[];
+  capabilities: unknown;
+  points: number;
+  flowiseStartSeconds: number;
+  firstAnswerSeconds: number;
+  recordedBody: string;
+  probeCount: number;
+}
+
+function writeResults(s: Summary): void {
+  const seconds = (trial: TrialResult, at?: number) => (at === undefined ? '—' : `${((at - trial.injectedAt) / 1000).toFixed(0)} s`);
+  const adapterLines = readFileSync(adapterFile, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !l.trim().startsWith('#')).length;
+  const rows = s.trials.map((t) => {
+    const expected = expectationOf(t.plan.kind);
+    const actions = t.actions.map((a) => `${a.tool} (${a.statuses.join('→')})`).join('; ') || '—';
+    const recommended = t.actions.filter((a) => a.statuses.includes('awaiting_approval') || a.statuses.includes('recommended'));
+    return (
+      `| ${t.plan.kind}${t.plan.mode ? `:${t.plan.mode}` : ''} | ${t.affectedKnowledgeIds?.join(', ') ?? 'global'} | ${seconds(t, t.detectedAt)} ` +
+      `| ${t.finalReport ? `${t.finalReport.root_cause} / ${t.finalReport.affected_component} (${t.finalReport.confidence.toFixed(2)})` : '—'} ` +
+      `| ${expected.cause ?? 'unknown'} | ${actions} | ${t.verifiedIntent ?? '—'} | ${seconds(t, t.sentinelRecoveredAt ?? t.verifiedAt)} ` +
+      `| ${recommended.map((a) => a.tool).join(', ') || (t.escalated ? 'escalated to a human' : '—')} | ${t.outcome} |`
+    );
+  });
+  const md = [
+    '# bench/rag-products — the loop on Flowise, a RAG nobody here wrote',
+    '',
+    `Written by the run (${new Date().toISOString()}). Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ` +
+      `${(totalmem() / 2 ** 30).toFixed(0)} GiB, load average at the end ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' / ')} (shared with other sessions).`,
+    '',
+    `Command: \`${command}\` (under flock -s /tmp/bench.lock and flock /tmp/stack.lock)`,
+    '',
+    '## The RAG',
+    '',
+    `- Flowise 2.2.8 from npm (tools/rag-products/install-flowise.sh), \`flowise start\`, ${s.flowiseStartSeconds.toFixed(0)} s to answer its ping;`,
+    '  a Conversational Retrieval QA Chain chatflow (Qdrant retriever top 4, OpenAIEmbeddings, ChatOpenAI, Return Source Documents),',
+    '  made through its REST API (bench/rag-products/flowise.ts); a second chatflow on the baseline copy (by its collection name: Flowise cannot read through an alias).',
+    `- Knowledge: ${s.points} points of the fixed Debian corpus (${values.packages} packages) in its collection, Flowise's \`content\`/\`metadata\` layout.`,
+    '- Models: Gemma 3 270M Q4_K_M behind an OpenAI-compatible chat endpoint (bench/rag-products/llm-server.ts, temperature 0),',
+    '  all-MiniLM-L6-v2 behind an OpenAI-compatible embeddings endpoint (base64 answers).',
+    `- First answer through Flowise: ${s.firstAnswerSeconds.toFixed(1)} s. Recorded response: results/flowise-prediction.json.`,
+    `- Adapter: packages/rag-adapter/examples/flowise.yaml, ${adapterLines} lines without comments.`,
+    '',
+    '## Signals the sentinel can compute for it (GET /capabilities)',
+    '',
+    '```json',
+    JSON.stringify(s.capabilities, null, 2),
+    '```',
+    '',
+    '## Clean phase',
+    '',
+    `| probe results | anomalous | share | signals | incidents | repair actions | minutes |`,
+    `| --- | --- | --- | --- | --- | --- | --- |`,
+    `| ${s.clean.results} | ${s.clean.anomalous} | ${s.clean.results === 0 ? '—' : ((100 * s.clean.anomalous) / s.clean.results).toFixed(1) + ' %'} ` +
+      `| ${[...new Set(s.clean.signals)].join(', ') || '—'} | ${s.clean.incidents} | ${s.clean.actions} | ${s.clean.minutes.toFixed(1)} |`,
+    '',
+    `Probes: ${s.probeCount}, each every ${values.interval} s (one probe at a time: both chatflows generate on one CPU thread).`,
+    '',
+    '## Faults from outside',
+    '',
+    "| fault | knowledge hit | detected | report (cause / component, confidence) | expected cause | repair actions | verified repair | MTTR (to the sentinel's clean round, else verification) | only recommended | outcome |",
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...rows,
+    '',
+    `Faults asked for: ${values.faults}; not run (out of time): ${
+      values.faults
+        .split(',')
+        .filter((f) => f !== '')
+        .slice(s.trials.length)
+        .join(', ') || 'none'
+    }.`,
+    '',
+    'Times count from the moment the fault was in place. Between faults the collection was reloaded from the corpus and the',
+    'chatflow saved with its original prompt.',
+    '',
+  ].join('\n');
+  writeFileSync(join(here, 'RESULTS.md'), md);
+  writeFileSync(
+    join(here, 'results', 'latest.json'),
+    JSON.stringify({ clean: s.clean, capabilities: s.capabilities, trials: s.trials, command }, null, 2),
+  );
+}
