@@ -103,6 +103,12 @@ export function checkAgainstRecord(report: RootCauseReport, record: IdentifierIn
         }`,
       );
   }
+  // A head no ledger could have (the identifier's verify would answer 400 and hold the report for ever).
+  if (
+    report.ledger_head !== null &&
+    (!Number.isSafeInteger(report.ledger_head.seq) || report.ledger_head.seq < 1 || !/^[0-9a-f]{64}$/.test(report.ledger_head.hash))
+  )
+    return refuse('ledger_truncated', `the report's ledger head (sequence ${report.ledger_head.seq}) is not one a ledger could have`);
   // The report's ledger head (kept in Kafka) against the identifier's: the identifier's head only moves on.
   if (report.ledger_head !== null && record.ledger_head !== undefined && record.ledger_head.seq < report.ledger_head.seq)
     return refuse(

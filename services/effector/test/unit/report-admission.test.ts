@@ -249,6 +249,11 @@ test('a report whose evidence ledger was cut back behind the head it carried is 
     'ledger_truncated',
   );
   assert.equal(checkAgainstRecord(r, recordOf(r, { ledger_head: head })).admitted, true);
+  for (const bad of [
+    { seq: -1, hash: head.hash },
+    { seq: 3, hash: '../x' },
+  ])
+    assert.deepEqual((checkAgainstRecord({ ...r, ledger_head: bad }, recordOf(r)) as { reason?: string }).reason, 'ledger_truncated');
 
   // The identifier's record rolled back along with the ledger cannot hide it: the ledger is verified against the Kafka head.
   const identifier = new (class extends FakeIdentifier {
