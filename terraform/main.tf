@@ -28,10 +28,34 @@ locals {
   # Each worker's own Kafka principal when kafka_sasl.usernames names one (the ACLs of kafka-acls.sh
   # give each topic a single writer), else the shared one.
   sasl_env = { for who in ["sentinel", "identifier", "effector", "memory", "provision"] : who => var.kafka_sasl == null ? {} : {
-    KAFKA_SASL_USERNAME = lookup(var.kafka_sasl.usernames, who, var.kafka_sasl.username)
+    KAFKA_SASL_USERNAME = var.kafka_sasl.usernames[who]
   } }
   sasl_secret_env = { for who in ["sentinel", "identifier", "effector", "memory", "provision"] : who => var.kafka_sasl == null ? {} : {
-    KAFKA_SASL_PASSWORD = lookup(var.kafka_sasl.password_keys, who, "kafka-sasl-password")
+    KAFKA_SASL_PASSWORD = lookup(var.kafka_sasl.password_keys, who, "kafka-sasl-password-${who}")
+  } }
+  # The evidence ledger's key (and, during a rotation, the retired keys with their cut-offs), as helm/identifier.
+  ledger_secret_env = { for name in ["IDENTIFIER_LEDGER_KEY", "IDENTIFIER_LEDGER_PREVIOUS_KEYS"] : name => var.secret_keys[name] if contains(keys(var.secret_keys), name) }
+  ledger_env        = var.identifier_ledger_previous_keys_retired_at == "" ? {} : { IDENTIFIER_LEDGER_PREVIOUS_KEYS_RETIRED_AT = var.identifier_ledger_previous_keys_retired_at }
+  # The effector's per-caller tokens file (helm/effector apiTokensFile).
+  api_tokens_volume = var.effector_api_tokens_key == "" ? {} : {
+    api-tokens = { secret = local.secret_name, key = var.effector_api_tokens_key, mount_path = "/etc/rag-immune/api-tokens" }
+  }
+  api_tokens_env = merge(
+    var.effector_api_tokens_key == "" ? {} : { EFFECTOR_API_TOKENS_FILE = "/etc/rag-immune/api-tokens/${var.effector_api_tokens_key}" },
+    length(var.effector_api_roles) == 0 ? {} : { EFFECTOR_API_ROLES = join(",", [for caller, roles in var.effector_api_roles : "${caller}=${join("+", roles)}"]) },
+  )
+  # NetworkPolicies as the charts': the scraper and the operators everywhere; the effector to the identifier and the memory.
+  ingress_peers = [
+    { to = ["sentinel", "identifier", "effector", "memory"], namespace_labels = { "kubernetes.io/metadata.name" = var.network_policy.prometheus_namespace }, pod_labels = var.network_policy.prometheus_pod_labels },
+    { to = ["sentinel", "identifier", "effector", "memory"], namespace_labels = { "kubernetes.io/metadata.name" = var.network_policy.operators_namespace }, pod_labels = var.network_policy.operators_pod_labels },
+    { to = ["identifier", "memory"], namespace_labels = null, pod_labels = { "app.kubernetes.io/name" = "effector" } },
+  ]
+  network_policy = { for who in ["sentinel", "identifier", "effector", "memory"] : who => {
+    enabled         = var.network_policy.enabled
+    ingress_from    = [for peer in local.ingress_peers : { namespace_labels = peer.namespace_labels, pod_labels = peer.pod_labels } if contains(peer.to, who)]
+    egress_restrict = var.network_policy.egress_restrict
+    allow_dns       = var.network_policy.allow_dns
+    egress_to       = var.network_policy.egress_to
   } }
   # BUS_PROFILE=production: producers sign what they publish, consumers verify what they read.
   signing_env = { for who, id in var.bus_signing_key_ids : who => { BUS_SIGNING_KEY_ID = id } }
@@ -103,6 +127,16 @@ resource "kubernetes_secret_v1" "this" {
   }
 }
 
+# Settings that only make sense together, checked at plan time rather than by a crash-looping pod.
+resource "terraform_data" "settings" {
+  lifecycle {
+    precondition {
+      condition     = !contains(keys(var.secret_keys), "IDENTIFIER_LEDGER_PREVIOUS_KEYS") || var.identifier_ledger_previous_keys_retired_at != ""
+      error_message = "retired ledger keys (secret_keys IDENTIFIER_LEDGER_PREVIOUS_KEYS) need identifier_ledger_previous_keys_retired_at (BUS_PROFILE=production refuses them without cut-offs)."
+    }
+  }
+}
+
 resource "kubernetes_config_map_v1" "golden_probes" {
   metadata {
     name      = "rag-immune-golden-probes"
@@ -144,7 +178,8 @@ module "sentinel" {
     # Signs each probe call's mark; the trace intake files a probe's spans as such only when it verifies.
     PROBE_MARK_KEY = lookup(var.secret_keys, "PROBE_MARK_KEY", "probe-mark-key")
   })
-  resources = local.resources.sentinel
+  resources      = local.resources.sentinel
+  network_policy = local.network_policy.sentinel
   config_volumes = {
     probes = { config_map = kubernetes_config_map_v1.golden_probes.metadata[0].name, mount_path = "/etc/rag-immune/probes" }
   }
@@ -157,12 +192,13 @@ module "identifier" {
   namespace   = local.namespace
   image       = var.image
   replicas    = var.replicas.identifier
-  env         = merge(local.shared_env, local.sasl_env.identifier, local.signing_env.identifier, local.worker_env.identifier, lookup(var.worker_config, "identifier", {}))
+  env         = merge(local.shared_env, local.sasl_env.identifier, local.signing_env.identifier, local.worker_env.identifier, local.ledger_env, lookup(var.worker_config, "identifier", {}))
   secret_name = local.secret_name
-  secret_env = merge(local.bus_secret_env, local.sasl_secret_env.identifier, local.signing_secret_env.identifier, local.verify_secret_env, {
+  secret_env = merge(local.bus_secret_env, local.sasl_secret_env.identifier, local.signing_secret_env.identifier, local.verify_secret_env, local.ledger_secret_env, {
     IDENTIFIER_API_TOKEN = var.secret_keys["IDENTIFIER_API_TOKEN"]
   })
   resources         = local.resources.default
+  network_policy    = local.network_policy.identifier
   pdb_min_available = 1
   depends_on        = [module.bus_topics]
 }
@@ -179,6 +215,7 @@ module "memory" {
     MEMORY_API_TOKEN = var.secret_keys["MEMORY_API_TOKEN"]
   })
   resources         = local.resources.default
+  network_policy    = local.network_policy.memory
   pdb_min_available = 1
   depends_on        = [module.bus_topics]
 }
@@ -189,7 +226,7 @@ module "effector" {
   namespace   = local.namespace
   image       = var.image
   replicas    = var.replicas.effector
-  env         = merge(local.shared_env, local.sasl_env.effector, local.signing_env.effector, local.worker_env.effector, lookup(var.worker_config, "effector", {}))
+  env         = merge(local.shared_env, local.sasl_env.effector, local.signing_env.effector, local.worker_env.effector, local.api_tokens_env, lookup(var.worker_config, "effector", {}))
   secret_name = local.secret_name
   secret_env = merge(local.bus_secret_env, local.sasl_secret_env.effector, local.signing_secret_env.effector, local.verify_secret_env, {
     EFFECTOR_API_TOKEN        = var.secret_keys["EFFECTOR_API_TOKEN"]
@@ -199,6 +236,8 @@ module "effector" {
     PROBE_MARK_KEY = lookup(var.secret_keys, "PROBE_MARK_KEY", "probe-mark-key")
   })
   resources         = local.resources.default
+  network_policy    = local.network_policy.effector
+  secret_volumes    = local.api_tokens_volume
   pdb_min_available = 1
   pod_name_env      = "EFFECTOR_INSTANCE_ID"
   depends_on        = [module.bus_topics]

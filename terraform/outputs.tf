@@ -27,3 +27,13 @@ output "secret_name" {
   description = "The Secret the workers read their tokens and passwords from."
   value       = local.secret_name
 }
+
+output "worker_wiring" {
+  description = "Each worker's environment, Secret key references, NetworkPolicy ingress peers and Secret files (no secret values): what tests/parity.tftest.hcl checks against the Helm charts."
+  value = {
+    sentinel   = module.sentinel.wiring
+    identifier = module.identifier.wiring
+    effector   = module.effector.wiring
+    memory     = module.memory.wiring
+  }
+}

@@ -50,19 +50,26 @@ variable "kafka_tls" {
 
 variable "kafka_sasl" {
   description = <<-EOT
-    SASL mechanism (plain, scram-sha-256, scram-sha-512) and user; the password is the secret key kafka-sasl-password.
-    usernames and password_keys give a worker (sentinel, identifier, effector, memory, provision) its own principal and
-    Secret key, as the Kafka ACLs of kafka-acls.sh expect (one writer per topic).
+    SASL mechanism (plain, scram-sha-256, scram-sha-512) and each worker's own Kafka principal: usernames names one
+    for every one of sentinel, identifier, effector, memory and provision (the topic Job), all different, as the
+    Kafka ACLs of kafka-acls.sh expect (one writer per topic) and as each Helm chart's bus.sasl.username does.
+    password_keys: each one's Secret key (default kafka-sasl-password-<worker>). username is no longer used.
   EOT
   type = object({
     mechanism     = string
-    username      = string
-    usernames     = optional(map(string), {})
+    username      = optional(string)
+    usernames     = map(string)
     password_keys = optional(map(string), {})
   })
   validation {
     condition     = var.kafka_sasl != null
     error_message = "BUS_PROFILE=production needs SASL to the brokers: set kafka_sasl."
+  }
+  validation {
+    condition = alltrue([for who in ["sentinel", "identifier", "effector", "memory", "provision"] : contains(keys(var.kafka_sasl.usernames), who)]) && (
+      length(distinct(values(var.kafka_sasl.usernames))) == length(var.kafka_sasl.usernames)
+    )
+    error_message = "kafka_sasl.usernames must give sentinel, identifier, effector, memory and provision each its own Kafka principal (all different): a shared principal can write every topic."
   }
 }
 
@@ -154,6 +161,9 @@ variable "secret_keys" {
     IDENTIFIER_API_TOKEN = "identifier-api-token"
     EFFECTOR_API_TOKEN   = "effector-api-token"
     MEMORY_API_TOKEN     = "memory-api-token"
+    # The evidence ledger's HMAC key (32+ characters): records keyed, chain heads signed. Remove for an
+    # unkeyed (tamper-evident only) ledger; IDENTIFIER_LEDGER_PREVIOUS_KEYS (optional) lists retired keys.
+    IDENTIFIER_LEDGER_KEY = "identifier-ledger-key"
     # Event signing (BUS_PROFILE=production): each producer's secret, and the consumers' keyid:secret list.
     BUS_SIGNING_KEY_SENTINEL   = "bus-signing-key-sentinel"
     BUS_SIGNING_KEY_IDENTIFIER = "bus-signing-key-identifier"
@@ -193,4 +203,48 @@ variable "topics" {
     dead_letter_partitions = optional(number, 3)
   })
   default = {}
+}
+
+variable "identifier_ledger_previous_keys_retired_at" {
+  description = "IDENTIFIER_LEDGER_PREVIOUS_KEYS_RETIRED_AT: when each retired ledger key (secret_keys IDENTIFIER_LEDGER_PREVIOUS_KEYS) stopped signing, ISO times comma-separated in the same order; required with retired keys."
+  type        = string
+  default     = ""
+}
+
+variable "effector_api_tokens_key" {
+  description = "Key in the Secret holding the effector's per-caller API tokens (name:token lines, EFFECTOR_API_TOKENS_FILE, mounted read-only as helm/effector's apiTokensFile). Empty: the shared EFFECTOR_API_TOKEN only."
+  type        = string
+  default     = ""
+}
+
+variable "network_policy" {
+  description = <<-EOT
+    NetworkPolicy of every worker, as the Helm charts' networkPolicy: ingress only on the worker's HTTP port, from
+    the Prometheus scraper and the operators' pods (and, to the identifier and the memory, the effector's pods).
+    egress_restrict: egress only to DNS (allow_dns) and egress_to (CIDR blocks and ports).
+  EOT
+  type = object({
+    enabled               = optional(bool, true)
+    prometheus_namespace  = optional(string, "monitoring")
+    prometheus_pod_labels = optional(map(string), { "app.kubernetes.io/name" = "prometheus" })
+    operators_namespace   = optional(string, "rag-immune-operators")
+    operators_pod_labels  = optional(map(string), { "rag-immune/operator" = "true" })
+    egress_restrict       = optional(bool, false)
+    allow_dns             = optional(bool, true)
+    egress_to = optional(list(object({
+      cidr  = string
+      ports = list(number)
+    })), [])
+  })
+  default = {}
+}
+
+variable "effector_api_roles" {
+  description = "EFFECTOR_API_ROLES: each caller of effector_api_tokens_key and its roles (read, operate, grant). Empty: every caller may do everything."
+  type        = map(list(string))
+  default     = {}
+  validation {
+    condition     = alltrue([for roles in values(var.effector_api_roles) : length(roles) > 0 && alltrue([for r in roles : contains(["read", "operate", "grant"], r)])])
+    error_message = "effector_api_roles: each caller needs at least one of read, operate, grant."
+  }
 }

@@ -15,7 +15,8 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Presets, SingleBar } from 'cli-progress';
@@ -460,8 +461,66 @@ async function killFigures(layout: 'plain' | 'alias'): Promise<void> {
   await rags.close();
 }
 
+/**
+ * Writes the kill matrix as this run measured it to bench/effector/RESULTS-kills.md (after each
+ * layout, so an interrupted run leaves what it measured): machine, load, command, wall time, and per
+ * layout and step the Qdrant state at the kill, resumes, duplicate executions and unrecovered incidents.
+ */
+const startedAt = new Date();
+const startLoad = loadavg();
+function writeKillResults(final: boolean): void {
+  const load = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(' / ');
+  const sections: string[] = [];
+  for (const layout of ['plain', 'alias'] as const) {
+    const kills = results[`kills_${layout}`] as { rows: Record<string, unknown>[] } | undefined;
+    if (kills === undefined) continue;
+    const line = (label: string, rows: Record<string, unknown>[]) => {
+      const at = (state: string) => rows.filter((r) => String(r.qdrant_at_kill).startsWith(state)).length;
+      return `| ${layout} | ${label} | ${rows.length} | ${at('before')} / ${at('after')} / ${at('inconsistent')} | ${rows.filter((r) => Number(r.resumes) > 0).length} | ${rows.filter((r) => r.duplicate).length} | ${
+        rows.filter((r) => r.final_status !== 'succeeded' || !r.answers_recovered).length
+      } | ${rows.reduce((n, r) => n + (Number(r.succeeded_events) === 1 ? 1 : 0), 0)} of ${rows.length} |`;
+    };
+    const steps = [...new Set(kills.rows.map((r) => String(r.step)))];
+    sections.push(
+      ...steps.map((step) =>
+        line(
+          `\`${step}\``,
+          kills.rows.filter((r) => r.step === step),
+        ),
+      ),
+      line('**all**', kills.rows),
+    );
+  }
+  const rollbacks = (['plain', 'alias'] as const)
+    .filter((layout) => results[`rollback_${layout}`] !== undefined)
+    .map((layout) => `- ${layout}: ${JSON.stringify(results[`rollback_${layout}`])}`);
+  const markdown = `# Effector kill matrix: as measured by the last run
+
+Written by \`bench/effector/run.ts\` (\`writeKillResults\`); the curated history is in RESULTS.md.
+${final ? '' : '\n**Partial: the run had not finished when this was written.**\n'}
+Command: \`npx tsx bench/effector/run.ts ${process.argv.slice(2).join(' ')}\`, started ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC,
+${((Date.now() - startedAt.getTime()) / 60_000).toFixed(1)} min when written. Machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version};
+${String(results.qdrant)}; load average (1/5/15 min) ${load(startLoad)} at the start, ${load(loadavg())} when written (the machine is shared
+with other sessions' work, so timings are noisy; the correctness columns are what count).
+
+| layout | step killed at | runs | Qdrant at kill: before / after / other | resumed (undo + re-run) | duplicate executions | unrecovered | exactly one \`succeeded\` event |
+| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |
+${sections.join('\n')}
+
+\`immune rollback\` of a successful repair, per layout:
+${rollbacks.join('\n') || '- (not reached)'}
+`;
+  writeFileSync(join(ROOT, 'bench/effector/RESULTS-kills.md'), markdown);
+}
+
 if (!args['skip-snapshots']) await snapshotFigures();
-if (!args['skip-kills']) for (const layout of args.layouts.split(',')) await killFigures(layout === 'alias' ? 'alias' : 'plain');
+if (!args['skip-kills']) {
+  for (const layout of args.layouts.split(',')) {
+    await killFigures(layout === 'alias' ? 'alias' : 'plain');
+    writeKillResults(false);
+  }
+  writeKillResults(true);
+}
 await es.indices.delete({ index: `${prefix}-*` }).catch(() => undefined);
 console.log(JSON.stringify(results, null, 2));
 process.exit(0);

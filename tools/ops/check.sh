@@ -97,6 +97,8 @@ for dir in terraform terraform/examples/basic; do
     { cat "$work/init.log" >&2; exit 1; })
   (cd "$dir" && TF_DATA_DIR="$work/tfdata-${dir//\//-}" tofu validate -no-color)
 done
+# Parity with the Helm charts, planned against a mocked Kubernetes provider (terraform/tests/).
+(cd terraform && TF_DATA_DIR="$work/tfdata-terraform" tofu test -no-color)
 tflint --version
 (cd terraform && tflint --recursive --config "$repo/terraform/.tflint.hcl" --format compact)
 

@@ -107,6 +107,7 @@ export function exampleRootCauseReport(incidentId = `inc-${randomUUID()}`, at = 
     recommended_intents: ['rollback_reranker'],
     findings: [],
     unexplained_probes: [],
+    ledger_head: null,
   };
 }
 

@@ -118,6 +118,14 @@ export const EffectorConfigSchema = z.object({
   EFFECTOR_MAX_AFFECTED_PROBES: int(1, 10_000).default(200),
   /** Repairs this process runs at once (across incidents); further reports wait, in arrival order. */
   EFFECTOR_MAX_CONCURRENT_REPAIRS: int(1, 64).default(2),
+  /**
+   * The backlog this process holds (issue 40 item 11): repairs waiting for a slot, incidents with work
+   * queued or running, runs queued for one incident. Past a bound a report is not taken: the delivery
+   * fails, the bus retries it and leaves it in Kafka (effector_repair_backlog_refused_total{bound}).
+   */
+  EFFECTOR_MAX_WAITING_REPAIRS: int(0, 10_000).default(64),
+  EFFECTOR_MAX_INCIDENTS_IN_HAND: int(1, 100_000).default(256),
+  EFFECTOR_MAX_RUNS_PER_INCIDENT: int(1, 100).default(4),
   /** Affected probes a verification runs at once (each is an online and a baseline query). */
   EFFECTOR_VERIFY_CONCURRENCY: int(1, 256).default(8),
   EFFECTOR_GRANT_TTL_SECONDS: int(10, 7 * 86_400).default(900),
@@ -182,8 +190,11 @@ export const EffectorConfigSchema = z.object({
    * effector adds the newest one's recorded size to those recorded; over the budget it first deletes the
    * oldest that no unfinished action needs and that are older than KEEP_WITHIN_DAYS (the rollback window),
    * then refuses the repair (`snapshot_failed`, escalated as `snapshot_budget`) rather than fill the disk.
+   * Unset: no budget in development; with BUS_PROFILE=production, PRODUCTION_SNAPSHOT_BUDGET_BYTES (10 GiB),
+   * since snapshots younger than KEEP_WITHIN_DAYS are never pruned by count and a burst of repairs would
+   * otherwise grow them without end. `off`: no budget, explicitly (logged at start-up).
    */
-  EFFECTOR_SNAPSHOT_BUDGET_BYTES: int(1, Number.MAX_SAFE_INTEGER).optional(),
+  EFFECTOR_SNAPSHOT_BUDGET_BYTES: z.union([z.literal('off'), int(1, Number.MAX_SAFE_INTEGER)]).optional(),
   /**
    * Retired generations behind the RAG's alias (each blue/green reindex retires the one before it, a
    * whole copy of the index): kept while among the newest N or younger than the days, or named by an
@@ -294,6 +305,19 @@ export function verificationSampling(config: EffectorConfig): { samplesPerProbe:
 /** The per-caller tokens, from EFFECTOR_API_TOKENS or its file. */
 export function effectorNamedTokens(config: EffectorConfig): Record<string, string> {
   return config.EFFECTOR_API_TOKENS ?? config.EFFECTOR_API_TOKENS_FILE ?? {};
+}
+
+/** The snapshot byte budget production gets when EFFECTOR_SNAPSHOT_BUDGET_BYTES is unset. */
+export const PRODUCTION_SNAPSHOT_BUDGET_BYTES = 10 * 1024 ** 3;
+
+/** The budget the effector runs with: the configured bytes, production's default when unset, none when `off`. */
+export function snapshotBudgetBytes(
+  config: Pick<EffectorConfig, 'EFFECTOR_SNAPSHOT_BUDGET_BYTES'>,
+  profile: 'development' | 'production',
+): number | undefined {
+  const configured = config.EFFECTOR_SNAPSHOT_BUDGET_BYTES;
+  if (configured === 'off') return undefined;
+  return configured ?? (profile === 'production' ? PRODUCTION_SNAPSHOT_BUDGET_BYTES : undefined);
 }
 
 export function effectorConfigFromEnv(env: NodeJS.ProcessEnv): EffectorConfig {

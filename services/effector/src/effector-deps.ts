@@ -11,6 +11,7 @@ import type { BreakerLimits } from './breaker/circuit-breaker.ts';
 import type { ComponentRateClaims } from './breaker/rate-claims.ts';
 import type { GrantStore } from './grants/grant-store.ts';
 import type { EffectorMetrics } from './metrics.ts';
+import type { RepairBacklogBounds } from './plan/repair-slots.ts';
 import type { RepairPolicy } from './policy/policy.ts';
 import type { SnapshotRetentionPolicy } from './snapshots/snapshot-retention.ts';
 import type { CollectionAliases } from './snapshots/collection-aliases.ts';
@@ -65,6 +66,8 @@ export interface EffectorDeps {
   maxAffectedProbes?: number;
   /** Repairs this process runs at once; further ones wait in arrival order. Absent: 2. */
   maxConcurrentRepairs?: number;
+  /** Bounds of this process's backlog (effector.ts): beyond them a report is left in Kafka. Absent: DEFAULT_BACKLOG. */
+  backlog?: Partial<RepairBacklogBounds>;
   leaseMs: number;
   executeTimeoutMs: number;
   ragTimeoutMs: number;

@@ -11,7 +11,7 @@ import { decideGrant } from './operator/grant-decisions.ts';
 import { reopenIncident } from './operator/reopen.ts';
 import { Rollback, type RollbackPlan } from './operator/rollback.ts';
 import { PlanLoop, refuseImplausible, type IncidentOutcome } from './plan/plan-loop.ts';
-import { RepairSlots } from './plan/repair-slots.ts';
+import { DEFAULT_BACKLOG, RepairBacklogFullError, RepairSlots, type BacklogBound, type RepairBacklogBounds } from './plan/repair-slots.ts';
 import { ActionRunner } from './run/action-runner.ts';
 import { Undoer } from './run/undo.ts';
 import { SnapshotPruner } from './snapshots/snapshot-pruning.ts';
@@ -34,13 +34,22 @@ export type { IncidentOutcome } from './plan/plan-loop.ts';
  */
 export class Effector {
   private readonly chains = new Map<string, Promise<unknown>>();
+  /** Runs queued or running per incident (the links of its chain still to settle). */
+  private readonly depth = new Map<string, number>();
+  private readonly backlog: RepairBacklogBounds;
   private readonly loop: PlanLoop;
   private readonly rollbacks: Rollback;
   /** At most deps.maxConcurrentRepairs repairs at once in this process; the others wait in order. */
   private readonly slots: RepairSlots;
 
   constructor(private readonly deps: EffectorDeps) {
-    this.slots = new RepairSlots(deps.maxConcurrentRepairs ?? 2, (waiting) => deps.metrics.repairsWaiting.set(waiting));
+    this.backlog = { ...DEFAULT_BACKLOG, ...deps.backlog };
+    this.slots = new RepairSlots(
+      deps.maxConcurrentRepairs ?? 2,
+      (waiting) => deps.metrics.repairsWaiting.set(waiting),
+      this.backlog.maxWaiting,
+      () => deps.metrics.repairBacklogRefused.inc({ bound: 'waiting' }),
+    );
     const tools = deps.tools ?? CATALOGUE;
     const events = new ActionEvents(deps.publish, deps.metrics);
     const undoer = new Undoer(deps, events);
@@ -71,6 +80,9 @@ export class Effector {
    * repair never stalls the consumer's heartbeats.
    */
   async accept(received: RootCauseReport, parent: Context, onOutcome?: (outcome: IncidentOutcome | Error) => void): Promise<void> {
+    // Back-pressure before anything is asked or recorded: a full backlog throws, so the bus retries the
+    // delivery and then leaves it in Kafka (nothing lost, nothing held in memory meanwhile).
+    this.refuseOverBacklog(received.incident_id);
     // Who may make the effector act: a report is recorded only once it passed the probe cap and, when
     // the identifier's API is configured, matches the identifier's own record (admission/). An
     // identifier that cannot be asked throws: the bus retries, then leaves the report in Kafka.
@@ -119,8 +131,10 @@ export class Effector {
     const previous = this.chains.get(report.incident_id) ?? Promise.resolve();
     const next = previous.catch(() => undefined).then(() => this.slots.run(() => this.loop.run(report)));
     this.chains.set(report.incident_id, next);
+    this.depth.set(report.incident_id, (this.depth.get(report.incident_id) ?? 0) + 1);
     void next
       .finally(() => {
+        this.settled(report.incident_id);
         if (this.chains.get(report.incident_id) === next) this.chains.delete(report.incident_id);
       })
       .then((outcome) => {
@@ -128,6 +142,38 @@ export class Effector {
       })
       .catch(() => undefined);
     return next;
+  }
+
+  /**
+   * Throws RepairBacklogFullError (counted) when taking one more report for `incidentId` would pass a
+   * bound: too many incidents in hand, too many runs queued for this one, or the slots' waiting line full.
+   */
+  private refuseOverBacklog(incidentId: string): void {
+    const refuse = (bound: BacklogBound, message: string): never => {
+      this.deps.metrics.repairBacklogRefused.inc({ bound });
+      this.deps.logger.warn({ incident_id: incidentId, bound }, `report left in Kafka: ${message}`);
+      throw new RepairBacklogFullError(bound, message);
+    };
+    const inHand = this.chains.has(incidentId);
+    if (!inHand && this.chains.size >= this.backlog.maxIncidents)
+      refuse('incidents', `${this.chains.size} incidents already in hand (EFFECTOR_MAX_INCIDENTS_IN_HAND=${this.backlog.maxIncidents})`);
+    const queued = this.depth.get(incidentId) ?? 0;
+    if (queued >= this.backlog.maxPerIncident)
+      refuse(
+        'per_incident',
+        `${queued} runs already queued for ${incidentId} (EFFECTOR_MAX_RUNS_PER_INCIDENT=${this.backlog.maxPerIncident})`,
+      );
+    if (!inHand && this.slots.full)
+      refuse(
+        'waiting',
+        `${this.slots.load.waiting} repairs already wait for a slot (EFFECTOR_MAX_WAITING_REPAIRS=${this.backlog.maxWaiting})`,
+      );
+  }
+
+  private settled(incidentId: string): void {
+    const left = (this.depth.get(incidentId) ?? 1) - 1;
+    if (left > 0) this.depth.set(incidentId, left);
+    else this.depth.delete(incidentId);
   }
 
   /**
@@ -190,8 +236,10 @@ export class Effector {
       const previous = this.chains.get(incidentId) ?? Promise.resolve();
       const next = previous.catch(() => undefined).then(() => this.rollbacks.run(target, options));
       this.chains.set(incidentId, next);
+      this.depth.set(incidentId, (this.depth.get(incidentId) ?? 0) + 1);
       void next
         .finally(() => {
+          this.settled(incidentId);
           if (this.chains.get(incidentId) === next) this.chains.delete(incidentId);
         })
         .catch(() => undefined);

@@ -42,7 +42,7 @@ export {
   type Admission,
   type RefusalReason,
 } from './admission/report-admission.ts';
-export { RepairSlots } from './plan/repair-slots.ts';
+export { DEFAULT_BACKLOG, RepairBacklogFullError, RepairSlots, type BacklogBound, type RepairBacklogBounds } from './plan/repair-slots.ts';
 export { effectiveStatus, GrantStore, GrantError, type GrantDoc, type GrantStatus } from './grants/grant-store.ts';
 export { SnapshotStore, SnapshotError } from './snapshots/snapshot-store.ts';
 export { QdrantSnapshotArchive, type SnapshotArchive, type SnapshotRecovery } from './snapshots/qdrant-archive.ts';

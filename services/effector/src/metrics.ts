@@ -14,6 +14,7 @@ export class EffectorMetrics {
   readonly reportsRefused: Counter<'reason'>;
   readonly identifierUnreachable: Gauge;
   readonly repairsWaiting: Gauge;
+  readonly repairBacklogRefused: Counter<'bound'>;
 
   constructor(registry: Registry) {
     this.actions = new Counter({
@@ -80,6 +81,12 @@ export class EffectorMetrics {
     this.identifierUnreachable = new Gauge({
       name: 'effector_identifier_unreachable',
       help: '1 while reports are held because the identifier could not be asked whether they are its own (page on it)',
+      registers: [registry],
+    });
+    this.repairBacklogRefused = new Counter({
+      name: 'effector_repair_backlog_refused_total',
+      help: "Reports or runs refused because this process's backlog was full (waiting: slots' waiting line, incidents: incidents in hand, per_incident: runs queued for one incident); a refused report stays in Kafka",
+      labelNames: ['bound'] as const,
       registers: [registry],
     });
     this.repairsWaiting = new Gauge({

@@ -25,6 +25,7 @@ import {
   effectorIndices,
   effectorNamedTokens,
   identifierCheckWarning,
+  snapshotBudgetBytes,
   verificationSampling,
   type EffectorConfig,
 } from './config.ts';
@@ -149,6 +150,13 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
         ...(config.EFFECTOR_IDENTIFIER_TOKEN ? { token: config.EFFECTOR_IDENTIFIER_TOKEN } : {}),
       })
     : null;
+  // BUS_PROFILE=production bounds the snapshots by default (snapshots in the keep-within window are never pruned by count).
+  const budgetBytes = snapshotBudgetBytes(config, options.busConfig.profile);
+  if (budgetBytes === undefined)
+    logger.warn(
+      { EFFECTOR_SNAPSHOT_BUDGET_BYTES: config.EFFECTOR_SNAPSHOT_BUDGET_BYTES ?? null },
+      'no snapshot byte budget: snapshots younger than EFFECTOR_SNAPSHOT_KEEP_WITHIN_DAYS may fill the disk',
+    );
   const identifierWarning = identifierCheckWarning(config);
   if (identifierWarning !== null) logger.warn({ EFFECTOR_IDENTIFIER_CHECK: config.EFFECTOR_IDENTIFIER_CHECK ?? null }, identifierWarning);
 
@@ -212,6 +220,11 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     identifierRecords,
     maxAffectedProbes: config.EFFECTOR_MAX_AFFECTED_PROBES,
     maxConcurrentRepairs: config.EFFECTOR_MAX_CONCURRENT_REPAIRS,
+    backlog: {
+      maxWaiting: config.EFFECTOR_MAX_WAITING_REPAIRS,
+      maxIncidents: config.EFFECTOR_MAX_INCIDENTS_IN_HAND,
+      maxPerIncident: config.EFFECTOR_MAX_RUNS_PER_INCIDENT,
+    },
     leaseMs: config.EFFECTOR_LEASE_MS,
     executeTimeoutMs: config.EFFECTOR_EXECUTE_TIMEOUT_MS,
     ragTimeoutMs: config.EFFECTOR_RAG_TIMEOUT_MS,
@@ -223,7 +236,7 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     restoreMaxSnapshotAgeMs: config.EFFECTOR_RESTORE_MAX_SNAPSHOT_AGE_HOURS * 3_600_000,
     undoRetryMs: config.EFFECTOR_UNDO_RETRY_SECONDS * 1000,
     snapshotRetention: { keepLast: config.EFFECTOR_SNAPSHOT_KEEP_LAST, keepWithinDays: config.EFFECTOR_SNAPSHOT_KEEP_WITHIN_DAYS },
-    ...(config.EFFECTOR_SNAPSHOT_BUDGET_BYTES !== undefined ? { snapshotBudgetBytes: config.EFFECTOR_SNAPSHOT_BUDGET_BYTES } : {}),
+    ...(budgetBytes !== undefined ? { snapshotBudgetBytes: budgetBytes } : {}),
     ...(config.EFFECTOR_TEST_CRASH_AT ? { crashAt: config.EFFECTOR_TEST_CRASH_AT } : {}),
   });
 

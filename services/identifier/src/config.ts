@@ -50,6 +50,18 @@ export const IdentifierEnv = z.object({
     .transform((value) => value.split(',').map((key) => key.trim()))
     .pipe(z.array(z.string().min(32, 'each retired key must be at least 32 characters (comma-separated)')))
     .optional(),
+  /**
+   * When each retired key stopped signing, comma-separated ISO times aligned with
+   * IDENTIFIER_LEDGER_PREVIOUS_KEYS (the rotation's time for each): a record under a retired key that
+   * happened after its cut-off fails verification (whoever kept an old key cannot add recent evidence).
+   * Required beside retired keys with BUS_PROFILE=production.
+   */
+  IDENTIFIER_LEDGER_PREVIOUS_KEYS_RETIRED_AT: z
+    .string()
+    .transform((value) => value.split(',').map((time) => time.trim()))
+    .pipe(z.array(z.string().datetime({ offset: true, message: 'each cut-off must be an ISO 8601 time (comma-separated)' })))
+    .transform((times) => times.map((time) => Date.parse(time)))
+    .optional(),
   IDENTIFIER_HOST: z.string().min(1).default('127.0.0.1'),
   IDENTIFIER_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
   /** An anomaly this long after an incident's last one opens a new incident. */
@@ -90,7 +102,12 @@ export const IdentifierEnv = z.object({
 export type IdentifierEnv = z.infer<typeof IdentifierEnv>;
 
 export function identifierConfigFromEnv(env: NodeJS.ProcessEnv): IdentifierEnv {
-  return parseWorkerEnv('identifier', IdentifierEnv, env, [elasticsearchCredentialsIssue, ledgerKeysIssue, indexDiffIssue]);
+  return parseWorkerEnv('identifier', IdentifierEnv, env, [
+    elasticsearchCredentialsIssue,
+    ledgerKeysIssue,
+    retiredKeyCutoffIssue(env.BUS_PROFILE === 'production'),
+    indexDiffIssue,
+  ]);
 }
 
 /** The index diff needs both collections beside the Qdrant URL: half a setting is refused, not ignored. */
@@ -99,6 +116,28 @@ function indexDiffIssue(config: IdentifierEnv): { key: string; message: string }
   for (const key of ['IDENTIFIER_ONLINE_COLLECTION', 'IDENTIFIER_BASELINE_COLLECTION'] as const)
     if (config[key] === undefined) return { key, message: 'required with IDENTIFIER_QDRANT_URL (the index diff reads both collections)' };
   return null;
+}
+
+/** One cut-off per retired key, in the same order; production gives every retired key one. */
+function retiredKeyCutoffIssue(production: boolean): (config: IdentifierEnv) => { key: string; message: string } | null {
+  return (config) => {
+    const keys = config.IDENTIFIER_LEDGER_PREVIOUS_KEYS ?? [];
+    const cutoffs = config.IDENTIFIER_LEDGER_PREVIOUS_KEYS_RETIRED_AT;
+    if (cutoffs === undefined)
+      return production && keys.length > 0
+        ? {
+            key: 'IDENTIFIER_LEDGER_PREVIOUS_KEYS_RETIRED_AT',
+            message:
+              'is required beside IDENTIFIER_LEDGER_PREVIOUS_KEYS with BUS_PROFILE=production (when each retired key stopped signing)',
+          }
+        : null;
+    if (cutoffs.length !== keys.length)
+      return {
+        key: 'IDENTIFIER_LEDGER_PREVIOUS_KEYS_RETIRED_AT',
+        message: `names ${cutoffs.length} cut-off(s) for ${keys.length} retired key(s): one per key, in the same order`,
+      };
+    return null;
+  };
 }
 
 /** Retired ledger keys only make sense beside the key that replaced them, and never repeat it. */

@@ -98,6 +98,7 @@ export async function startIdentifierWorker(
   const ledger = new EvidenceLedger(docs, config.ES_INDEX_PREFIX, (outcome) => metrics.ledgerWrites.inc({ outcome }), {
     key: config.IDENTIFIER_LEDGER_KEY,
     previousKeys: config.IDENTIFIER_LEDGER_PREVIOUS_KEYS ?? [],
+    previousKeyCutoffs: config.IDENTIFIER_LEDGER_PREVIOUS_KEYS_RETIRED_AT ?? [],
   });
   if (!ledger.keyed) logger.warn('IDENTIFIER_LEDGER_KEY is not set: the evidence ledger is unkeyed (tamper-evident, not tamper-proof)');
 

@@ -25,10 +25,20 @@ module "rag_immune" {
   kafka_brokers       = "kafka-0.kafka.svc:9093,kafka-1.kafka.svc:9093,kafka-2.kafka.svc:9093"
   schema_registry_url = "https://schema-registry.kafka.svc:8081"
   kafka_tls           = { enabled = true }
-  kafka_sasl          = { mechanism = "scram-sha-512", username = "rag-immune" }
-  elasticsearch_url   = "https://elasticsearch.search.svc:9200"
-  qdrant_url          = "http://qdrant.vectors.svc:6333"
-  otlp_endpoint       = "http://otel-collector.observability.svc:4318"
+  # One Kafka principal per worker (the ACLs of ../../kafka-acls.sh); passwords in Secret keys kafka-sasl-password-<worker>.
+  kafka_sasl = {
+    mechanism = "scram-sha-512"
+    usernames = {
+      sentinel   = "rag-immune-sentinel"
+      identifier = "rag-immune-identifier"
+      effector   = "rag-immune-effector"
+      memory     = "rag-immune-memory"
+      provision  = "rag-immune-provision"
+    }
+  }
+  elasticsearch_url = "https://elasticsearch.search.svc:9200"
+  qdrant_url        = "http://qdrant.vectors.svc:6333"
+  otlp_endpoint     = "http://otel-collector.observability.svc:4318"
 
   online_rag_url             = "http://rag.search.svc:8080"
   baseline_rag_url           = "http://rag-baseline.search.svc:8080"
@@ -41,12 +51,16 @@ module "rag_immune" {
     IDENTIFIER_API_TOKEN       = "identifier-api-token"
     EFFECTOR_API_TOKEN         = "effector-api-token"
     MEMORY_API_TOKEN           = "memory-api-token"
+    IDENTIFIER_LEDGER_KEY      = "identifier-ledger-key"
     BUS_SIGNING_KEY_SENTINEL   = "bus-signing-key-sentinel"
     BUS_SIGNING_KEY_IDENTIFIER = "bus-signing-key-identifier"
     BUS_SIGNING_KEY_EFFECTOR   = "bus-signing-key-effector"
     BUS_VERIFY_KEYS            = "bus-verify-keys"
   }
 
+  # Per-caller tokens for the effector's API (name:token lines) and each caller's roles.
+  effector_api_tokens_key = "effector-api-tokens"
+  effector_api_roles      = { oncall = ["read", "operate", "grant"], dashboard = ["read"] }
   worker_config = {
     effector = { EFFECTOR_MODE = "approve" }
   }

@@ -1,4 +1,4 @@
-# One RAG Immune worker: ConfigMap (env), ServiceAccount, Deployment, Service, PodDisruptionBudget.
+# One RAG Immune worker: ConfigMap (env), ServiceAccount, Deployment, Service, PodDisruptionBudget, NetworkPolicy.
 # Mirrors helm/rag-immune-common: probes on /healthz, non-root read-only container, scrape annotations.
 
 locals {
@@ -164,6 +164,14 @@ resource "kubernetes_deployment_v1" "this" {
               read_only  = true
             }
           }
+          dynamic "volume_mount" {
+            for_each = var.secret_volumes
+            content {
+              name       = volume_mount.key
+              mount_path = volume_mount.value.mount_path
+              read_only  = true
+            }
+          }
         }
         volume {
           name = "tmp"
@@ -177,6 +185,20 @@ resource "kubernetes_deployment_v1" "this" {
             name = volume.key
             config_map {
               name = volume.value.config_map
+            }
+          }
+        }
+        dynamic "volume" {
+          for_each = var.secret_volumes
+          content {
+            name = volume.key
+            secret {
+              secret_name  = volume.value.secret
+              default_mode = "0440"
+              items {
+                key  = volume.value.key
+                path = volume.value.key
+              }
             }
           }
         }
@@ -212,6 +234,84 @@ resource "kubernetes_pod_disruption_budget_v1" "this" {
     max_unavailable = var.pdb_min_available == null ? "1" : null
     selector {
       match_labels = local.selector
+    }
+  }
+}
+
+# As helm/rag-immune-common's networkpolicy: ingress only on the HTTP port from the listed peers (kubelet
+# probes are not subject to it); egress open unless restricted (the bus and stores are often outside the cluster).
+resource "kubernetes_network_policy_v1" "this" {
+  count = var.network_policy.enabled ? 1 : 0
+  metadata {
+    name      = "rag-immune-${var.name}"
+    namespace = var.namespace
+    labels    = local.labels
+  }
+  spec {
+    pod_selector {
+      match_labels = local.selector
+    }
+    policy_types = var.network_policy.egress_restrict ? ["Ingress", "Egress"] : ["Ingress"]
+    dynamic "ingress" {
+      for_each = length(var.network_policy.ingress_from) > 0 ? [1] : []
+      content {
+        ports {
+          port     = tostring(local.port)
+          protocol = "TCP"
+        }
+        dynamic "from" {
+          for_each = var.network_policy.ingress_from
+          content {
+            dynamic "namespace_selector" {
+              for_each = from.value.namespace_labels == null ? [] : [from.value.namespace_labels]
+              content {
+                match_labels = namespace_selector.value
+              }
+            }
+            dynamic "pod_selector" {
+              for_each = from.value.pod_labels == null ? [] : [from.value.pod_labels]
+              content {
+                match_labels = pod_selector.value
+              }
+            }
+          }
+        }
+      }
+    }
+    dynamic "egress" {
+      for_each = var.network_policy.egress_restrict && var.network_policy.allow_dns ? [1] : []
+      content {
+        to {
+          namespace_selector {
+            match_labels = { "kubernetes.io/metadata.name" = "kube-system" }
+          }
+        }
+        ports {
+          port     = "53"
+          protocol = "UDP"
+        }
+        ports {
+          port     = "53"
+          protocol = "TCP"
+        }
+      }
+    }
+    dynamic "egress" {
+      for_each = var.network_policy.egress_restrict ? var.network_policy.egress_to : []
+      content {
+        to {
+          ip_block {
+            cidr = egress.value.cidr
+          }
+        }
+        dynamic "ports" {
+          for_each = egress.value.ports
+          content {
+            port     = tostring(ports.value)
+            protocol = "TCP"
+          }
+        }
+      }
     }
   }
 }

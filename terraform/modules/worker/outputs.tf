@@ -12,3 +12,13 @@ output "port" {
   description = "The worker's HTTP port."
   value       = local.port
 }
+
+output "wiring" {
+  description = "What the worker is given (names only, no secret values): its environment, the Secret keys behind its secret variables, its NetworkPolicy's ingress peers (null: none rendered) and its mounted Secret files."
+  value = {
+    env            = local.env
+    secret_env     = var.secret_env
+    ingress_from   = var.network_policy.enabled ? var.network_policy.ingress_from : null
+    secret_volumes = { for name, v in var.secret_volumes : name => v.mount_path }
+  }
+}

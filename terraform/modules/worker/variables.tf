@@ -89,3 +89,39 @@ variable "pod_name_env" {
   type        = string
   default     = ""
 }
+
+variable "network_policy" {
+  description = <<-EOT
+    NetworkPolicy of the worker's pods, as helm/rag-immune-common renders it: ingress only on the HTTP port, only
+    from ingress_from (each peer: namespace_labels and/or pod_labels; an empty list admits no one). Egress stays
+    open unless egress_restrict: then only DNS to kube-system (allow_dns) and egress_to (CIDR blocks and ports).
+  EOT
+  type = object({
+    enabled = optional(bool, true)
+    ingress_from = optional(list(object({
+      namespace_labels = optional(map(string))
+      pod_labels       = optional(map(string))
+    })), [])
+    egress_restrict = optional(bool, false)
+    allow_dns       = optional(bool, true)
+    egress_to = optional(list(object({
+      cidr  = string
+      ports = list(number)
+    })), [])
+  })
+  default = {}
+  validation {
+    condition     = alltrue([for peer in var.network_policy.ingress_from : peer.namespace_labels != null || peer.pod_labels != null])
+    error_message = "each network_policy.ingress_from peer needs namespace_labels, pod_labels or both."
+  }
+}
+
+variable "secret_volumes" {
+  description = "Secret keys mounted read-only as files (e.g. the effector's per-caller API tokens): name -> { secret, key, mount_path }."
+  type = map(object({
+    secret     = string
+    key        = string
+    mount_path = string
+  }))
+  default = {}
+}

@@ -155,9 +155,17 @@ export function ledgerCommand(): Command {
     ledger
       .command('verify')
       .description("Check an incident's hash chain; exit 65 when it is broken")
-      .argument('<incident>', 'incident id (inc-…)'),
-  ).action(async (incidentId: string, options: ApiOptions) => {
-    const result = await get<Verification>(options, `/incidents/${encodeURIComponent(incidentId)}/ledger/verify`);
+      .argument('<incident>', 'incident id (inc-…)')
+      .option(
+        '--anchor <seq:hash...>',
+        "a ledger head published in one of the incident's RootCauseReports (its ledger_head, kept in Kafka): a ledger cut back behind it fails",
+      ),
+  ).action(async (incidentId: string, options: ApiOptions & { anchor?: string[] }) => {
+    const anchors = (options.anchor ?? []).map((a) => `anchor=${encodeURIComponent(a)}`).join('&');
+    const result = await get<Verification>(
+      options,
+      `/incidents/${encodeURIComponent(incidentId)}/ledger/verify${anchors ? `?${anchors}` : ''}`,
+    );
     emit(options.json, result, () =>
       result.ok
         ? `Ledger of ${incidentId}: OK, ${result.records} records chained from genesis to ${result.head ? short(result.head) : '-'}${result.keyed ? ' (keyed)' : ' (unkeyed: tamper-evident only)'}`

@@ -97,9 +97,10 @@ const REGISTERED_FINGERPRINTS: Record<string, string> = {
   // 2026-12-04: ProbeResult's sampled mode, comparison.samples and the two sample test p-values (issue 27).
   // 2026-12-06: ProbeResult's comparison.pooled_test, the pooled test's e-values and statistics (issue 39).
   // 2026-12-06: ProbeResult's origin (golden | traffic) and segment, for traffic replays (issue 38).
-  // 2026-12-06: ProbeObservation's answer_hash, which the identifier checks an intake trace against (issue 40 item 3).
+  // 2026-12-06: ProbeObservation's answer_hash, which the identifier checks an intake trace against (issue 40 item 3),
+  // and RootCauseReport's ledger_head, the evidence ledger head anchored in Kafka (issue 40 item 10).
   probes: '18aa0fbb81d603b333ef0bf59fb498b398d48d57266a680cc673dd3caa2a4bf4',
-  reports: '7f55948eb61b841bbe39c62b020ec7036b725ed5bf2e42a2bc27d8197a893946',
+  reports: 'e6072f1f7a56dc9eb1317799b7540580404d01de443f773423e7c548875562b3',
   actions: '4ed35718d9cc30bae76bfad873703a8ef3c61c3fb6af8c9a5e40598ea8da15ba',
 };
 

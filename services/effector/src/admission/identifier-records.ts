@@ -13,6 +13,7 @@ export const IdentifierIncidentSchema = z
     window_start: z.number(),
     window_end: z.number(),
     probes: z.array(z.object({ probe_id: z.string(), probe_version: z.number().int(), query: z.string() }).passthrough()),
+    ledger_head: z.object({ hash: z.string(), seq: z.number().int().nonnegative() }).passthrough().optional(),
     last_report: z
       .object({
         event_id: z.string(),
@@ -39,6 +40,8 @@ export interface IdentifierIncident {
   window_start: number;
   window_end: number;
   probes: { probe_id: string; probe_version: number; query: string }[];
+  /** The incident's evidence ledger head as the identifier keeps it; absent from identifiers older than anchoring. */
+  ledger_head?: { hash: string; seq: number } | undefined;
   /**
    * The report issued under that revision; null before the first. `affected_knowledge_ids` is absent
    * from identifiers older than the check (the report's ids are then taken as they are).
@@ -57,7 +60,23 @@ export interface IdentifierIncident {
 /** Where the effector checks a report: the identifier's own record of the incident, or null when it knows no such incident. */
 export interface IdentifierRecords {
   incident(incidentId: string): Promise<IdentifierIncident | null>;
+  /**
+   * The identifier's verification of the incident's evidence ledger against `anchor`, the ledger head
+   * a RootCauseReport carried (Kafka keeps it, outside the ledger's store): a ledger cut back behind
+   * it does not verify. Absent: not checked.
+   */
+  verifyLedger?(incidentId: string, anchor: { seq: number; hash: string }): Promise<LedgerVerification>;
 }
+
+/** What the effector reads of GET /incidents/{id}/ledger/verify. */
+export interface LedgerVerification {
+  ok: boolean;
+  problems: string[];
+}
+
+const LedgerVerificationSchema = z
+  .object({ ok: z.boolean(), problems: z.array(z.object({ problem: z.string() }).passthrough()) })
+  .passthrough();
 
 /** The identifier could not be asked (down, timing out, refusing our token, answering nonsense): nothing can be checked. */
 export class IdentifierUnreachableError extends Error {
@@ -100,16 +119,49 @@ export class IdentifierRecordClient implements IdentifierRecords {
   }
 
   async incident(incidentId: string): Promise<IdentifierIncident | null> {
+    return this.tried(() => this.once(incidentId));
+  }
+
+  async verifyLedger(incidentId: string, anchor: { seq: number; hash: string }): Promise<LedgerVerification> {
+    return this.tried(() => this.verifyOnce(incidentId, anchor));
+  }
+
+  private async tried<T>(once: () => Promise<T | IdentifierUnreachableError>): Promise<T> {
     const attempts = this.options.attempts ?? 2;
     let last: IdentifierUnreachableError | null = null;
     for (let attempt = 0; attempt < attempts; attempt += 1) {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, (this.options.backoffMs ?? 250) * 2 ** (attempt - 1)));
-      const outcome = await this.once(incidentId);
+      const outcome = await once();
       if (!(outcome instanceof IdentifierUnreachableError)) return outcome;
       last = outcome;
       if (!outcome.transient) break;
     }
     throw last ?? new IdentifierUnreachableError('identifier not asked');
+  }
+
+  private async verifyOnce(
+    incidentId: string,
+    anchor: { seq: number; hash: string },
+  ): Promise<LedgerVerification | IdentifierUnreachableError> {
+    const url = `${this.baseUrl}/incidents/${encodeURIComponent(incidentId)}/ledger/verify?anchor=${anchor.seq}:${encodeURIComponent(anchor.hash)}`;
+    const fail = (message: string, transient: boolean) =>
+      new IdentifierUnreachableError(`identifier ${this.baseUrl}: ${message}`, transient);
+    let response: Response;
+    try {
+      response = await this.fetch(url, {
+        headers: { accept: 'application/json', ...(this.options.token ? { authorization: `Bearer ${this.options.token}` } : {}) },
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+    } catch (error) {
+      return fail(error instanceof Error ? `${error.name}: ${error.message}` : String(error), true);
+    }
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => undefined);
+      return fail(`HTTP ${response.status} for GET /incidents/{id}/ledger/verify`, TRANSIENT.has(response.status));
+    }
+    const parsed = LedgerVerificationSchema.safeParse(await response.json().catch(() => null));
+    if (!parsed.success) return fail('a ledger verification of unexpected shape', false);
+    return { ok: parsed.data.ok, problems: parsed.data.problems.map((p) => p.problem) };
   }
 
   private async once(incidentId: string): Promise<IdentifierIncident | null | IdentifierUnreachableError> {

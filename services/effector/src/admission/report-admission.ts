@@ -20,7 +20,12 @@ export type RefusalReason =
   /** A window outside the identifier's window of the incident. */
   | 'window_mismatch'
   /** Knowledge ids (what a reparse or re-ingest touches) the identifier's report did not name. */
-  | 'knowledge_mismatch';
+  | 'knowledge_mismatch'
+  /**
+   * The evidence ledger is behind (or beside) the head the report carried from Kafka: cut back to an
+   * older head, or rewritten, since the report was issued. Its evidence cannot be trusted.
+   */
+  | 'ledger_truncated';
 
 export type Admission =
   | { admitted: true; report: RootCauseReport; adjusted: string[] }
@@ -98,6 +103,18 @@ export function checkAgainstRecord(report: RootCauseReport, record: IdentifierIn
         }`,
       );
   }
+  // A head no ledger could have (the identifier's verify would answer 400 and hold the report for ever).
+  if (
+    report.ledger_head !== null &&
+    (!Number.isSafeInteger(report.ledger_head.seq) || report.ledger_head.seq < 1 || !/^[0-9a-f]{64}$/.test(report.ledger_head.hash))
+  )
+    return refuse('ledger_truncated', `the report's ledger head (sequence ${report.ledger_head.seq}) is not one a ledger could have`);
+  // The report's ledger head (kept in Kafka) against the identifier's: the identifier's head only moves on.
+  if (report.ledger_head !== null && record.ledger_head !== undefined && record.ledger_head.seq < report.ledger_head.seq)
+    return refuse(
+      'ledger_truncated',
+      `the identifier's evidence ledger head is at sequence ${record.ledger_head.seq}, behind sequence ${report.ledger_head.seq} that revision ${report.report_revision} carried (the ledger was cut back)`,
+    );
   const known = new Map(record.probes.map((p) => [p.probe_id, p]));
   const foreign = [...report.affected_probes, ...(report.findings ?? []).flatMap((f) => f.affected_probes)]
     .filter((p) => known.get(p.probe_id)?.query !== p.query)
@@ -161,8 +178,29 @@ export async function admitReport(
       log.error({ err: message }, 'report held, not acted on: the identifier could not be asked whether it issued it (redelivered later)');
       throw error instanceof IdentifierUnreachableError ? error : new IdentifierUnreachableError(message);
     }
-    deps.metrics.identifierUnreachable.set(0);
     admission = checkAgainstRecord(report, record);
+    // The evidence behind an admitted report must still be there: the ledger verified against the head
+    // the report carried in Kafka (outside the ledger's store), so a ledger cut back is caught loudly.
+    if (admission.admitted && report.ledger_head !== null && deps.identifierRecords.verifyLedger) {
+      let verification;
+      try {
+        verification = await deps.identifierRecords.verifyLedger(report.incident_id, report.ledger_head);
+      } catch (error) {
+        deps.metrics.identifierUnreachable.set(1);
+        deps.metrics.reports.inc({ outcome: 'held_unverified' });
+        const message = error instanceof Error ? error.message : String(error);
+        log.error({ err: message }, 'report held, not acted on: its evidence ledger could not be verified (redelivered later)');
+        throw error instanceof IdentifierUnreachableError ? error : new IdentifierUnreachableError(message);
+      }
+      if (!verification.ok)
+        admission = {
+          admitted: false,
+          superseded: false,
+          reason: 'ledger_truncated',
+          message: `the incident's evidence ledger does not verify against the head (sequence ${report.ledger_head.seq}) the report carried: ${verification.problems.slice(0, 3).join('; ')}`,
+        };
+    }
+    deps.metrics.identifierUnreachable.set(0);
   }
   if (admission.admitted) {
     if (admission.adjusted.length > 0) log.info({ adjusted: admission.adjusted }, "report checked against the identifier's record");

@@ -11,6 +11,7 @@ import { memoryStores } from '@rag-immune/es-store';
 import {
   ComponentRateClaims,
   RecoveryVerifier,
+  RepairBacklogFullError,
   RepairSlots,
   defineTool,
   effectorConfigFromEnv,
@@ -214,4 +215,76 @@ test('the bounds and the identifier are configured from the environment', () => 
   assert.throws(() =>
     effectorConfigFromEnv({ ...base, EFFECTOR_API_TOKEN: 'effector-token-0123456789', EFFECTOR_MAX_CONCURRENT_REPAIRS: '0' }),
   );
+});
+
+test('RepairSlots: with every slot taken and the waiting line full, one more is refused at once and counted', async () => {
+  let refused = 0;
+  const slots = new RepairSlots(1, undefined, 1, () => (refused += 1));
+  let release!: () => void;
+  const first = slots.run(() => new Promise<void>((resolve) => (release = resolve)));
+  const second = slots.run(async () => 'b');
+  assert.equal(slots.full, true);
+  await assert.rejects(
+    slots.run(async () => 'c'),
+    (error: unknown) => error instanceof RepairBacklogFullError && error.bound === 'waiting',
+  );
+  assert.equal(refused, 1);
+  assert.deepEqual(slots.load, { running: 1, waiting: 1 });
+  release();
+  await first;
+  assert.equal(await second, 'b');
+  assert.equal(slots.full, false);
+});
+
+test('the backlog is bounded: past the incidents in hand, the runs per incident or the waiting line, a report is left in Kafka (the delivery throws), counted', async () => {
+  const gated = gatedTool('slow_fix');
+  const loop = await startLoop({
+    tools: [],
+    realTools: [gated.tool],
+    maxConcurrentRepairs: 1,
+    backlog: { maxIncidents: 3, maxPerIncident: 2, maxWaiting: 1 },
+  });
+  loop.rag.healthyIncident = (id) => gated.started.includes(id) && !gated.running.has(id);
+  const accept = (id: string, revision = 1) => loop.effector.accept(report(id, { report_revision: revision }), undefined as never);
+  const refusals = async () =>
+    Object.fromEntries((await loop.deps.metrics.repairBacklogRefused.get()).values.map((v) => [v.labels.bound, v.value]));
+  await accept('inc-q1');
+  await gated.until(() => gated.running.has('inc-q1'));
+  await accept('inc-q2'); // waits for the slot: the waiting line (1) is full now
+  for (let i = 0; i < 500 && (await loop.deps.metrics.repairsWaiting.get()).values[0]?.value !== 1; i += 1)
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  await assert.rejects(accept('inc-q3'), (error: unknown) => error instanceof RepairBacklogFullError && error.bound === 'waiting');
+  // A second run of an incident in hand queues behind its first (its chain), not in the slots' line; a third is refused.
+  await accept('inc-q1', 2);
+  await assert.rejects(accept('inc-q1', 3), (error: unknown) => error instanceof RepairBacklogFullError && error.bound === 'per_incident');
+  assert.deepEqual(await refusals(), { waiting: 1, per_incident: 1 });
+  assert.equal(await loop.deps.incidents.get('inc-q3'), null, 'a refused report is not recorded: it stays in Kafka');
+  gated.finish('inc-q1');
+  await gated.until(() => gated.running.has('inc-q2'));
+  gated.finish('inc-q2');
+  await loop.effector.idle();
+  // Drained: the report left in Kafka is taken on its redelivery.
+  await accept('inc-q3');
+  await gated.until(() => gated.running.has('inc-q3'));
+  gated.finish('inc-q3');
+  await loop.effector.idle();
+  assert.ok(gated.started.includes('inc-q3'));
+
+  // Incidents in hand: a fourth incident while three have work queued or running.
+  const held = gatedTool('held_fix');
+  const crowded = await startLoop({
+    tools: [],
+    realTools: [held.tool],
+    maxConcurrentRepairs: 3,
+    backlog: { maxIncidents: 3, maxPerIncident: 2, maxWaiting: 5 },
+  });
+  crowded.rag.healthyIncident = (id) => held.started.includes(id) && !held.running.has(id);
+  for (const id of ['inc-r1', 'inc-r2', 'inc-r3']) await crowded.effector.accept(report(id), undefined as never);
+  await assert.rejects(
+    crowded.effector.accept(report('inc-r4'), undefined as never),
+    (error: unknown) => error instanceof RepairBacklogFullError && error.bound === 'incidents',
+  );
+  await held.until(() => held.running.size === 3);
+  for (const id of ['inc-r1', 'inc-r2', 'inc-r3']) held.finish(id);
+  await crowded.effector.idle();
 });

@@ -239,3 +239,60 @@ test("knowledge ids: checked when the identifier's record names them, taken as t
   const { affected_knowledge_ids: _ids, ...older } = current.last_report!;
   assert.equal(checkAgainstRecord(widened, { ...current, last_report: older }).admitted, true);
 });
+
+test('a report whose evidence ledger was cut back behind the head it carried is refused; the client asks GET /incidents/{id}/ledger/verify?anchor=', async () => {
+  const head = { seq: 7, hash: 'a'.repeat(64) };
+  // The identifier's own record says its head is older than the one the report carried: cut back.
+  const r = { ...report('inc-l1'), ledger_head: head };
+  assert.deepEqual(
+    (checkAgainstRecord(r, recordOf(r, { ledger_head: { seq: 5, hash: 'b'.repeat(64) } })) as { reason?: string }).reason,
+    'ledger_truncated',
+  );
+  assert.equal(checkAgainstRecord(r, recordOf(r, { ledger_head: head })).admitted, true);
+  for (const bad of [
+    { seq: -1, hash: head.hash },
+    { seq: 3, hash: '../x' },
+  ])
+    assert.deepEqual((checkAgainstRecord({ ...r, ledger_head: bad }, recordOf(r)) as { reason?: string }).reason, 'ledger_truncated');
+
+  // The identifier's record rolled back along with the ledger cannot hide it: the ledger is verified against the Kafka head.
+  const identifier = new (class extends FakeIdentifier {
+    anchors: unknown[] = [];
+    verdict = { ok: false, problems: ["truncated: the ledger's head is at sequence 5, behind sequence 7 published in a RootCauseReport"] };
+    async verifyLedger(_id: string, anchor: { seq: number; hash: string }) {
+      this.anchors.push(anchor);
+      return this.verdict;
+    }
+  })();
+  const loop = await startLoop({ tools: [{ name: 'fix_a', heals: true }], identifier });
+  identifier.records.set('inc-l1', recordOf(r));
+  assert.equal(await accept(loop, r), 'refused');
+  assert.deepEqual(identifier.anchors, [head]);
+  assert.match(await metric(loop, 'reportsRefused'), /ledger_truncated/);
+  assert.deepEqual(loop.rag.log, []);
+  assert.equal(await loop.deps.incidents.get('inc-l1'), null);
+  identifier.verdict = { ok: true, problems: [] };
+  assert.equal(await accept(loop, r), 'recovered');
+
+  // Over HTTP.
+  const seen: string[] = [];
+  const server = createServer((req, res) => {
+    seen.push(req.url ?? '');
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ ok: false, problems: [{ record_id: 'x', seq: 7, problem: 'truncated' }] }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const client = new IdentifierRecordClient({
+      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      timeoutMs: 1000,
+      backoffMs: 1,
+    });
+    assert.deepEqual(await client.verifyLedger('inc-0123456789abcdef', head), { ok: false, problems: ['truncated'] });
+    assert.deepEqual(seen, [`/incidents/inc-0123456789abcdef/ledger/verify?anchor=7:${'a'.repeat(64)}`]);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { DocumentStore } from '@rag-immune/es-store';
 import { WorkerConfigError } from '@rag-immune/worker-runtime';
-import { effectorConfigFromEnv } from '../../src/config.ts';
+import { effectorConfigFromEnv, PRODUCTION_SNAPSHOT_BUDGET_BYTES, snapshotBudgetBytes } from '../../src/config.ts';
 import { effectorIndices, type ActionDoc } from '../../src/index.ts';
 import { report, startLoop } from './support/loop-fixture.ts';
 
@@ -112,10 +112,20 @@ test('EFFECTOR_SNAPSHOT_BUDGET_BYTES: unset is no budget; a positive integer of 
     effectorConfigFromEnv({ ...base, EFFECTOR_SNAPSHOT_BUDGET_BYTES: '53687091200' }).EFFECTOR_SNAPSHOT_BUDGET_BYTES,
     53_687_091_200,
   );
-  for (const bad of ['0', '-5', '1.5', '50GB'])
+  assert.equal(effectorConfigFromEnv({ ...base, EFFECTOR_SNAPSHOT_BUDGET_BYTES: 'off' }).EFFECTOR_SNAPSHOT_BUDGET_BYTES, 'off');
+  for (const bad of ['0', '-5', '1.5', '50GB', 'none'])
     assert.throws(
       () => effectorConfigFromEnv({ ...base, EFFECTOR_SNAPSHOT_BUDGET_BYTES: bad }),
       (error: unknown) => error instanceof WorkerConfigError && error.issues.some((i) => i.key === 'EFFECTOR_SNAPSHOT_BUDGET_BYTES'),
       bad,
     );
+});
+
+test('the snapshot budget is on by default with BUS_PROFILE=production (10 GiB); off only when said so; development keeps none unless set', () => {
+  assert.equal(snapshotBudgetBytes({}, 'production'), PRODUCTION_SNAPSHOT_BUDGET_BYTES);
+  assert.equal(PRODUCTION_SNAPSHOT_BUDGET_BYTES, 10 * 1024 ** 3);
+  assert.equal(snapshotBudgetBytes({ EFFECTOR_SNAPSHOT_BUDGET_BYTES: 'off' }, 'production'), undefined);
+  assert.equal(snapshotBudgetBytes({ EFFECTOR_SNAPSHOT_BUDGET_BYTES: 5_000 }, 'production'), 5_000);
+  assert.equal(snapshotBudgetBytes({}, 'development'), undefined);
+  assert.equal(snapshotBudgetBytes({ EFFECTOR_SNAPSHOT_BUDGET_BYTES: 5_000 }, 'development'), 5_000);
 });

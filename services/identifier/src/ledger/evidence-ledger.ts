@@ -74,6 +74,8 @@ export interface EvidenceLedgerOptions {
   key?: LedgerKey;
   /** IDENTIFIER_LEDGER_PREVIOUS_KEYS: keys retired by a rotation, newest first; verify only, never written with. */
   previousKeys?: readonly string[];
+  /** IDENTIFIER_LEDGER_PREVIOUS_KEYS_RETIRED_AT: when each retired key stopped signing (ms UTC), aligned with previousKeys. */
+  previousKeyCutoffs?: readonly (number | undefined)[];
   /** Head compare-and-set attempts before an append gives up with ContendedError (default 5). */
   attempts?: number;
 }
@@ -83,6 +85,7 @@ export class EvidenceLedger {
   private readonly heads: DocumentStore<LedgerHeadDocument>;
   private readonly key: LedgerKey;
   private readonly previousKeys: readonly string[];
+  private readonly previousKeyCutoffs: readonly (number | undefined)[];
   private readonly attempts: number;
 
   constructor(
@@ -103,6 +106,7 @@ export class EvidenceLedger {
     });
     this.key = options.key;
     this.previousKeys = options.previousKeys ?? [];
+    this.previousKeyCutoffs = options.previousKeyCutoffs ?? [];
     this.attempts = options.attempts ?? 5;
   }
 
@@ -190,16 +194,79 @@ export class EvidenceLedger {
   }
 
   /**
+   * One page of the incident's chain, newest first in the walk and returned in chain order: up to
+   * `limit` records from `before` (a record hash and its sequence, the `next` of the previous page;
+   * absent: the ledger's head) back towards genesis. Only that sequence range is read from
+   * Elasticsearch, so a long chain is never loaded whole, and only records on the chain are served
+   * (each page continues from the hash its predecessor page's oldest record names). `next` is null at genesis.
+   */
+  async page(
+    incidentId: string,
+    options: { before?: LedgerHead; limit: number; anchor?: LedgerHead },
+  ): Promise<{ records: EvidenceRecord[]; next: LedgerHead | null }> {
+    const limit = Math.max(1, Math.floor(options.limit));
+    let from = options.before;
+    const head = from === undefined ? await this.heads.get(incidentId) : undefined;
+    if (from === undefined)
+      from = head
+        ? { hash: head.doc.hash, seq: head.doc.seq }
+        : options.anchor && options.anchor.hash !== GENESIS_HASH
+          ? options.anchor
+          : undefined;
+    if (from === undefined || from.hash === GENESIS_HASH || from.seq < 1) return { records: [], next: null };
+    await this.docs.refresh();
+    const lowest = Math.max(1, from.seq - limit + 1);
+    const byId = new Map<string, EvidenceRecord>();
+    for await (const hit of this.docs.scan({
+      where: { incident_id: incidentId, seq: { gte: lowest, lte: from.seq } },
+      sort: [{ seq: 'asc' }, { record_id: 'asc' }],
+      pageSize: Math.min(limit, 1000),
+    }))
+      byId.set(hit.id, hit.doc);
+    // Claimed, not yet written (an append in flight or interrupted): the head document holds them.
+    for (const record of head?.doc.batch ?? []) if (!byId.has(record.record_id)) byId.set(record.record_id, record);
+    const out: EvidenceRecord[] = [];
+    let cursor = from.hash;
+    while (out.length < limit && cursor !== GENESIS_HASH) {
+      const record = byId.get(cursor);
+      if (record === undefined || record.incident_id !== incidentId) break;
+      out.push(record);
+      cursor = record.prev_hash;
+    }
+    const oldest = out.at(-1);
+    const next =
+      oldest === undefined || oldest.prev_hash === GENESIS_HASH || out.length < limit
+        ? null
+        : { hash: oldest.prev_hash, seq: oldest.seq - 1 };
+    return { records: out.reverse(), next };
+  }
+
+  /** The incident's records among `ids` (the ones a report cites), read by id: never the whole chain. */
+  async recordsById(incidentId: string, ids: readonly string[]): Promise<EvidenceRecord[]> {
+    const unique = [...new Set(ids)];
+    const out: EvidenceRecord[] = [];
+    for (let i = 0; i < unique.length; i += 1000) {
+      const found = await this.docs.getMany(unique.slice(i, i + 1000));
+      for (const { doc } of found) if (doc.incident_id === incidentId) out.push(doc);
+    }
+    return out;
+  }
+
+  /**
    * Verifies the incident's chain from the ledger's head (see verifyChain): hashes (HMACs when
    * keyed), links, no orphans, a signed head for a keyed chain, and `anchor`, the incident's own
-   * head kept in the incidents index, on the chain.
+   * head kept in the incidents index, on the chain. `externalAnchors` are heads kept outside
+   * Elasticsearch (the `ledger_head` of the incident's RootCauseReports in Kafka): a ledger behind
+   * the newest of them was cut back, and fails.
    */
-  async verify(incidentId: string, anchor?: LedgerHead): Promise<ChainVerification> {
+  async verify(incidentId: string, anchor?: LedgerHead, externalAnchors: readonly LedgerHead[] = []): Promise<ChainVerification> {
     const [stored, head] = await Promise.all([this.stored(incidentId), this.heads.get(incidentId)]);
     const tip = head ? { hash: head.doc.hash, seq: head.doc.seq } : anchor && anchor.hash !== GENESIS_HASH ? anchor : undefined;
     return verifyChain(incidentId, stored, tip, {
       key: this.key,
       previousKeys: this.previousKeys,
+      previousKeyCutoffs: this.previousKeyCutoffs,
+      externalAnchors,
       ...(head ? { headMac: head.doc.mac } : {}),
       ...(anchor ? { anchor } : {}),
     });

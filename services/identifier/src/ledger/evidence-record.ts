@@ -171,6 +171,24 @@ export interface VerifyOptions {
    * ledger's head may be ahead of it, never behind or beside it).
    */
   anchor?: LedgerHead;
+  /**
+   * Heads published outside Elasticsearch (the `ledger_head` of RootCauseReports, which Kafka keeps):
+   * the newest must be on the chain, and a ledger whose head is older than it was cut back (newer
+   * records removed, an old signed head restored) even when every hash and MAC left still checks.
+   */
+  externalAnchors?: readonly LedgerHead[];
+  /**
+   * When each retired key stopped signing (ms UTC), aligned with previousKeys (undefined: no cut-off
+   * given). A record under a retired key that happened after its cut-off was forged with a leaked key.
+   */
+  previousKeyCutoffs?: readonly (number | undefined)[];
+}
+
+/** A retired ledger key and when it stopped signing (IDENTIFIER_LEDGER_PREVIOUS_KEYS `key@ISO-time`). */
+export interface RetiredLedgerKey {
+  key: string;
+  /** ms UTC; records under the key that happened later are refused. */
+  retiredAt?: number;
 }
 
 /**
@@ -262,6 +280,13 @@ export function verifyChain(
     const index = keyIndex.get(cursor);
     if (index !== undefined) {
       if (index > 0) retired += 1;
+      const cutoff = index > 0 ? options.previousKeyCutoffs?.[index - 1] : undefined;
+      if (cutoff !== undefined && record.occurred_at > cutoff)
+        problems.push({
+          record_id: cursor,
+          seq: record.seq,
+          problem: `written under ${keyName(index)} for ${new Date(record.occurred_at).toISOString()}, after its cut-off ${new Date(cutoff).toISOString()} (a forgery with a retired key)`,
+        });
       if (newerKeyed !== undefined && index < newerKeyed.index)
         problems.push({
           record_id: newerKeyed.id,
@@ -323,6 +348,24 @@ export function verifyChain(
         record_id: anchor.hash,
         seq: anchor.seq,
         problem: "the incident's head is not on the ledger's chain (truncated, or rewritten)",
+      });
+  }
+
+  // The newest head published outside the ledger's store: a ledger behind it was truncated.
+  const newest = [...(options.externalAnchors ?? [])].sort((a, b) => b.seq - a.seq)[0];
+  if (newest !== undefined && newest.hash !== GENESIS_HASH) {
+    const at = head?.seq ?? byId.get(start)?.seq ?? 0;
+    if (newest.seq > at)
+      problems.push({
+        record_id: newest.hash,
+        seq: newest.seq,
+        problem: `truncated: the ledger's head is at sequence ${at}, behind sequence ${newest.seq} published in a RootCauseReport (newer records removed, an older head restored)`,
+      });
+    else if (!visited.has(newest.hash) || byId.get(newest.hash)?.seq !== newest.seq)
+      problems.push({
+        record_id: newest.hash,
+        seq: newest.seq,
+        problem: 'a head published in a RootCauseReport is not on the chain (rewritten)',
       });
   }
 

@@ -94,6 +94,9 @@ export function buildReport(
       recommended_intents: intentsOf(f.verdict.root_cause),
     })),
     unexplained_probes: findings.unexplained.filter((id) => probeOf.has(id)),
+    // The chain's head after this report's verdict record, carried in Kafka, outside the ledger's
+    // store: a ledger later cut back behind it fails verification against it.
+    ledger_head: incident.ledger_head.seq > 0 ? { seq: incident.ledger_head.seq, hash: incident.ledger_head.hash } : null,
   };
 }
 

@@ -103,7 +103,14 @@ export class ReportStaging {
         },
       },
     ]);
-    const report = buildReport(incident, verdict, revision, await deps.ledger.records(incident.incident_id), deps.now(), findings);
+    const report = buildReport(
+      incident,
+      verdict,
+      revision,
+      await deps.ledger.recordsById(incident.incident_id, citedIds(incident)),
+      deps.now(),
+      findings,
+    );
     try {
       await assertClaimsBacked(report, deps.ledger);
     } catch (error) {
@@ -165,4 +172,12 @@ function causesChanged(last: Incident['last_report'], causes: readonly string[])
   if (last === null) return false;
   const before = last.causes ?? (last.root_cause === 'unknown' ? [] : [last.root_cause]);
   return before.length !== causes.length || before.some((c) => !causes.includes(c));
+}
+
+/** Every ledger record id the incident's analyses point at: all a report can cite (never the whole chain). */
+function citedIds(incident: Incident): string[] {
+  return incident.analyses.flatMap((a) => [
+    ...Object.values(a.evidence_ids).flatMap((ids) => ids ?? []),
+    ...(a.divergence_evidence_id ? [a.divergence_evidence_id] : []),
+  ]);
 }

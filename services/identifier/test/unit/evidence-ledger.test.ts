@@ -34,7 +34,7 @@ const draft = (metric: string, observed: number): EvidenceDraft => ({
   detail: { trace: 't1' },
 });
 
-type LedgerSetup = { key?: string; previousKeys?: string[]; attempts?: number };
+type LedgerSetup = { key?: string; previousKeys?: string[]; previousKeyCutoffs?: number[]; attempts?: number };
 
 function setup(options: LedgerSetup = {}) {
   const stores = memoryStores();
@@ -304,4 +304,91 @@ test('key rotation: a head re-signed with another ring key than its record fails
   const verified = await s.ledger.verify(INCIDENT, written.head);
   assert.equal(verified.ok, false);
   assert.match(problems(verified), /head signed under retired key 1, its record under the ledger key/);
+});
+
+test('tail truncation: an old signed head restored with the newer records deleted fails against a head anchored in a RootCauseReport', async () => {
+  const { ledger, records, heads } = setup({ key: KEY });
+  const first = await ledger.append(INCIDENT, EMPTY_HEAD, [draft('a', 1), draft('b', 2)]);
+  const oldHead = (await heads.get(INCIDENT))!.doc;
+  // Report 1 carried first.head; report 2 (after the next append) carries second.head, and Kafka keeps both.
+  const second = await ledger.append(INCIDENT, first.head, [draft('c', 3)]);
+  // Someone with write access to Elasticsearch (no key) cuts the chain back: the newer record gone,
+  // the old head document (validly signed) put back, and the incident's own head with it.
+  await records.delete(second.records[0]!.record_id);
+  await heads.put(INCIDENT, oldHead);
+  const inside = await ledger.verify(INCIDENT, first.head);
+  assert.equal(inside.ok, true, `nothing inside Elasticsearch can tell: ${problems(inside)}`);
+  const anchored = await ledger.verify(INCIDENT, first.head, [first.head, second.head]);
+  assert.equal(anchored.ok, false, 'a ledger behind the newest published head verified');
+  assert.match(problems(anchored), /truncated: the ledger's head is at sequence 2, behind sequence 3 published in a RootCauseReport/);
+  // The newest anchor on the chain (nothing removed): it verifies.
+  const clean = setup({ key: KEY });
+  const a = await clean.ledger.append(INCIDENT, EMPTY_HEAD, [draft('a', 1)]);
+  const b = await clean.ledger.append(INCIDENT, a.head, [draft('b', 2)]);
+  assert.equal((await clean.ledger.verify(INCIDENT, b.head, [a.head, b.head])).ok, true);
+  // An anchor at the head's sequence but another hash: the chain was rewritten since it was published.
+  const rewritten = await clean.ledger.verify(INCIDENT, b.head, [{ hash: 'f'.repeat(64), seq: 2 }]);
+  assert.equal(rewritten.ok, false);
+  assert.match(problems(rewritten), /published in a RootCauseReport is not on the chain/);
+});
+
+test('key rotation: a record under a retired key that happened after its cut-off fails', async () => {
+  const NEW_KEY = 'n'.repeat(16) + 'unit-ledger-key-rotated-0001';
+  const s = setup({ key: KEY });
+  // Someone who kept the old key writes a whole new chain after the rotation (no newer record to betray it).
+  const forged = await s.ledger.append(INCIDENT, EMPTY_HEAD, [{ ...draft('a', 1), occurred_at: 1_700_000_500_000 }]);
+  const noCutoff = await s.replica({ key: NEW_KEY, previousKeys: [KEY] }).verify(INCIDENT, forged.head);
+  assert.equal(noCutoff.ok, true, problems(noCutoff));
+  const rotated = s.replica({ key: NEW_KEY, previousKeys: [KEY], previousKeyCutoffs: [1_700_000_100_000] });
+  const caught = await rotated.verify(INCIDENT, forged.head);
+  assert.equal(caught.ok, false, 'a record under a retired key after its cut-off verified');
+  assert.match(problems(caught), /under retired key 1 .* after its cut-off 2023-11-14T22:15:00.000Z/);
+  // Before the cut-off: still fine.
+  const early = setup({ key: KEY });
+  const old = await early.ledger.append(INCIDENT, EMPTY_HEAD, [draft('a', 1)]);
+  const kept = await early
+    .replica({ key: NEW_KEY, previousKeys: [KEY], previousKeyCutoffs: [1_700_000_100_000] })
+    .verify(INCIDENT, old.head);
+  assert.equal(kept.ok, true, problems(kept));
+});
+
+test('pages of a long chain: read by sequence range, served in chain order, continuing from the hash each page names; an inserted record is never served', async () => {
+  const { ledger, records } = setup({ key: KEY });
+  const written = await ledger.append(
+    INCIDENT,
+    EMPTY_HEAD,
+    [1, 2, 3, 4, 5, 6, 7].map((n) => draft(`m${n}`, n)),
+  );
+  // An insertion beside the chain at sequence 5 (same predecessor): off the chain, never served.
+  const fake = { ...written.records[4]!, observed: 99, record_id: 'e'.repeat(64) };
+  await records.put(fake.record_id, fake);
+  const first = await ledger.page(INCIDENT, { limit: 3 });
+  assert.deepEqual(
+    first.records.map((r) => r.seq),
+    [5, 6, 7],
+  );
+  assert.deepEqual(first.next, { seq: 4, hash: written.records[3]!.record_id });
+  const second = await ledger.page(INCIDENT, { limit: 3, before: first.next! });
+  assert.deepEqual(
+    second.records.map((r) => r.seq),
+    [2, 3, 4],
+  );
+  const last = await ledger.page(INCIDENT, { limit: 3, before: second.next! });
+  assert.deepEqual(
+    last.records.map((r) => r.seq),
+    [1],
+  );
+  assert.equal(last.next, null);
+  const served = [...last.records, ...second.records, ...first.records].map((r) => r.record_id);
+  assert.deepEqual(
+    served,
+    written.records.map((r) => r.record_id),
+  );
+  assert.ok(!served.includes(fake.record_id));
+  // The records a report cites, by id only.
+  const cited = await ledger.recordsById(INCIDENT, [written.records[1]!.record_id, 'f'.repeat(64)]);
+  assert.deepEqual(
+    cited.map((r) => r.seq),
+    [2],
+  );
 });

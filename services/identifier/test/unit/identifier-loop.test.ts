@@ -97,6 +97,13 @@ test('recorded reranker drift: one report naming the cause, every claim citing a
   const cited = report!.claims.flatMap((c) => c.evidence_ids);
   assert.equal((await ledger.existing(report!.incident_id, cited)).size, new Set(cited).size);
   assert.equal((await ledger.verify(report!.incident_id, (await store.get(report!.incident_id))!.doc.ledger_head)).ok, true);
+  // The report carries the chain's head after its verdict record (the anchor Kafka keeps), and the ledger verifies against it.
+  const head = (await store.get(report!.incident_id))!.doc.ledger_head;
+  const anchor = report!.ledger_head!;
+  assert.ok(anchor.seq > 0 && anchor.seq <= head.seq);
+  const [anchored] = await ledger.recordsById(report!.incident_id, [anchor.hash]);
+  assert.deepEqual({ kind: anchored?.kind, seq: anchored?.seq }, { kind: 'verdict', seq: anchor.seq });
+  assert.equal((await ledger.verify(report!.incident_id, head, [anchor])).ok, true);
   const incident = (await store.get(report!.incident_id))!.doc;
   assert.equal(incident.state, 'reported');
   assert.equal(incident.pending_report, null, 'the outbox published and cleared it');

@@ -41,10 +41,17 @@ test('GET /incidents/{id} answers the report revision, last report, probes and w
   };
   await store.save(incident, null);
   let ledgerReads = 0;
+  const verifyCalls: unknown[][] = [];
+  const pageCalls: unknown[] = [];
   const ledger = {
-    records: async () => {
+    page: async (_id: string, options: unknown) => {
       ledgerReads += 1;
-      return [{ record_id: 'r1' }];
+      pageCalls.push(options);
+      return { records: [{ record_id: 'r1' }], next: { seq: 4, hash: 'a'.repeat(64) } };
+    },
+    verify: async (...args: unknown[]) => {
+      verifyCalls.push(args);
+      return { ok: true };
     },
   } as unknown as EvidenceLedger;
   const app = workerHttpApp({
@@ -83,6 +90,22 @@ test('GET /incidents/{id} answers the report revision, last report, probes and w
       [{ probe_id: 'p-1', probe_version: 2, query: 'what is curl?' }],
     );
     assert.equal((await fetch(`${base}/incidents/inc-ffffffffffffffff?evidence=false`)).status, 404);
+
+    // The evidence is paged: a limit, and the cursor of the older records.
+    assert.equal((full as unknown as { evidence_next: string }).evidence_next, `4:${'a'.repeat(64)}`);
+    await fetch(`${base}/incidents/${id}?evidence_limit=2&evidence_before=4:${'a'.repeat(64)}`);
+    assert.deepEqual(pageCalls.at(-1), { limit: 2, anchor: incident.ledger_head, before: { seq: 4, hash: 'a'.repeat(64) } });
+    assert.equal((await fetch(`${base}/incidents/${id}?evidence_limit=0`)).status, 400);
+    // Verification against heads published in RootCauseReports (?anchor=<seq>:<hash>, repeatable).
+    const anchored = await fetch(`${base}/incidents/${id}/ledger/verify?anchor=2:${'b'.repeat(64)}&anchor=3:${'c'.repeat(64)}`);
+    assert.equal(anchored.status, 200);
+    assert.deepEqual(verifyCalls.at(-1)?.[2], [
+      { seq: 2, hash: 'b'.repeat(64) },
+      { seq: 3, hash: 'c'.repeat(64) },
+    ]);
+    const bad = await fetch(`${base}/incidents/${id}/ledger/verify?anchor=nonsense`);
+    assert.equal(bad.status, 400);
+    assert.match(await bad.text(), /invalid anchor/);
   } finally {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));

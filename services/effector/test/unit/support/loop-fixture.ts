@@ -217,6 +217,8 @@ export interface LoopOptions {
   maxAffectedProbes?: number;
   /** Default 2. */
   maxConcurrentRepairs?: number;
+  /** Default DEFAULT_BACKLOG. */
+  backlog?: EffectorDeps['backlog'];
   /** Default 60 s (renewed every third of it while an action is worked on). */
   leaseMs?: number;
   /** Default 5 s. */
@@ -340,6 +342,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     ...(options.identifier ? { identifierRecords: options.identifier } : {}),
     ...(options.maxAffectedProbes !== undefined ? { maxAffectedProbes: options.maxAffectedProbes } : {}),
     ...(options.maxConcurrentRepairs !== undefined ? { maxConcurrentRepairs: options.maxConcurrentRepairs } : {}),
+    ...(options.backlog !== undefined ? { backlog: options.backlog } : {}),
     snapshotRetention: options.snapshotRetention ?? { keepLast: 1, keepWithinDays: 0 },
     ...(options.snapshotBudgetBytes !== undefined ? { snapshotBudgetBytes: options.snapshotBudgetBytes } : {}),
     inconclusiveHold: { remeasures: 2, delayMs: 1 },
