@@ -294,6 +294,8 @@ def main():
         stop = (time.time() - t0) > a.max_minutes * 60
         if not a.throughput and (step % a.ckpt_every == 0 or step == steps or stop):
             save_checkpoint(ck, model, opt, step, epoch, pos, a)
+        if stop and a.throughput:
+            break  # a measurement cut short still reports what it measured
         if stop:
             bar.close()
             print(f"time budget reached at step {step}/{steps}; continue with --resume", flush=True)
