@@ -194,6 +194,7 @@ def main():
     ap.add_argument("--prepare", action="store_true", help="encode the train set into the cache, then exit "
                     "(run it niced before taking the bench lock)")
     ap.add_argument("--eval", action="store_true", help="balanced accuracy per set on v3 dev.jsonl, then exit")
+    ap.add_argument("--limit", type=int, default=0, help="--eval / --label: only the first N rows (a smoke check)")
     ap.add_argument("--label", action="store_true", help="teacher: write its logits over train.jsonl, then exit")
     a = ap.parse_args()
     from tqdm import tqdm
@@ -211,6 +212,7 @@ def main():
             model.load_state_dict(torch.load(ck, weights_only=False)["model"])
             print(f"loaded {ck}", flush=True)
         rows = load_rows("dev" if a.eval else "train", exclude)
+        rows = rows[:a.limit] if a.limit else rows
         t0 = time.time()
         lo = np.array(predict(model, a, encode_rows(rows, enc_fn, a)))
         if a.label:
@@ -227,7 +229,8 @@ def main():
             res[s] = {"n": len(m), "ba": round(100 * balanced_accuracy([rows[i]["label"] for i in m], pc[m]), 1)}
         res["all"] = {"n": len(rows), "ba": round(100 * balanced_accuracy([r["label"] for r in rows], pc), 1)}
         print(json.dumps(res, indent=1))
-        json.dump(res, open(os.path.join(run_dir, "eval-dev.json"), "w"), indent=1)
+        if not a.limit:
+            json.dump(res, open(os.path.join(run_dir, "eval-dev.json"), "w"), indent=1)
         return
 
     rows = load_rows("train", exclude)
