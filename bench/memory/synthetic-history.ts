@@ -239,6 +239,7 @@ export function syntheticHistory(options: SyntheticOptions): HistoryLine[] {
         recommended_intents: [],
         findings: [],
         unexplained_probes: [],
+        index_diff: null,
       } satisfies RootCauseReport,
     });
     const truth = truthOf(fault.kind, mode, fraction);

@@ -106,6 +106,7 @@ export function exampleRootCauseReport(incidentId = `inc-${randomUUID()}`, at = 
     recommended_intents: ['rollback_reranker'],
     findings: [],
     unexplained_probes: [],
+    index_diff: null,
   };
 }
 

@@ -97,8 +97,9 @@ const REGISTERED_FINGERPRINTS: Record<string, string> = {
   // 2026-12-04: ProbeResult's sampled mode, comparison.samples and the two sample test p-values (issue 27).
   // 2026-12-06: ProbeResult's comparison.pooled_test, the pooled test's e-values and statistics (issue 39).
   // 2026-12-06: ProbeResult's origin (golden | traffic) and segment, for traffic replays (issue 38).
+  // 2026-12-06: RootCauseReport's index_diff and the open question index_change_unexplained (issue 39, what changed in the index).
   probes: 'ca503f7b06d3f22a2b2b317a8fba2b03706ca92866485063dbacb136c1f1702b',
-  reports: '7f55948eb61b841bbe39c62b020ec7036b725ed5bf2e42a2bc27d8197a893946',
+  reports: '5e0fcfb8a8833283952ce6d472f2a32b8dd3c28746f99e07938c9608c5b21f40',
   actions: '4ed35718d9cc30bae76bfad873703a8ef3c61c3fb6af8c9a5e40598ea8da15ba',
 };
 

@@ -28,6 +28,7 @@ export function report(incidentId: string, fields: Partial<Omit<RootCauseReport,
     recommended_intents: [],
     findings: [],
     unexplained_probes: [],
+    index_diff: null,
     ...rest,
   };
 }

@@ -20,9 +20,11 @@ const empty: IndexDiff = {
   added_after_pin: 0,
   relabelled: 0,
   payload_changed: 0,
+  text_changed: 0,
   vectors_moved: 0,
   min_vector_cosine: 1,
   examples: [],
+  collections: null,
 };
 
 test('only the data causes with a score name knowledge to diff', () => {
