@@ -57,7 +57,11 @@ export interface IndexDiff {
   relabelled: number;
   /** Same text and identity, another version or validity window (not explained by a newer version). */
   payload_changed: number;
-  /** Same chunk (chunk id, or vector unchanged), its text rewritten in place: no re-ingest re-embeds it. */
+  /**
+   * Same chunk (chunk id, or vector unchanged), its text rewritten with its vector intact: edited in
+   * place, since any ingest (a re-parse included) re-embeds what it rewrites. Rewritten and
+   * re-embedded counts as a moved vector instead.
+   */
   text_changed: number;
   /** Same chunk, vector no longer the baseline's (cosine below VECTOR_MOVED_COSINE). */
   vectors_moved: number;
@@ -164,8 +168,11 @@ export function diffIndexes(
       continue;
     }
     matched.add(rewritten);
-    diff.text_changed += 1;
-    example('text_changed', rewritten, 'text', b.text, rewritten.text);
+    const inPlace = rewritten.vector === null || b.vector === null || cosine(rewritten.vector, b.vector) >= VECTOR_MOVED_COSINE;
+    if (inPlace) {
+      diff.text_changed += 1;
+      example('text_changed', rewritten, 'text', b.text, rewritten.text);
+    }
     pairs.push([b, rewritten]);
   }
   for (const [b, same] of pairs) {

@@ -79,10 +79,17 @@ export const INDEX_SIGNATURES: Readonly<Partial<Record<DetectorVerdict['cause'],
   wrong_attribution: ['relabelled'],
   // A stale feed or a stalled ingest rolls versions back: newer chunks gone, older ones reopened.
   knowledge_source_failure: ['payload_changed', 'missing'],
+  // A re-parse re-cuts and re-embeds: old chunks gone, rewritten ones with new vectors.
+  parser_bug: ['vector_moved', 'missing'],
 };
 
-/** The causes whose score the diff weighs: the two whose detectors read the query path as index damage. */
-const JUDGED: readonly DetectorVerdict['cause'][] = ['vector_index_corruption', 'wrong_attribution'];
+/**
+ * The causes the diff may forbid naming: those whose detectors read a retrieval or context change
+ * as damage to the stored chunks. A stale feed or unpublished knowledge is judged on its feed check.
+ */
+const JUDGED: readonly DetectorVerdict['cause'][] = ['vector_index_corruption', 'wrong_attribution', 'parser_bug'];
+/** The data causes whose knowledge is diffed: every cause scoped by stored knowledge. */
+const DIFFED: readonly DetectorVerdict['cause'][] = [...JUDGED, 'knowledge_source_failure', 'unpublished_knowledge'];
 
 /** How many changes of each kind the diff shows. */
 export function changeCounts(diff: IndexDiff): Record<Exclude<IndexChangeKind, 'alias_target_changed'>, number> {
@@ -137,7 +144,7 @@ function measurement(diff: IndexDiff, metric: string, observed: number): Measure
 
 /** The knowledge ids worth diffing: those the data-cause verdicts implicate. */
 export function idsToDiff(verdicts: readonly DetectorVerdict[]): string[] {
-  return [...new Set(verdicts.filter((v) => v.score > 0 && SIGNATURES[v.cause] !== undefined).flatMap((v) => v.knowledge_ids))];
+  return [...new Set(verdicts.filter((v) => v.score > 0 && DIFFED.includes(v.cause)).flatMap((v) => v.knowledge_ids))];
 }
 
 /**

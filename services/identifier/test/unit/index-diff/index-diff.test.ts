@@ -101,3 +101,9 @@ test('a version changed in place is a payload change with before and after', () 
   assert.equal(diff.payload_changed, 1);
   assert.deepEqual([diff.examples[0]!.field, diff.examples[0]!.before, diff.examples[0]!.after], ['version', '1.0', '0.9']);
 });
+
+test('text rewritten and re-embedded (a re-parse) is a moved vector, not an in-place text change', () => {
+  const reparsed = { ...A, text: 'a 1.0 merged with the next section', vector: [0, 1, 1] };
+  const diff = diffIndexes(['changelog/a'], [reparsed], [A], PIN);
+  assert.deepEqual([diff.text_changed, diff.vectors_moved, diff.missing], [0, 1, 0]);
+});

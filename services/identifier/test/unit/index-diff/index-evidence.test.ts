@@ -33,8 +33,10 @@ test('only the data causes with a score name knowledge to diff', () => {
       verdict('vector_index_corruption', 0.8, ['changelog/a']),
       verdict('reranker_drift', 0.9, ['changelog/z']),
       verdict('wrong_attribution', 0, ['changelog/q']),
+      verdict('knowledge_source_failure', 0.5, ['changelog/k']),
+      verdict('parser_bug', 0.4, ['changelog/p']),
     ]),
-    ['changelog/a'],
+    ['changelog/a', 'changelog/k', 'changelog/p'],
   );
 });
 

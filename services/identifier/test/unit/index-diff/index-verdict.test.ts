@@ -38,12 +38,12 @@ const DIFFS: Record<string, { diff: IndexDiff; explained: string[]; unexplained:
       A,
       PIN,
     ),
-    explained: ['vector_index_corruption'],
+    explained: ['vector_index_corruption', 'parser_bug'],
     unexplained: [],
   },
   'points deleted': {
     diff: diffIndexes(['changelog/a'], [], A, PIN),
-    explained: ['vector_index_corruption', 'knowledge_source_failure'],
+    explained: ['vector_index_corruption', 'knowledge_source_failure', 'parser_bug'],
     unexplained: [],
   },
   'ids swapped': {
@@ -144,6 +144,13 @@ for (const name of ['text rewritten, vectors intact, no relabelling', 'points ad
     assert.deepEqual(question.evidence_ids, ['ix1', 'ix2']);
     assert.match(question.subject, new RegExp(`${DIFFS[name]!.unexplained[0]} in changelog/a`));
   });
+
+test('text edited in place forbids parser_bug too (a re-parse re-embeds what it rewrites); a re-cut index keeps it', () => {
+  const edited = judge(twice({ parser_bug: 1 }, DIFFS['text rewritten, vectors intact, no relabelling']!.diff));
+  assert.equal(edited.root_cause, 'unknown');
+  const recut = diffIndexes(['changelog/a'], [chunk('changelog/a', 0, { chunk_id: 'new#0', text: 'merged', vector: [0, 0, 1] })], A, PIN);
+  assert.equal(judge(twice({ parser_bug: 1 }, recut)).root_cause, 'parser_bug');
+});
 
 test('a cause the diff does not judge (a stale feed) is still named over a diff that shows its signature', () => {
   const verdict = judge(twice({ knowledge_source_failure: 1 }, DIFFS['version rolled back']!.diff));
