@@ -51,6 +51,8 @@ export interface IndexDiff {
   missing: number;
   /** Online chunks the baseline lacks, of versions valid from before the baseline's pin (it should know them). */
   added_unexpected: number;
+  /** Of those, chunks of a version the baseline never had for that knowledge id (no feed published it by the pin). */
+  added_unknown_version: number;
   /** Online chunks of versions published after the baseline's pin: the online knowledge moved on. */
   added_after_pin: number;
   /** Same text, another knowledge id or document: the chunk's attribution changed. */
@@ -114,6 +116,7 @@ export function diffIndexes(
     baseline_points: baseline.length,
     missing: 0,
     added_unexpected: 0,
+    added_unknown_version: 0,
     added_after_pin: 0,
     relabelled: 0,
     payload_changed: 0,
@@ -201,6 +204,7 @@ export function diffIndexes(
     if (after || (baselinePinnedAt === undefined && !knownVersion)) diff.added_after_pin += 1;
     else {
       diff.added_unexpected += 1;
+      if (!knownVersion) diff.added_unknown_version += 1;
       example('added', o, 'point', null, `version ${o.version} valid from ${o.valid_from}`);
     }
   }

@@ -72,15 +72,17 @@ export const CONTRADICTED_WEIGHT = 0.2;
 /**
  * The changes each catalogue data cause makes to the stored knowledge (its index signature). A
  * change of a kind outside every signature is one no catalogue cause explains: text rewritten in
- * place (a re-ingest would have re-embedded it), or chunks of old versions the baseline never had.
+ * place (a re-ingest would have re-embedded it). Added chunks are a re-cut (parser_bug) when their
+ * version is one the baseline has; chunks of a version it never had, valid from before its pin,
+ * were published by no feed it knows: no catalogue cause explains them (see unexplainedChanges).
  */
 export const INDEX_SIGNATURES: Readonly<Partial<Record<DetectorVerdict['cause'], readonly IndexChangeKind[]>>> = {
   vector_index_corruption: ['vector_moved', 'missing'],
   wrong_attribution: ['relabelled'],
   // A stale feed or a stalled ingest rolls versions back: newer chunks gone, older ones reopened.
   knowledge_source_failure: ['payload_changed', 'missing'],
-  // A re-parse re-cuts and re-embeds: old chunks gone, rewritten ones with new vectors.
-  parser_bug: ['vector_moved', 'missing'],
+  // A re-parse re-cuts and re-embeds: old chunks gone, new cuts of the same versions, new vectors.
+  parser_bug: ['vector_moved', 'missing', 'added'],
 };
 
 /**
@@ -91,11 +93,11 @@ const JUDGED: readonly DetectorVerdict['cause'][] = ['vector_index_corruption', 
 /** The data causes whose knowledge is diffed: every cause scoped by stored knowledge. */
 const DIFFED: readonly DetectorVerdict['cause'][] = [...JUDGED, 'knowledge_source_failure', 'unpublished_knowledge'];
 
-/** How many changes of each kind the diff shows. */
+/** How many changes of each kind the diff shows that a signature can explain (added: of versions the baseline has). */
 export function changeCounts(diff: IndexDiff): Record<Exclude<IndexChangeKind, 'alias_target_changed'>, number> {
   return {
     missing: diff.missing,
-    added: diff.added_unexpected,
+    added: diff.added_unexpected - diff.added_unknown_version,
     relabelled: diff.relabelled,
     payload_changed: diff.payload_changed,
     text_changed: diff.text_changed,
@@ -118,9 +120,11 @@ export function explainedBy(diff: IndexDiff): DetectorVerdict['cause'][] {
  */
 export function unexplainedChanges(diff: IndexDiff): IndexChangeKind[] {
   const explained = new Set(Object.values(INDEX_SIGNATURES).flat());
-  return (Object.entries(changeCounts(diff)) as [IndexChangeKind, number][])
+  const unexplained = (Object.entries(changeCounts(diff)) as [IndexChangeKind, number][])
     .filter(([kind, count]) => count > 0 && !explained.has(kind))
     .map(([kind]) => kind);
+  // Chunks of a version the baseline never had: published by no feed it knows.
+  return diff.added_unknown_version > 0 ? ['added', ...unexplained.filter((k) => k !== 'added')] : unexplained;
 }
 
 /** Whether the diff contradicts naming `cause`: read, changed, none of the cause's signature, some change no cause explains. */

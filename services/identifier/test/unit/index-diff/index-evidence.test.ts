@@ -17,6 +17,7 @@ const empty: IndexDiff = {
   baseline_points: 2,
   missing: 0,
   added_unexpected: 0,
+  added_unknown_version: 0,
   added_after_pin: 0,
   relabelled: 0,
   payload_changed: 0,

@@ -69,6 +69,16 @@ const DIFFS: Record<string, { diff: IndexDiff; explained: string[]; unexplained:
     explained: ['knowledge_source_failure'],
     unexplained: [],
   },
+  'sections re-cut (new chunks of the versions the baseline has)': {
+    diff: diffIndexes(
+      ['changelog/a'],
+      [chunk('changelog/a', 5, { chunk_id: 'recut#5', text: 'merged sections', vector: [0, 0, 1] })],
+      A,
+      PIN,
+    ),
+    explained: ['vector_index_corruption', 'knowledge_source_failure', 'parser_bug'],
+    unexplained: [],
+  },
   'text rewritten, vectors intact, no relabelling': {
     diff: diffIndexes(
       ['changelog/a'],
