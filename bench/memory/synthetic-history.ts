@@ -240,6 +240,7 @@ export function syntheticHistory(options: SyntheticOptions): HistoryLine[] {
         findings: [],
         unexplained_probes: [],
         ledger_head: null,
+        index_diff: null,
       } satisfies RootCauseReport,
     });
     const truth = truthOf(fault.kind, mode, fraction);

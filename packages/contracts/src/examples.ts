@@ -108,6 +108,7 @@ export function exampleRootCauseReport(incidentId = `inc-${randomUUID()}`, at = 
     findings: [],
     unexplained_probes: [],
     ledger_head: null,
+    index_diff: null,
   };
 }
 

@@ -222,6 +222,7 @@ export function toProbeAnalysis(prepared: PreparedAnalysis, records: readonly Ev
     evidence[verdict.cause] = records.filter((r) => r.detector === verdict.cause).map((r) => r.record_id);
   }
   const first = records.find((r) => r.detector === null);
+  const indexRecord = records.find((r) => r.detector === null && r.metric === 'index_changed');
   return {
     probe_event_id: result.event_id,
     probe_id: result.probe_id,
@@ -235,5 +236,6 @@ export function toProbeAnalysis(prepared: PreparedAnalysis, records: readonly Ev
     knowledge_ids: knowledge,
     first_diverging_layer: prepared.layer,
     divergence_evidence_id: prepared.diff === null ? null : (first?.record_id ?? null),
+    ...(prepared.indexDiff ? { index_diff: { evidence_id: indexRecord?.record_id ?? null, diff: prepared.indexDiff } } : {}),
   };
 }

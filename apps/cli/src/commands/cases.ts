@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { MemoryClient, MemoryUnavailableError, type Recommendation, type RecommendRequest } from '@rag-immune/memory-client';
 import { emit } from '../output.ts';
 import { CliError, ExitCode } from '../exit-codes.ts';
+import { indexDiffLines, type IndexDiffView } from '../index-diff-view.ts';
 
 /**
  * `immune cases`: the memory worker's healing cases and what it would recommend, over its HTTP API
@@ -17,7 +18,7 @@ interface ConnectionOptions {
 }
 
 /** The parts of a case document this command prints (the worker serves the whole HealingCase). */
-interface CaseView {
+export interface CaseView {
   case_id: string;
   incident_id: string;
   environment: string;
@@ -33,6 +34,8 @@ interface CaseView {
     confidence: number;
     claims: { kind: string; metric: string; observed: number; baseline: number | null }[];
     affected_knowledge_ids: string[];
+    /** What changed in the online index, as the report said (absent on older cases, null when none was read). */
+    index_diff?: IndexDiffView | null;
   } | null;
   actions: { intent: string; tool: string; status: string; attempt: number; first_at: number }[];
   card: {
@@ -81,7 +84,7 @@ function caseLine(c: CaseView): string {
   return `${c.case_id}  ${c.card.status.padEnd(10)} ${c.outcome.padEnd(9)} ${cause.padEnd(44)} ${(c.intents.join(' > ') || '-').padEnd(50)} ${c.incident_id}`;
 }
 
-function caseDetail(c: CaseView): string {
+export function caseDetail(c: CaseView): string {
   const lines = [
     `case        ${c.case_id}`,
     `incident    ${c.incident_id} (environment ${c.environment}) at ${iso(c.incident_at)}`,
@@ -93,6 +96,7 @@ function caseDetail(c: CaseView): string {
   ];
   for (const claim of c.signature?.claims ?? [])
     lines.push(`claim       ${claim.kind} ${claim.metric}: ${claim.baseline ?? '?'} -> ${claim.observed}`);
+  if (c.signature?.index_diff) lines.push(...indexDiffLines(c.signature.index_diff, 'index      '));
   for (const a of c.actions) lines.push(`action      ${iso(a.first_at)} ${a.intent} via ${a.tool} (attempt ${a.attempt}): ${a.status}`);
   for (const h of c.card.history)
     lines.push(

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { emit } from '../output.ts';
 import { ExitCode } from '../exit-codes.ts';
 import { callWorkerApi } from '../worker-api.ts';
+import { indexDiffLines, type IndexDiffView } from '../index-diff-view.ts';
 
 /**
  * `immune incidents list|show` and `immune ledger verify` against the identifier's HTTP API
@@ -77,6 +78,9 @@ interface EvidenceView {
   metric: string;
   observed: number;
   baseline: number | null;
+  occurred_at?: number;
+  /** The index_changed record's detail is the index diff (services/identifier index-evidence diffDetail). */
+  detail?: Record<string, unknown>;
 }
 
 interface IncidentView {
@@ -103,13 +107,22 @@ interface Verification {
   problems: { record_id: string; seq: number | null; problem: string }[];
 }
 
-function renderShow(body: { incident: IncidentView; evidence: EvidenceView[] }): string {
+/** The incident's latest index diff (index_changed ledger record; a changed one first), as the report carries it. */
+function latestIndexDiff(evidence: readonly EvidenceView[]): string[] {
+  const read = evidence.filter((r) => r.metric === 'index_changed' && r.detail !== undefined).sort((a, b) => b.seq - a.seq);
+  const chosen = read.find((r) => r.observed > 0) ?? read[0];
+  if (chosen === undefined) return [];
+  return indexDiffLines(chosen.detail as unknown as IndexDiffView, `  index (record ${short(chosen.record_id)}):`);
+}
+
+export function renderShow(body: { incident: IncidentView; evidence: EvidenceView[] }): string {
   const { incident, evidence } = body;
   const lines = [
     `Incident ${incident.incident_id}: ${incident.state}${incident.resolution ? ` (${incident.resolution})` : ''}`,
     `  opened ${time(incident.opened_at)}, anomalies ${time(incident.window_start)} … ${time(incident.window_end)}`,
     `  verdict: ${incident.verdict ? `${incident.verdict.root_cause} (${incident.verdict.component}), confidence ${Number(incident.verdict.confidence).toFixed(2)}, ${incident.verdict.outcome}` : 'none yet'}; report revision ${incident.report_revision}`,
     `  probes: ${incident.probes.map((p) => p.probe_id).join(', ')}`,
+    ...latestIndexDiff(evidence),
     '',
     'Timeline:',
     ...incident.timeline.map(

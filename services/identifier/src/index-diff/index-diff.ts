@@ -17,10 +17,30 @@ export interface IndexChunk {
   vector: number[] | null;
 }
 
-export interface ChunkChange {
+/** The kinds of change the diff tells apart (the report's IndexChangeKind, less `unknown`). */
+export type IndexChangeKind =
+  'missing' | 'added' | 'relabelled' | 'payload_changed' | 'text_changed' | 'vector_moved' | 'alias_target_changed';
+
+/** One changed chunk: which field, its value before (baseline) and after (online), shortened. */
+export interface IndexChange {
+  kind: IndexChangeKind;
   knowledge_id: string;
+  /** The online point's id; the baseline's when the chunk is missing online. */
+  point_id: string;
   chunk: string;
-  what: string;
+  field: string;
+  before: string | null;
+  after: string | null;
+}
+
+/** Which collections were compared, and what each alias pointed at when read (null: not an alias). */
+export interface ComparedCollections {
+  online: string;
+  baseline: string;
+  online_target: string | null;
+  baseline_target: string | null;
+  /** The online alias's target at the previous read, when it has changed since (null: unchanged, or first read). */
+  online_target_before: string | null;
 }
 
 export interface IndexDiff {
@@ -31,23 +51,38 @@ export interface IndexDiff {
   missing: number;
   /** Online chunks the baseline lacks, of versions valid from before the baseline's pin (it should know them). */
   added_unexpected: number;
+  /** Of those, chunks of a version the baseline never had for that knowledge id (no feed published it by the pin). */
+  added_unknown_version: number;
   /** Online chunks of versions published after the baseline's pin: the online knowledge moved on. */
   added_after_pin: number;
   /** Same text, another knowledge id or document: the chunk's attribution changed. */
   relabelled: number;
   /** Same text and identity, another version or validity window (not explained by a newer version). */
   payload_changed: number;
+  /**
+   * Same chunk (chunk id, or vector unchanged), its text rewritten with its vector intact: edited in
+   * place, since any ingest (a re-parse included) re-embeds what it rewrites. Rewritten and
+   * re-embedded counts as a moved vector instead.
+   */
+  text_changed: number;
   /** Same chunk, vector no longer the baseline's (cosine below VECTOR_MOVED_COSINE). */
   vectors_moved: number;
   /** Lowest cosine between a matched chunk's two vectors (null: no vectors compared). */
   min_vector_cosine: number | null;
   /** A few changes of each kind, for the report and the on-call engineer. */
-  examples: ChunkChange[];
+  examples: IndexChange[];
+  /** Set by the reader of a real index; null from a bare diff. */
+  collections: ComparedCollections | null;
 }
 
 /** Same text embedded by the same model gives the same vector up to float noise. */
 export const VECTOR_MOVED_COSINE = 0.999;
 const MAX_EXAMPLES = 8;
+/** Examples carry short values: a report is a bus event, not a copy of the index. */
+const MAX_VALUE_CHARS = 80;
+
+export const shortValue = (value: string | null): string | null =>
+  value === null || value.length <= MAX_VALUE_CHARS ? value : `${value.slice(0, MAX_VALUE_CHARS - 1)}…`;
 
 export function cosine(a: readonly number[], b: readonly number[]): number {
   if (a.length !== b.length || a.length === 0) return 0;
@@ -81,47 +116,83 @@ export function diffIndexes(
     baseline_points: baseline.length,
     missing: 0,
     added_unexpected: 0,
+    added_unknown_version: 0,
     added_after_pin: 0,
     relabelled: 0,
     payload_changed: 0,
+    text_changed: 0,
     vectors_moved: 0,
     min_vector_cosine: null,
     examples: [],
+    collections: null,
   };
-  const example = (change: ChunkChange) => {
-    if (diff.examples.filter((e) => e.what.split(':')[0] === change.what.split(':')[0]).length < Math.ceil(MAX_EXAMPLES / 4))
-      if (diff.examples.length < MAX_EXAMPLES) diff.examples.push(change);
+  const perKind = Math.ceil(MAX_EXAMPLES / 4);
+  const example = (kind: IndexChangeKind, chunk: IndexChunk, field: string, before: string | null, after: string | null) => {
+    if (diff.examples.length >= MAX_EXAMPLES || diff.examples.filter((e) => e.kind === kind).length >= perKind) return;
+    diff.examples.push({
+      kind,
+      knowledge_id: chunk.knowledge_id,
+      point_id: chunk.point_id,
+      chunk: label(chunk),
+      field,
+      before: shortValue(before),
+      after: shortValue(after),
+    });
   };
   const byText = new Map<string, IndexChunk[]>();
   for (const chunk of online) byText.set(chunk.text, [...(byText.get(chunk.text) ?? []), chunk]);
   const matched = new Set<IndexChunk>();
+  const lost: IndexChunk[] = [];
+  const pairs: [IndexChunk, IndexChunk][] = [];
 
   for (const b of baseline) {
     const candidates = (byText.get(b.text) ?? []).filter((o) => !matched.has(o));
     const same = candidates.find((o) => o.knowledge_id === b.knowledge_id && o.doc_id === b.doc_id) ?? candidates[0];
-    if (same === undefined) {
+    if (same === undefined) lost.push(b);
+    else {
+      matched.add(same);
+      pairs.push([b, same]);
+    }
+  }
+  // A chunk whose text no online chunk has may still be there, its text rewritten in place: the
+  // same chunk id, or the same vector (text edited after embedding, so no re-embedding moved it).
+  for (const b of lost) {
+    const rewritten = online.find(
+      (o) =>
+        !matched.has(o) &&
+        o.knowledge_id === b.knowledge_id &&
+        o.version === b.version &&
+        ((b.chunk_id !== null && o.chunk_id === b.chunk_id) ||
+          (o.vector !== null && b.vector !== null && cosine(o.vector, b.vector) >= VECTOR_MOVED_COSINE)),
+    );
+    if (rewritten === undefined) {
       diff.missing += 1;
-      example({ knowledge_id: b.knowledge_id, chunk: label(b), what: 'missing: no online chunk has its text' });
+      example('missing', b, 'point', b.point_id, null);
       continue;
     }
-    matched.add(same);
+    matched.add(rewritten);
+    const inPlace = rewritten.vector === null || b.vector === null || cosine(rewritten.vector, b.vector) >= VECTOR_MOVED_COSINE;
+    if (inPlace) {
+      diff.text_changed += 1;
+      example('text_changed', rewritten, 'text', b.text, rewritten.text);
+    }
+    pairs.push([b, rewritten]);
+  }
+  for (const [b, same] of pairs) {
     if (same.knowledge_id !== b.knowledge_id || same.doc_id !== b.doc_id) {
       diff.relabelled += 1;
-      example({ knowledge_id: b.knowledge_id, chunk: label(b), what: `relabelled: now ${same.knowledge_id} (${same.doc_id ?? '-'})` });
+      example('relabelled', same, same.knowledge_id !== b.knowledge_id ? 'knowledge_id' : 'doc_id', ...identity(b, same));
     } else if (same.version !== b.version || same.valid_from !== b.valid_from || !validUntilExplained(b, same, online)) {
       diff.payload_changed += 1;
-      example({
-        knowledge_id: b.knowledge_id,
-        chunk: label(b),
-        what: `payload: version ${b.version} -> ${same.version}, valid ${b.valid_from}..${b.valid_until} -> ${same.valid_from}..${same.valid_until}`,
-      });
+      const field = same.version !== b.version ? 'version' : same.valid_from !== b.valid_from ? 'valid_from' : 'valid_until';
+      example('payload_changed', same, field, b[field], same[field]);
     }
     if (same.vector !== null && b.vector !== null) {
       const c = cosine(same.vector, b.vector);
       diff.min_vector_cosine = diff.min_vector_cosine === null ? c : Math.min(diff.min_vector_cosine, c);
       if (c < VECTOR_MOVED_COSINE) {
         diff.vectors_moved += 1;
-        example({ knowledge_id: b.knowledge_id, chunk: label(b), what: `vector: cosine ${c.toFixed(3)} to the baseline's` });
+        example('vector_moved', same, 'vector', 'cosine 1.000', `cosine ${c.toFixed(3)}`);
       }
     }
   }
@@ -133,15 +204,15 @@ export function diffIndexes(
     if (after || (baselinePinnedAt === undefined && !knownVersion)) diff.added_after_pin += 1;
     else {
       diff.added_unexpected += 1;
-      example({
-        knowledge_id: o.knowledge_id,
-        chunk: label(o),
-        what: `added: version ${o.version} valid from ${o.valid_from}, unknown to the baseline`,
-      });
+      if (!knownVersion) diff.added_unknown_version += 1;
+      example('added', o, 'point', null, `version ${o.version} valid from ${o.valid_from}`);
     }
   }
   return diff;
 }
+
+const identity = (b: IndexChunk, o: IndexChunk): [string, string] =>
+  b.knowledge_id !== o.knowledge_id ? [b.knowledge_id, o.knowledge_id] : [b.doc_id ?? '-', o.doc_id ?? '-'];
 
 /**
  * A baseline chunk open-ended (valid_until null) that online closes is the online knowledge moving
@@ -155,5 +226,5 @@ function validUntilExplained(b: IndexChunk, o: IndexChunk, online: readonly Inde
 
 /** Whether the diff shows any change to the stored knowledge (the online knowledge moving on is none). */
 export function indexChanged(diff: IndexDiff): boolean {
-  return diff.missing + diff.added_unexpected + diff.relabelled + diff.payload_changed + diff.vectors_moved > 0;
+  return diff.missing + diff.added_unexpected + diff.relabelled + diff.payload_changed + diff.text_changed + diff.vectors_moved > 0;
 }

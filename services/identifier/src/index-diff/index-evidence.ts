@@ -5,8 +5,9 @@
  * vector_index_corruption, chunks relabelled support wrong_attribution, and a diff that shows
  * neither contradicts them (the verdict then names what does fit, or abstains with the diff).
  */
+import type { IndexDiffEvidence } from '@rag-immune/contracts';
 import type { DetectorVerdict, Measurement } from '../detectors/index.ts';
-import { diffIndexes, indexChanged, type IndexChunk, type IndexDiff } from './index-diff.ts';
+import { diffIndexes, indexChanged, type IndexChangeKind, type IndexChunk, type IndexDiff } from './index-diff.ts';
 import type { KnowledgeIndexReader } from './index-reader.ts';
 
 export interface IndexDiffer {
@@ -27,6 +28,9 @@ export class QdrantIndexDiffer implements IndexDiffer {
     private readonly onError: (error: unknown) => void = () => undefined,
   ) {}
 
+  /** The online alias's target at the last read: an alias repointed since is part of what changed. */
+  private lastOnlineTarget: string | null = null;
+
   async diff(knowledgeIds: readonly string[]): Promise<IndexDiff | null> {
     const ids = [...new Set(knowledgeIds)].slice(0, MAX_DIFF_IDS);
     if (ids.length === 0) return null;
@@ -40,7 +44,21 @@ export class QdrantIndexDiffer implements IndexDiffer {
         (hit): hit is IndexChunk =>
           hit !== null && lost.some((c) => c.text === hit.text) && !online.some((o) => o.point_id === hit.point_id),
       );
-      return diffIndexes(ids, [...online, ...found], baseline, this.baselinePinnedAt);
+      const diff = diffIndexes(ids, [...online, ...found], baseline, this.baselinePinnedAt);
+      const [onlineTarget, baselineTarget] = await Promise.all([
+        this.online.aliasTarget?.() ?? Promise.resolve(null),
+        this.baseline.aliasTarget?.() ?? Promise.resolve(null),
+      ]);
+      const before = this.lastOnlineTarget !== null && onlineTarget !== this.lastOnlineTarget ? this.lastOnlineTarget : null;
+      this.lastOnlineTarget = onlineTarget;
+      diff.collections = {
+        online: this.online.collection ?? 'online',
+        baseline: this.baseline.collection ?? 'baseline',
+        online_target: onlineTarget,
+        baseline_target: baselineTarget,
+        online_target_before: before,
+      };
+      return diff;
     } catch (error) {
       this.onError(error);
       return null;
@@ -50,6 +68,70 @@ export class QdrantIndexDiffer implements IndexDiffer {
 
 /** How much a cause's score keeps when the index shows none of the changes that cause makes. */
 export const CONTRADICTED_WEIGHT = 0.2;
+
+/**
+ * The changes each catalogue data cause makes to the stored knowledge (its index signature). A
+ * change of a kind outside every signature is one no catalogue cause explains: text rewritten in
+ * place (a re-ingest would have re-embedded it). Added chunks are a re-cut (parser_bug) when their
+ * version is one the baseline has; chunks of a version it never had, valid from before its pin,
+ * were published by no feed it knows: no catalogue cause explains them (see unexplainedChanges).
+ */
+export const INDEX_SIGNATURES: Readonly<Partial<Record<DetectorVerdict['cause'], readonly IndexChangeKind[]>>> = {
+  vector_index_corruption: ['vector_moved', 'missing'],
+  wrong_attribution: ['relabelled'],
+  // A stale feed or a stalled ingest rolls versions back: newer chunks gone, older ones reopened.
+  knowledge_source_failure: ['payload_changed', 'missing'],
+  // A re-parse re-cuts and re-embeds: old chunks gone, new cuts of the same versions, new vectors.
+  parser_bug: ['vector_moved', 'missing', 'added'],
+};
+
+/**
+ * The causes the diff may forbid naming: those whose detectors read a retrieval or context change
+ * as damage to the stored chunks. A stale feed or unpublished knowledge is judged on its feed check.
+ */
+const JUDGED: readonly DetectorVerdict['cause'][] = ['vector_index_corruption', 'wrong_attribution', 'parser_bug'];
+/** The data causes whose knowledge is diffed: every cause scoped by stored knowledge. */
+const DIFFED: readonly DetectorVerdict['cause'][] = [...JUDGED, 'knowledge_source_failure', 'unpublished_knowledge'];
+
+/** How many changes of each kind the diff shows that a signature can explain (added: of versions the baseline has). */
+export function changeCounts(diff: IndexDiff): Record<Exclude<IndexChangeKind, 'alias_target_changed'>, number> {
+  return {
+    missing: diff.missing,
+    added: diff.added_unexpected - diff.added_unknown_version,
+    relabelled: diff.relabelled,
+    payload_changed: diff.payload_changed,
+    text_changed: diff.text_changed,
+    vector_moved: diff.vectors_moved,
+  };
+}
+
+/** The catalogue causes whose signature the diff shows. */
+export function explainedBy(diff: IndexDiff): DetectorVerdict['cause'][] {
+  const counts = changeCounts(diff);
+  return (Object.entries(INDEX_SIGNATURES) as [DetectorVerdict['cause'], readonly IndexChangeKind[]][])
+    .filter(([, kinds]) => kinds.some((k) => k !== 'alias_target_changed' && counts[k] > 0))
+    .map(([cause]) => cause);
+}
+
+/**
+ * The kinds of change the diff shows that no catalogue cause's signature explains. An alias repointed
+ * is reported but not among them: the effector's own rebuilds swap aliases, and what the new target
+ * holds is what the content diff judges.
+ */
+export function unexplainedChanges(diff: IndexDiff): IndexChangeKind[] {
+  const explained = new Set(Object.values(INDEX_SIGNATURES).flat());
+  const unexplained = (Object.entries(changeCounts(diff)) as [IndexChangeKind, number][])
+    .filter(([kind, count]) => count > 0 && !explained.has(kind))
+    .map(([kind]) => kind);
+  // Chunks of a version the baseline never had: published by no feed it knows.
+  return diff.added_unknown_version > 0 ? ['added', ...unexplained.filter((k) => k !== 'added')] : unexplained;
+}
+
+/** Whether the diff contradicts naming `cause`: read, changed, none of the cause's signature, some change no cause explains. */
+export function contradicts(diff: IndexDiff, cause: DetectorVerdict['cause']): boolean {
+  if (!JUDGED.includes(cause)) return false;
+  return unexplainedChanges(diff).length > 0 && !explainedBy(diff).includes(cause);
+}
 
 /** The data causes the index diff can confirm or contradict, with the changes each one makes. */
 const SIGNATURES: Partial<Record<DetectorVerdict['cause'], (diff: IndexDiff) => Measurement[]>> = {
@@ -66,7 +148,7 @@ function measurement(diff: IndexDiff, metric: string, observed: number): Measure
 
 /** The knowledge ids worth diffing: those the data-cause verdicts implicate. */
 export function idsToDiff(verdicts: readonly DetectorVerdict[]): string[] {
-  return [...new Set(verdicts.filter((v) => v.score > 0 && SIGNATURES[v.cause] !== undefined).flatMap((v) => v.knowledge_ids))];
+  return [...new Set(verdicts.filter((v) => v.score > 0 && DIFFED.includes(v.cause)).flatMap((v) => v.knowledge_ids))];
 }
 
 /**
@@ -88,7 +170,45 @@ export function weighByIndexDiff(verdicts: readonly DetectorVerdict[], diff: Ind
   });
 }
 
-/** The diff in a ledger record's detail: counts and a few examples, bounded. */
+/** The diff in a ledger record's detail: counts and a few examples, bounded, and what explains it. */
 export function diffDetail(diff: IndexDiff): Record<string, unknown> {
-  return { ...diff, changed: indexChanged(diff) };
+  return { ...diff, changed: indexChanged(diff), explained_by: explainedBy(diff), unexplained: unexplainedChanges(diff) };
+}
+
+/** The diff as the RootCauseReport carries it (`evidence_id`: its index_changed ledger record). */
+export function toIndexDiffEvidence(diff: IndexDiff, evidenceId: string | null): IndexDiffEvidence {
+  const collections = diff.collections;
+  const examples: IndexDiffEvidence['examples'] = diff.examples.map((e) => ({ ...e }));
+  if (collections?.online_target_before)
+    examples.unshift({
+      kind: 'alias_target_changed',
+      knowledge_id: '',
+      point_id: '',
+      chunk: collections.online,
+      field: 'alias target',
+      before: collections.online_target_before,
+      after: collections.online_target,
+    });
+  return {
+    online_collection: collections?.online ?? 'online',
+    baseline_collection: collections?.baseline ?? 'baseline',
+    online_target: collections?.online_target ?? null,
+    baseline_target: collections?.baseline_target ?? null,
+    online_target_before: collections?.online_target_before ?? null,
+    knowledge_ids: [...diff.knowledge_ids],
+    online_points: diff.online_points,
+    baseline_points: diff.baseline_points,
+    missing: diff.missing,
+    added_unexpected: diff.added_unexpected,
+    added_after_pin: diff.added_after_pin,
+    relabelled: diff.relabelled,
+    payload_changed: diff.payload_changed,
+    text_changed: diff.text_changed,
+    vectors_moved: diff.vectors_moved,
+    min_vector_cosine: diff.min_vector_cosine,
+    explained_by: explainedBy(diff),
+    unexplained: unexplainedChanges(diff),
+    examples,
+    evidence_id: evidenceId,
+  };
 }

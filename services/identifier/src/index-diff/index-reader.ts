@@ -10,6 +10,9 @@ export interface KnowledgeIndexReader {
   chunksOf(knowledgeIds: readonly string[]): Promise<IndexChunk[]>;
   /** The chunk nearest to a vector, whatever its knowledge id (where a chunk went that its knowledge lost). */
   nearest(vector: readonly number[]): Promise<IndexChunk | null>;
+  /** The collection read: its name as configured, and the collection it resolves to when an alias (null: not one). */
+  readonly collection?: string;
+  aliasTarget?(): Promise<string | null>;
 }
 
 export interface PayloadLayout {
@@ -27,7 +30,7 @@ const str = (value: unknown): string | null => (typeof value === 'string' ? valu
 export class QdrantIndexReader implements KnowledgeIndexReader {
   constructor(
     private readonly qdrant: QdrantClient,
-    private readonly collection: string,
+    readonly collection: string,
     private readonly layout: PayloadLayout = {},
   ) {}
 
@@ -48,6 +51,11 @@ export class QdrantIndexReader implements KnowledgeIndexReader {
       offset = page.next_page_offset as string | number | null | undefined;
     } while (offset != null && out.length < MAX_POINTS_PER_READ);
     return out;
+  }
+
+  async aliasTarget(): Promise<string | null> {
+    const { aliases } = await this.qdrant.getAliases();
+    return aliases.find((a) => a.alias_name === this.collection)?.collection_name ?? null;
   }
 
   async nearest(vector: readonly number[]): Promise<IndexChunk | null> {

@@ -1,6 +1,8 @@
 import { eventEnvelope, type EvidenceClaim, type RootCauseReport } from '@rag-immune/contracts';
 import { IDENTIFIER_VERSION } from '../config.ts';
 import { DETECTORS } from '../detectors/index.ts';
+import { indexChanged } from '../index-diff/index-diff.ts';
+import { toIndexDiffEvidence } from '../index-diff/index-evidence.ts';
 import { reportProbeEventIds } from '../incidents/incident-caps.ts';
 import type { Incident } from '../incidents/incident.ts';
 import type { EvidenceRecord } from '../ledger/evidence-record.ts';
@@ -97,7 +99,15 @@ export function buildReport(
     // The chain's head after this report's verdict record, carried in Kafka, outside the ledger's
     // store: a ledger later cut back behind it fails verification against it.
     ledger_head: incident.ledger_head.seq > 0 ? { seq: incident.ledger_head.seq, hash: incident.ledger_head.hash } : null,
+    index_diff: reportedIndexDiff(incident.analyses),
   };
+}
+
+/** The index diff a report carries: the latest one that shows a change, else the latest read (null: none read). */
+export function reportedIndexDiff(analyses: readonly ProbeAnalysis[]): RootCauseReport['index_diff'] {
+  const read = analyses.filter((a) => a.index_diff).sort((a, b) => b.occurred_at - a.occurred_at);
+  const chosen = read.find((a) => indexChanged(a.index_diff!.diff)) ?? read[0];
+  return chosen === undefined ? null : toIndexDiffEvidence(chosen.index_diff!.diff, chosen.index_diff!.evidence_id);
 }
 
 /** Whether the verdict names knowledge that no analysis behind the last report did. */

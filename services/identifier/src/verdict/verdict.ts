@@ -5,6 +5,8 @@
  */
 import type { OpenQuestion, RagComponent, RootCause } from '@rag-immune/contracts';
 import { DETECTORS } from '../detectors/index.ts';
+import { indexChanged, type IndexDiff } from '../index-diff/index-diff.ts';
+import { contradicts, explainedBy, unexplainedChanges } from '../index-diff/index-evidence.ts';
 import { calibratedConfidence, type Calibration, type VerdictFeatures } from './calibration.ts';
 
 export type Cause = Exclude<RootCause, 'unknown'>;
@@ -30,6 +32,8 @@ export interface ProbeAnalysis {
   first_diverging_layer: Layer;
   /** Ledger id of the first-divergence record. */
   divergence_evidence_id: string | null;
+  /** What the index diff showed for this probe's implicated knowledge, and its ledger record (absent: none read). */
+  index_diff?: { evidence_id: string | null; diff: IndexDiff } | null;
 }
 
 export interface VerdictPolicy {
@@ -96,8 +100,9 @@ export function decideVerdict(
   const confidence = traced.length > 0 ? calibratedConfidence(calibration, features) : 0;
   const detector = DETECTORS.find((d) => d.cause === best);
   const mayWait = waitedMs < policy.maxWaitMs;
+  const contradicted = best !== null && indexContradicts(traced, best);
 
-  if (best !== null && confidence >= policy.acceptConfidence && (traced.length >= policy.minResults || !mayWait)) {
+  if (best !== null && !contradicted && confidence >= policy.acceptConfidence && (traced.length >= policy.minResults || !mayWait)) {
     return {
       outcome: 'cause',
       root_cause: best,
@@ -146,18 +151,48 @@ export function decideVerdict(
         evidence_ids: traced.flatMap((a) => (a.divergence_evidence_id ? [a.divergence_evidence_id] : [])),
       });
   }
+  const unexplained = unexplainedIndexChanges(traced);
+  if (unexplained !== null) questions.push(unexplained);
   const layers = traced.map((a) => a.first_diverging_layer).filter((l) => l !== 'none');
   const layer = layers.length > 0 && layers.every((l) => l === layers[0]) ? layers[0]! : 'none';
   return {
     outcome: 'unknown',
     root_cause: 'unknown',
-    component: LAYER_COMPONENT[layer],
+    // The store changed in a way no cause explains: that is where the on-call engineer looks.
+    component: contradicted ? 'vector_index' : LAYER_COMPONENT[layer],
     // The probability that "unknown" is the right answer: no named cause is right.
     confidence: traced.length === 0 ? 0.5 : 1 - confidence,
     features,
     best_cause: best,
     open_questions: questions,
     knowledge_ids: [],
+  };
+}
+
+const changedDiffs = (analyses: readonly ProbeAnalysis[]) =>
+  analyses.flatMap((a) => (a.index_diff && indexChanged(a.index_diff.diff) ? [a.index_diff] : []));
+
+/**
+ * Whether the incident's index diffs forbid naming `cause`: the store changed, none of the diffs shows
+ * the cause's signature, and some show a change no catalogue cause explains. The query path alone
+ * would borrow the nearest signature (a corrupt index); the report abstains with the diff instead.
+ */
+export function indexContradicts(analyses: readonly ProbeAnalysis[], cause: Cause): boolean {
+  const diffs = changedDiffs(analyses).map((d) => d.diff);
+  if (diffs.length === 0 || diffs.some((d) => explainedBy(d).includes(cause))) return false;
+  return diffs.some((d) => contradicts(d, cause));
+}
+
+/** The open question an abstention carries when the index changed in a way no catalogue cause explains. */
+function unexplainedIndexChanges(analyses: readonly ProbeAnalysis[]): OpenQuestion | null {
+  const diffs = changedDiffs(analyses).filter((d) => unexplainedChanges(d.diff).length > 0);
+  if (diffs.length === 0) return null;
+  const kinds = [...new Set(diffs.flatMap((d) => unexplainedChanges(d.diff)))].sort();
+  const ids = [...new Set(diffs.flatMap((d) => d.diff.knowledge_ids))].sort();
+  return {
+    kind: 'index_change_unexplained',
+    subject: `${kinds.join(',')} in ${ids.slice(0, 8).join(',')}`,
+    evidence_ids: [...new Set(diffs.flatMap((d) => (d.evidence_id ? [d.evidence_id] : [])))],
   };
 }
 

@@ -9,8 +9,8 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createQdrantClient } from '@rag-immune/worker-runtime';
 import { endpoints } from '@rag-immune/test-kit/stack';
-import { damageVectors, swapDocumentIds, type OnlineIndex } from '@rag-immune/test-kit/loop/operator-faults';
-import { QdrantIndexDiffer } from '../../src/index-diff/index-evidence.ts';
+import { damageVectors, editChunkTextInPlace, swapDocumentIds, type OnlineIndex } from '@rag-immune/test-kit/loop/operator-faults';
+import { QdrantIndexDiffer, explainedBy, unexplainedChanges } from '../../src/index-diff/index-evidence.ts';
 import { QdrantIndexReader } from '../../src/index-diff/index-reader.ts';
 import { indexChanged } from '../../src/index-diff/index-diff.ts';
 
@@ -20,6 +20,7 @@ const DIM = 16;
 const IDS = ['changelog/alpha', 'changelog/beta', 'changelog/gamma'];
 const PIN = new Date('2026-01-01T00:00:00Z');
 const made: string[] = [];
+const aliases: string[] = [];
 
 const LAYOUTS = [
   { name: 'reference RAG layout', layout: {}, index: {} },
@@ -73,6 +74,8 @@ async function pair(layout: (typeof LAYOUTS)[number], label: string) {
 }
 
 after(async () => {
+  for (const alias of aliases)
+    await qdrant.updateCollectionAliases({ actions: [{ delete_alias: { alias_name: alias } }] }).catch(() => undefined);
   for (const name of made) await qdrant.deleteCollection(name).catch(() => undefined);
 });
 
@@ -98,6 +101,43 @@ for (const layout of LAYOUTS) {
     // Only one of the two ids is in scope, as when a detector names the knowledge that lost its chunks.
     const relabelled = await swapped.differ.diff(['changelog/alpha']);
     assert.deepEqual([relabelled?.relabelled, relabelled?.missing, relabelled?.vectors_moved], [2, 0, 0], JSON.stringify(relabelled));
-    assert.ok(relabelled?.examples.some((e) => /relabelled: now changelog\/gamma/.test(e.what)));
+    assert.ok(
+      relabelled?.examples.some((e) => e.kind === 'relabelled' && e.before === 'changelog/alpha' && e.after === 'changelog/gamma'),
+      JSON.stringify(relabelled?.examples),
+    );
+
+    // A script's find-and-replace on the payload text: vectors intact, no catalogue cause's signature.
+    const edited = await pair(layout, `${Object.keys(layout.layout).length}-edited`);
+    await editChunkTextInPlace(edited.index, ['changelog/beta']);
+    const rewritten = await edited.differ.diff(['changelog/beta']);
+    assert.deepEqual([rewritten?.text_changed, rewritten?.missing, rewritten?.vectors_moved], [1, 0, 0], JSON.stringify(rewritten));
+    assert.deepEqual([explainedBy(rewritten!), unexplainedChanges(rewritten!)], [[], ['text_changed']]);
+    assert.match(rewritten!.examples[0]!.after ?? '', /1\.1-edited/);
   });
 }
+
+test('an alias: the diff names the collection it resolved to, and the earlier one once it is repointed', async () => {
+  const names = { one: `it-index-diff-${run}-alias-a`, two: `it-index-diff-${run}-alias-b`, alias: `it-index-diff-${run}-alias` };
+  const seeded = points(LAYOUTS[0]);
+  for (const name of [names.one, names.two]) {
+    made.push(name);
+    await qdrant.createCollection(name, { vectors: { size: DIM, distance: 'Cosine' } });
+    await qdrant.upsert(name, { wait: true, points: seeded.map((p) => ({ ...p, id: randomUUID() })) });
+  }
+  aliases.push(names.alias);
+  await qdrant.updateCollectionAliases({ actions: [{ create_alias: { collection_name: names.one, alias_name: names.alias } }] });
+  const differ = new QdrantIndexDiffer(new QdrantIndexReader(qdrant, names.alias), new QdrantIndexReader(qdrant, names.two), PIN);
+  const first = await differ.diff(['changelog/alpha']);
+  assert.deepEqual(first?.collections, {
+    online: names.alias,
+    baseline: names.two,
+    online_target: names.one,
+    baseline_target: null,
+    online_target_before: null,
+  });
+  await qdrant.updateCollectionAliases({
+    actions: [{ delete_alias: { alias_name: names.alias } }, { create_alias: { collection_name: names.two, alias_name: names.alias } }],
+  });
+  const second = await differ.diff(['changelog/alpha']);
+  assert.deepEqual([second?.collections?.online_target, second?.collections?.online_target_before], [names.two, names.one]);
+});

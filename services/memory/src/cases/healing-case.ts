@@ -1,5 +1,11 @@
 import { createHash } from 'node:crypto';
-import { reportForFinding, type IncidentOutcome, type RepairAction, type RootCauseReport } from '@rag-immune/contracts';
+import {
+  reportForFinding,
+  type IncidentOutcome,
+  type IndexDiffEvidence,
+  type RepairAction,
+  type RootCauseReport,
+} from '@rag-immune/contracts';
 
 export type CaseStatus = 'active' | 'superseded' | 'archived';
 /** A case's outcome is its incident's, in the vocabulary every worker shares (avro/common/IncidentOutcome.avsc). */
@@ -24,6 +30,12 @@ export interface CaseSignature {
   claims: CaseClaim[];
   affected_knowledge_ids: string[];
   window_start: number;
+  /**
+   * What changed in the online index, as the report said (issue 39): kept with the case for the
+   * engineer who reads it later. Evidence, not symptom: it stays out of the signature text and key,
+   * so cases recorded before it match the same. Absent on cases recorded before it; null: none read.
+   */
+  index_diff?: IndexDiffEvidence | null;
 }
 
 /** One repair (all lifecycle steps sharing an action_id) folded to its latest state. */
@@ -188,6 +200,7 @@ function applyReport(target: HealingCase, report: RootCauseReport): void {
     claims: report.claims.map((c) => ({ kind: c.kind, metric: c.metric, subject: c.subject, observed: c.observed, baseline: c.baseline })),
     affected_knowledge_ids: [...new Set(report.affected_knowledge_ids)].sort(),
     window_start: report.window_start,
+    index_diff: report.index_diff ?? null,
   };
 }
 

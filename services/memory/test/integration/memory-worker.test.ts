@@ -18,7 +18,7 @@ import { repoRoot, qdrantEnv } from '@rag-immune/stack';
 import { sleep } from '@rag-immune/test-kit';
 import { endpoints } from '@rag-immune/test-kit/stack';
 import { memoryConfigFromEnv, MemoryWorker, type HealingCase } from '../../src/index.ts';
-import { action, claim, report } from '../support/events.ts';
+import { action, claim, exampleIndexDiff, report } from '../support/events.ts';
 
 const run = randomUUID().slice(0, 8);
 const logger = pino({ level: 'warn' });
@@ -138,6 +138,7 @@ test('reports and actions from Kafka become cases in Elasticsearch and Qdrant, o
       affected_component: 'vector_index',
       claims: [claim('retrieval_score_shift', 'top1_retrieval_score', 0.2, 0.85)],
       affected_knowledge_ids: ['pkg/openssl', 'pkg/curl'],
+      index_diff: exampleIndexDiff(),
     }),
   );
   await publisher.publish(
@@ -166,6 +167,10 @@ test('reports and actions from Kafka become cases in Elasticsearch and Qdrant, o
   assert.equal(payloads.get(a.case_id)?.status, 'active');
   const doc = await worker.store.get(b.case_id);
   assert.equal(doc?.healingCase.outcome, 'recovered');
+  // The index diff its report carried is kept with the case, through the Avro bus and Elasticsearch.
+  const stored = await worker.store.get(c.case_id);
+  assert.deepEqual(stored?.healingCase.signature?.index_diff, exampleIndexDiff());
+  assert.equal(doc?.healingCase.signature?.index_diff, null, 'a report without a diff keeps none');
 });
 
 test('/recommend cites the similar cases and recommends what healed them; the call is audited', async () => {

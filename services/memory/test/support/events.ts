@@ -29,6 +29,7 @@ export function report(incidentId: string, fields: Partial<Omit<RootCauseReport,
     findings: [],
     unexplained_probes: [],
     ledger_head: null,
+    index_diff: null,
     ...rest,
   };
 }
@@ -74,5 +75,41 @@ export function action(
     failure: status === 'failed' ? { reason: 'verification_failed', message: 'probes still degraded' } : null,
     rollback_of_action_id: null,
     ...rest,
+  };
+}
+
+/** An index diff as a report carries it: two points of one knowledge id with their text rewritten in place. */
+export function exampleIndexDiff(): NonNullable<RootCauseReport['index_diff']> {
+  return {
+    online_collection: 'rag-online',
+    baseline_collection: 'rag-baseline',
+    online_target: 'rag-online-v1',
+    baseline_target: null,
+    online_target_before: null,
+    knowledge_ids: ['pkg/openssl'],
+    online_points: 2,
+    baseline_points: 2,
+    missing: 0,
+    added_unexpected: 0,
+    added_after_pin: 0,
+    relabelled: 0,
+    payload_changed: 0,
+    text_changed: 2,
+    vectors_moved: 0,
+    min_vector_cosine: 1,
+    explained_by: [],
+    unexplained: ['text_changed'],
+    examples: [
+      {
+        kind: 'text_changed',
+        knowledge_id: 'pkg/openssl',
+        point_id: 'p-1',
+        chunk: 'debian-changelog:openssl@3.0.17-1#0',
+        field: 'text',
+        before: 'openssl 3.0.17-1',
+        after: 'openssl 9.9',
+      },
+    ],
+    evidence_id: 'ev-index-1',
   };
 }

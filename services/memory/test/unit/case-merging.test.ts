@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyEvent, emptyCase, type CaseEvent, type HealingCase } from '../../src/cases/healing-case.ts';
-import { action, claim, report } from '../support/events.ts';
+import type { RootCauseReport } from '@rag-immune/contracts';
+import { action, claim, exampleIndexDiff, report } from '../support/events.ts';
 
 const now = new Date('2026-11-30T12:00:00Z');
 const T = now.getTime();
@@ -152,4 +153,19 @@ test('near signatures share a key; a different move or scope does not', () => {
   assert.equal(key(0.3), key(0.35));
   assert.notEqual(key(0.3), key(0.85));
   assert.notEqual(key(0.3), key(0.3, ['pkg/a', 'pkg/b', 'pkg/c', 'pkg/d', 'pkg/e']));
+});
+
+test('the case keeps the index diff its latest report carried; a report without one (an older identifier) keeps none', () => {
+  const diff = exampleIndexDiff();
+  const first = report('inc-1', { at: T - 120_000 });
+  const second = report('inc-1', { at: T - 60_000, report_revision: 2, root_cause: 'unknown', index_diff: diff });
+  const c = fold([
+    { kind: 'report', event: second },
+    { kind: 'report', event: first },
+  ]);
+  assert.deepEqual(c.signature?.index_diff, diff);
+  assert.doesNotMatch(c.signature_text, /text changed/, 'evidence, not a symptom: the signature text is unchanged');
+  const old: RootCauseReport = report('inc-2', { at: T });
+  delete (old as Partial<RootCauseReport>).index_diff;
+  assert.equal(fold([{ kind: 'report', event: old }], 'inc-2').signature?.index_diff, null);
 });

@@ -188,3 +188,23 @@ export async function damageVectors(index: OnlineIndex, knowledgeIds: string[], 
     });
   return [...new Set(points.map((p) => metadataOf(index, p).knowledge_id))].sort();
 }
+
+/**
+ * Chunk text edited in place by a script (a find-and-replace run straight on the payloads): each
+ * current chunk's version string becomes `<version>-edited`, the vectors stay, so retrieval finds the
+ * same chunks, whose text now says something else. No catalogue cause makes this change (any ingest
+ * re-embeds what it rewrites, a relabelling keeps the text): the identifier must say so with the
+ * index diff, not borrow a cause. Evaluation only, so not in the fault catalogue; re-ingesting heals it.
+ * Returns the knowledge ids whose chunks were edited.
+ */
+export async function editChunkTextInPlace(index: OnlineIndex, knowledgeIds: string[]): Promise<string[]> {
+  const qdrant = createQdrantClient({ url: index.qdrantUrl, apiKey: index.qdrantApiKey });
+  const current = (await pointsOf(index, knowledgeIds, false)).filter((p) => metadataOf(index, p).valid_until === null);
+  if (current.length === 0) throw new Error(`no current chunks in ${index.collection} for ${knowledgeIds.join(', ')}`);
+  for (const point of current) {
+    const { version } = metadataOf(index, point);
+    const text = textOf(index, point).split(version).join(`${version}-edited`);
+    await qdrant.setPayload(index.collection, { wait: true, points: [point.id], payload: { [index.contentPayloadKey ?? 'text']: text } });
+  }
+  return [...new Set(current.map((p) => metadataOf(index, p).knowledge_id))].sort();
+}

@@ -38,7 +38,13 @@ test('overwritten vectors and deleted points are counted, with examples', () => 
   const diff = diffIndexes(['changelog/a', 'changelog/b'], [garbage], [A, B], PIN);
   assert.equal(diff.vectors_moved, 1);
   assert.equal(diff.missing, 1);
-  assert.ok(diff.examples.some((e) => e.what.startsWith('vector:')) && diff.examples.some((e) => e.what.startsWith('missing:')));
+  assert.deepEqual(
+    diff.examples.map((e) => [e.kind, e.knowledge_id, e.point_id, e.field]),
+    [
+      ['missing', 'changelog/b', 'changelog/b@2.0', 'point'],
+      ['vector_moved', 'changelog/a', 'changelog/a@1.0', 'vector'],
+    ],
+  );
 });
 
 test('two documents whose ids were swapped: same texts, other knowledge ids', () => {
@@ -61,4 +67,43 @@ test('a version no feed published, valid from before the pin, and the current on
 test('a validity window changed for no newer version is a payload change', () => {
   const diff = diffIndexes(['changelog/a'], [{ ...A, valid_until: '2024-02-01T00:00:00.000Z' }], [A], PIN);
   assert.equal(diff.payload_changed, 1);
+});
+
+test('text rewritten in place (same chunk id, vector intact) is a text change, not a lost chunk', () => {
+  const rewritten = { ...A, text: 'a 1.0, edited by a script' };
+  const diff = diffIndexes(['changelog/a'], [rewritten], [A], PIN);
+  assert.deepEqual([diff.text_changed, diff.missing, diff.added_unexpected, diff.vectors_moved], [1, 0, 0, 0]);
+  assert.deepEqual(diff.examples[0], {
+    kind: 'text_changed',
+    knowledge_id: 'changelog/a',
+    point_id: 'changelog/a@1.0',
+    chunk: 'doc:changelog/a@1.0#0',
+    field: 'text',
+    before: 'a 1.0',
+    after: 'a 1.0, edited by a script',
+  });
+});
+
+test('a text rewritten under another chunk id with its vector kept is found by the vector', () => {
+  const rewritten = { ...A, chunk_id: 'other', point_id: 'p2', text: 'rewritten' };
+  const diff = diffIndexes(['changelog/a'], [rewritten], [A], PIN);
+  assert.deepEqual([diff.text_changed, diff.missing], [1, 0]);
+});
+
+test('example values are shortened: a report carries a few characters, not the chunk', () => {
+  const long = 'x'.repeat(500);
+  const diff = diffIndexes(['changelog/a'], [{ ...A, text: long }], [A], PIN);
+  assert.ok(diff.examples[0]!.after!.length <= 80);
+});
+
+test('a version changed in place is a payload change with before and after', () => {
+  const diff = diffIndexes(['changelog/a'], [{ ...A, version: '0.9' }], [A], PIN);
+  assert.equal(diff.payload_changed, 1);
+  assert.deepEqual([diff.examples[0]!.field, diff.examples[0]!.before, diff.examples[0]!.after], ['version', '1.0', '0.9']);
+});
+
+test('text rewritten and re-embedded (a re-parse) is a moved vector, not an in-place text change', () => {
+  const reparsed = { ...A, text: 'a 1.0 merged with the next section', vector: [0, 1, 1] };
+  const diff = diffIndexes(['changelog/a'], [reparsed], [A], PIN);
+  assert.deepEqual([diff.text_changed, diff.vectors_moved, diff.missing], [0, 1, 0]);
 });

@@ -17,12 +17,15 @@ const empty: IndexDiff = {
   baseline_points: 2,
   missing: 0,
   added_unexpected: 0,
+  added_unknown_version: 0,
   added_after_pin: 0,
   relabelled: 0,
   payload_changed: 0,
+  text_changed: 0,
   vectors_moved: 0,
   min_vector_cosine: 1,
   examples: [],
+  collections: null,
 };
 
 test('only the data causes with a score name knowledge to diff', () => {
@@ -31,8 +34,10 @@ test('only the data causes with a score name knowledge to diff', () => {
       verdict('vector_index_corruption', 0.8, ['changelog/a']),
       verdict('reranker_drift', 0.9, ['changelog/z']),
       verdict('wrong_attribution', 0, ['changelog/q']),
+      verdict('knowledge_source_failure', 0.5, ['changelog/k']),
+      verdict('parser_bug', 0.4, ['changelog/p']),
     ]),
-    ['changelog/a'],
+    ['changelog/a', 'changelog/k', 'changelog/p'],
   );
 });
 
