@@ -120,6 +120,18 @@ export function returns(files: readonly string[]): number {
   return count;
 }
 
+/** Calls into a file called before (a collaborator consulted again at a later point): returns to callers not counted. */
+function recalls(walk: Walk, seen = new Set<string>()): number {
+  let count = 0;
+  for (const entry of walk) {
+    const [file, calls] = typeof entry === 'string' ? [entry, [] as Walk] : entry;
+    if (seen.has(file)) count += 1;
+    seen.add(file);
+    count += recalls(calls, seen);
+  }
+  return count;
+}
+
 /** Returns to the plan loop's own files (plan/*.ts) only: the back-and-forth a reader of the loop follows. */
 const planReturns = (files: readonly string[]) => returns(files.filter((f) => f.startsWith('plan/')));
 
@@ -129,6 +141,6 @@ for (const [name, walk] of [
 ] as const) {
   const files = flatten(walk);
   console.log(
-    `${name}: ${files.length} entries, ${returns(files)} returns to a file left before, ${planReturns(files)} among the plan loop's own files`,
+    `${name}: ${files.length} entries, ${returns(files)} returns to a file left before, ${planReturns(files)} among the plan loop's own files, ${recalls(walk)} calls into a file called before`,
   );
 }
