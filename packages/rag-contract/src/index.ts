@@ -15,6 +15,7 @@ export {
   type CatalogueFaultKind,
   FAULT_CATALOGUE,
   type FaultSpec,
+  type FaultReadmeRow,
 } from './fault-kinds.ts';
 export { callFaultAdmin, type FaultAdminResponse } from './fault-admin-client.ts';
 export { chunksWith, type PartialChunk, type PartialQueryResponse } from './partial-query-response.ts';

@@ -11,6 +11,10 @@ import { bool, catalogued, clamp01 } from './support/detector-helpers.ts';
  */
 export const generatorInconsistencyDetector: RootCauseDetector = {
   ...catalogued('generator_inconsistency'),
+  readme: {
+    looksAt: 'context, answer vs own context',
+    signature: 'identical context, a different answer stating facts its cited chunk does not contain',
+  },
   detect({ result, diff }) {
     const { context, answer, models } = diff;
     const unfaithful = answer.online_unsupported.length > 0 && answer.baseline_unsupported.length === 0;

@@ -8,6 +8,11 @@ import { bool, catalogued } from './support/detector-helpers.ts';
  */
 export const rerankerDriftDetector: RootCauseDetector = {
   ...catalogued('reranker_drift'),
+  readme: {
+    looksAt: 'candidates, reranked order, reranker version',
+    signature:
+      "identical rerank input (ids and retrieval scores) ordered differently, rerank scores moved, version changed. With another fault changing the input at the same time (damaged vectors, stale knowledge), a changed reranker version that also reorders the chunks both reranked lists share (`rerank_shared_order_changed`) still fits (0.75); the same reorder without a version change proves nothing (the reference reranker's features are relative to its input set)",
+  },
   detect({ result, diff }) {
     const { rerank, models } = diff;
     const versionChanged = models.changed.includes('reranker');
