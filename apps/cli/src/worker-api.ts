@@ -1,3 +1,4 @@
+import { errorBodyMessage, jsonOrUndefined } from '@rag-immune/contracts';
 import { CliError, ExitCode } from './exit-codes.ts';
 
 export interface WorkerApiRequest {
@@ -38,14 +39,9 @@ export async function callWorkerApi<T>(request: WorkerApiRequest): Promise<T> {
     );
   }
   const text = await response.text();
-  let json: { error?: string } | undefined;
-  try {
-    json = JSON.parse(text) as { error?: string };
-  } catch {
-    json = undefined;
-  }
+  const json = jsonOrUndefined(text);
   if (!response.ok) {
-    const message = json?.error ?? text.slice(0, 200);
+    const message = errorBodyMessage(json, text);
     const code =
       response.status === 401 || response.status === 403
         ? ExitCode.noPermission

@@ -19,3 +19,6 @@ export {
 } from './fault-kinds.ts';
 export { callFaultAdmin, type FaultAdminResponse } from './fault-admin-client.ts';
 export { chunksWith, type PartialChunk, type PartialQueryResponse } from './partial-query-response.ts';
+
+// How every client reads a JSON answer (defined once in the contracts package).
+export { jsonOrUndefined, errorBodyMessage } from '@rag-immune/contracts';

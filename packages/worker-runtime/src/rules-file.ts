@@ -74,3 +74,17 @@ export function loadRulesFile<S extends z.ZodTypeAny>(
   }
   return parseRulesText(text, schema, refuse, format);
 }
+
+/**
+ * A zod `superRefine` for a rules file's list of entries that each carry an `id` (policy branches,
+ * expert rules): a second entry with an id already used is an issue at its `id`, named `duplicate <what> id`.
+ */
+export function uniqueIds(listKey: string, what: string) {
+  return (file: Record<string, unknown>, ctx: z.RefinementCtx): void => {
+    const seen = new Set<string>();
+    (file[listKey] as readonly { id: string }[]).forEach((entry, i) => {
+      if (seen.has(entry.id)) ctx.addIssue({ code: 'custom', path: [listKey, i, 'id'], message: `duplicate ${what} id ${entry.id}` });
+      seen.add(entry.id);
+    });
+  };
+}

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RagComponentName, RootCauseName } from '@rag-immune/memory-client';
-import { loadRulesFile, parseRulesText } from '@rag-immune/worker-runtime';
+import { loadRulesFile, parseRulesText, uniqueIds } from '@rag-immune/worker-runtime';
 import { toolNamed } from '../actions/catalogue.ts';
 
 const Branch = z
@@ -38,13 +38,7 @@ export const RepairPolicySchema = z
     branches: z.array(Branch).min(1),
   })
   .strict()
-  .superRefine((policy, ctx) => {
-    const seen = new Set<string>();
-    policy.branches.forEach((branch, i) => {
-      if (seen.has(branch.id)) ctx.addIssue({ code: 'custom', path: ['branches', i, 'id'], message: `duplicate branch id ${branch.id}` });
-      seen.add(branch.id);
-    });
-  });
+  .superRefine(uniqueIds('branches', 'branch'));
 export type RepairPolicy = z.infer<typeof RepairPolicySchema>;
 export type PolicyBranch = RepairPolicy['branches'][number];
 
