@@ -21,7 +21,7 @@ export {
   type WorkerHttpOptions,
 } from './http-app.ts';
 export { parseNamedTokens, NamedTokensEnv, NamedTokensFileEnv, MIN_API_TOKEN_LENGTH } from './api-tokens.ts';
-export { listen, httpTlsConfig, HttpTlsEnv, type HttpTlsConfig, type ListenOptions } from './listen.ts';
+export { listen, listening, httpTlsConfig, HttpTlsEnv, type HttpTlsConfig, type ListenOptions } from './listen.ts';
 export { testPause } from './test-hooks.ts';
 export { loadRulesFile, parseRulesText, uniqueIds, type RulesFileIssue, type RulesFileFormat } from './rules-file.ts';
 export {
@@ -37,5 +37,6 @@ export {
   elasticsearchConnection,
   elasticsearchCredentialsIssue,
   ElasticsearchCredentialsEnv,
+  EsIndexPrefixEnv,
   type ElasticsearchConnection,
 } from './elasticsearch-client.ts';

@@ -9,7 +9,7 @@ import { Client } from '@elastic/elasticsearch';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { ElasticsearchSpanStore, InMemorySpanStore, type SpanStore } from '@rag-immune/traces';
-import { bearerAuth, listen, workerHttpApp } from '@rag-immune/worker-runtime';
+import { bearerAuth, listening, workerHttpApp } from '@rag-immune/worker-runtime';
 import { intakeRedactor, traceIntakeConfigFromEnv, type TraceIntakeEnv } from './config.ts';
 import { IntakeMetrics } from './metrics.ts';
 import { otlpRoutes } from './http/otlp-route.ts';
@@ -126,14 +126,7 @@ export async function startTraceIntake(
     }),
     jsonLimit: config.TRACE_INTAKE_MAX_BODY_BYTES,
   });
-  const server: Server = await new Promise((resolve) => {
-    const listening = listen(app, {
-      worker: 'trace-intake',
-      port: config.TRACE_INTAKE_PORT,
-      host: config.TRACE_INTAKE_HOST,
-      callback: () => resolve(listening),
-    });
-  });
+  const server: Server = await listening(app, { worker: 'trace-intake', port: config.TRACE_INTAKE_PORT, host: config.TRACE_INTAKE_HOST });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.TRACE_INTAKE_HOST.includes(':') ? `[${config.TRACE_INTAKE_HOST}]` : config.TRACE_INTAKE_HOST}:${port}`;
   logger.info(
