@@ -23,7 +23,14 @@ export {
 export { parseNamedTokens, NamedTokensEnv, NamedTokensFileEnv, MIN_API_TOKEN_LENGTH } from './api-tokens.ts';
 export { listen, listening, httpTlsConfig, HttpTlsEnv, type HttpTlsConfig, type ListenOptions } from './listen.ts';
 export { testPause } from './test-hooks.ts';
-export { loadRulesFile, parseRulesText, uniqueIds, type RulesFileIssue, type RulesFileFormat } from './rules-file.ts';
+export {
+  InvalidRulesFileError,
+  loadRulesFile,
+  parseRulesText,
+  uniqueIds,
+  type RulesFileIssue,
+  type RulesFileFormat,
+} from './rules-file.ts';
 export {
   createQdrantClient,
   QDRANT_KEEP_ALIVE_MS,

@@ -16,6 +16,20 @@ export interface RulesFileIssue {
 
 export type RulesFileFormat = 'yaml' | 'json';
 
+/** A rules file a worker refuses (the effector's policy, memory's rules): every issue with its line and key path. */
+export class InvalidRulesFileError extends Error {
+  constructor(
+    /** What the file is, for the message: `repair policy`, `expert rules file`. */
+    what: string,
+    readonly path: string,
+    readonly issues: RulesFileIssue[],
+    /** How the message names the file's top level (an issue with an empty path). */
+    top = 'root',
+  ) {
+    super(`invalid ${what} ${path}: ${issues.map((i) => `line ${i.line} (${i.path || top}): ${i.message}`).join('; ')}`);
+  }
+}
+
 /** Parses and validates the text of a rules file; `refuse` turns its issues into the worker's own error. */
 export function parseRulesText<S extends z.ZodTypeAny>(
   text: string,
