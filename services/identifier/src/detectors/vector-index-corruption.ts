@@ -1,7 +1,7 @@
 import { attributeFreshnessLag, type FreshnessLagAttribution } from './support/freshness-lag.ts';
 import { newerVersionIndexed } from './support/knowledge-freshness.ts';
 import type { RootCauseDetector } from './root-cause-detector.ts';
-import { catalogued, clamp01 } from './support/detector-helpers.ts';
+import { catalogued, clamp01, verdict } from './support/detector-helpers.ts';
 
 /** Fewer shared candidates than this cannot show that "the rest of the index is unchanged". */
 const MIN_SHARED = 5;
@@ -57,7 +57,7 @@ export const vectorIndexCorruptionDetector: RootCauseDetector = {
       // explain a freshness-only anomaly when their lost relevance is what moved the freshness.
       if (![...lost, ...moved].some((c) => c.cited) && !lagAttribution?.explained) score *= 0.3;
     }
-    if (score === 0) return { cause: this.cause, component: this.component, score, measurements: [], knowledge_ids: [] };
+    if (score === 0) return verdict(this, score);
     return {
       cause: this.cause,
       component: this.component,
