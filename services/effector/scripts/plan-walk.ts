@@ -120,6 +120,9 @@ export function returns(files: readonly string[]): number {
   return count;
 }
 
+/** Returns to plan/plan-loop.ts itself: how often reading the loop's own file sends the reader away and back. */
+const loopReturns = (files: readonly string[]) => files.filter((f, i) => i > 0 && f === 'plan/plan-loop.ts' && files[i - 1] !== f).length;
+
 /** Calls into a file called before (a collaborator consulted again at a later point): returns to callers not counted. */
 function recalls(walk: Walk, seen = new Set<string>()): number {
   let count = 0;
@@ -141,6 +144,6 @@ for (const [name, walk] of [
 ] as const) {
   const files = flatten(walk);
   console.log(
-    `${name}: ${files.length} entries, ${returns(files)} returns to a file left before, ${planReturns(files)} among the plan loop's own files, ${recalls(walk)} calls into a file called before`,
+    `${name}: ${files.length} entries, ${returns(files)} returns to a file left before, ${planReturns(files)} among the plan loop's own files, ${recalls(walk)} calls into a file called before, ${loopReturns(files)} returns to plan-loop.ts`,
   );
 }
