@@ -16,13 +16,14 @@
  *    the RootCauseReport's cause, the verified repair (MTTR). A trial follows the previous one once
  *    its incidents closed; after one that did not heal, the online RAG is reset (fresh ingest).
  *
- *   npx tsx bench/traffic/run.ts [--packages 25,200] [--trials 3] [--faults a,b] [--clean-answers 10000]
- *                                [--rate 8] [--asked 12] [--probes 10] [--interval 4] [--timeout 300]
- *                                [--out bench/traffic/RESULTS.md]
+ *   npx tsx bench/traffic/run.ts [--rag reference|langchain] [--packages 25,200] [--trials 3] [--faults a,b]
+ *                                [--clean-answers 10000] [--rate 8] [--asked 12] [--probes 10] [--interval 4]
+ *                                [--timeout 300] [--out bench/traffic/RESULTS.md]
  *
- * The fault API's data faults are not run here: its scoped faults (vector-index-corruption,
- * parser-bug) act on the knowledge ids they are given, but the benchmark keeps to faults an operator
- * makes without it (see bench/traffic/RESULTS.md "Not measured yet").
+ * Faults: the operator's, written straight into the online Qdrant collection, and (reference RAG) every
+ * knowledge-scoped fault of the RAG's fault API, scoped to the one knowledge id drawn (TRAFFIC_FAULTS).
+ * The LangChain RAG has no fault API: only the operator's faults run on it, and its users' answer rate
+ * is what Gemma 3 270M sustains on this machine (pass a low --rate).
  */
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,9 +33,12 @@ import { repoRoot } from '@rag-immune/stack';
 import { sleep } from '@rag-immune/test-kit';
 import { LoopRun } from '@rag-immune/test-kit/loop/loop-run';
 import { expectationOf } from '@rag-immune/test-kit/loop/faults';
+import { installedModelPath } from '@rag-immune/langchain-rag';
 import {
+  OPERATOR_TRAFFIC_FAULTS,
   TRAFFIC_FAULTS,
   UserTraffic,
+  isFaultApiTrafficFault,
   goldenSources,
   knowledgeWithQuestions,
   placeTrafficFault,
@@ -48,9 +52,12 @@ import {
 
 const { values: args } = parseArgs({
   options: {
+    rag: { type: 'string', default: 'reference' },
+    samples: { type: 'string', default: '5' },
+    alpha: { type: 'string', default: '0.005' },
     packages: { type: 'string', default: '25,200' },
     trials: { type: 'string', default: '3' },
-    faults: { type: 'string', default: TRAFFIC_FAULTS.join(',') },
+    faults: { type: 'string' },
     'clean-answers': { type: 'string', default: '10000' },
     rate: { type: 'string', default: '8' },
     asked: { type: 'string', default: '12' },
@@ -63,7 +70,12 @@ const { values: args } = parseArgs({
   },
 });
 const packageCounts = args.packages.split(',').map(Number);
-const faults = args.faults.split(',').filter(Boolean) as TrafficFault[];
+if (args.rag !== 'reference' && args.rag !== 'langchain') throw new Error(`--rag: ${args.rag} is not reference or langchain`);
+const langchain = args.rag === 'langchain';
+const faults = (args.faults ?? (langchain ? OPERATOR_TRAFFIC_FAULTS : TRAFFIC_FAULTS).join(','))
+  .split(',')
+  .filter(Boolean) as TrafficFault[];
+if (langchain && faults.some(isFaultApiTrafficFault)) throw new Error('--faults: the LangChain RAG has no fault API');
 for (const fault of faults)
   if (!(TRAFFIC_FAULTS as readonly string[]).includes(fault))
     throw new Error(`--faults: ${fault} is not one of ${TRAFFIC_FAULTS.join(', ')}`);
@@ -131,6 +143,16 @@ async function benchPackages(packages: number): Promise<void> {
     probeIntervalSeconds: Number(args.interval),
     runDir: join(benchDir, `system-${packages}`),
     traffic: {},
+    ...(langchain
+      ? {
+          rag: {
+            kind: 'langchain' as const,
+            modelPath: process.env.LLM_MODEL_PATH ?? installedModelPath(),
+            samplesPerProbe: Number(args.samples),
+            sampleAlpha: Number(args.alpha),
+          },
+        }
+      : {}),
     say: log,
   });
   let users: UserTraffic | undefined;
@@ -272,7 +294,11 @@ function write(final: boolean): void {
 (\`bench/traffic/run.ts\`; raw per-trial records in \`.runs/bench-traffic-<time>/trials.jsonl\`, worker and intake logs beside it).
 
 ${final ? '' : `**Partial: written while the run was going on.**\n\n`}Run of ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine}, sharing the machine with the local stack
-(Kafka, schema registry, Elasticsearch, the Qdrant server, Prometheus) and other people's work. The reference RAG pair over the
+(Kafka, schema registry, Elasticsearch, the Qdrant server, Prometheus) and other people's work. ${
+    langchain
+      ? `The LangChain RAG pair on Gemma 3 270M (sampling; ${args.samples} samples a side per probe, alpha ${args.alpha}) over the`
+      : 'The reference RAG pair over the'
+  }
 fixed Debian corpus (\`loadDebianKnowledge\`), ${args.probes} golden probes every ${args.interval} s, the trace intake, the four workers as
 processes, effector in \`auto\` mode; the online RAG exports every answer's OTLP spans to the intake, which stores users' spans
 redacted; the sentinel's traffic watcher reads them (LoopRun's traffic settings: \`LOOP_TRAFFIC_ENV\` in test/kit/src/loop/loop-run.ts,
@@ -280,8 +306,9 @@ redacted; the sentinel's traffic watcher reads them (LoopRun's traffic settings:
 Simulated users: ${rate} requests/s offered (at most 4 in flight), Zipf popularity over the labelled questions about ${askedCount}
 knowledge ids drawn at random (seed ${seed}), half of them paraphrased, 10% outside the knowledge.
 Every fault is placed on a knowledge id drawn at random among those asked at least ${PROFILED_AFTER} times so far and that **no golden
-probe covers**; it is written straight into the online Qdrant collection and never undone by the benchmark. Times are seconds
-after the fault was written.
+probe covers**: an operator's fault (\`vectors-overwritten\`, \`unpublished-knowledge\`, \`attribution-swap\`) is written straight
+into the online Qdrant collection, a fault-API fault (\`kind:mode\`) is asked of the online RAG's fault API scoped to that one id;
+none is undone by the benchmark (only the repair heals it). Times are seconds after the fault was placed.
 
 ## Clean traffic (no fault)
 

@@ -118,6 +118,63 @@ export const RequestTemplate = z
   });
 export type RequestTemplate = z.infer<typeof RequestTemplate>;
 
+/** A Qdrant collection or alias name (the contract's CollectionName rule). */
+const QdrantName = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,255}$/, 'a Qdrant collection or alias name: letters, digits, _ . - only')
+  .refine((name) => name !== '.' && name !== '..', 'not a path segment');
+
+/**
+ * The user's own ingestion job, as a webhook the effector may call when a repair needs the RAG to
+ * re-read its knowledge (re-parse, refresh a source): `${knowledge_ids}` and `${sources}` (arrays when
+ * a body string is exactly the placeholder, comma-joined inside a longer string), `${incident_id}`,
+ * `${action_id}`, `${root_cause}`, `${env:NAME}`. Called with the action id as `Idempotency-Key`.
+ */
+export const IngestionWebhook = z
+  .object({
+    method: z.enum(['POST', 'PUT']).default('POST'),
+    url: z.string().url('must be an absolute URL (the ingestion job, not the RAG: no ${base_url})'),
+    headers: z.record(z.string()).default({}),
+    body: JsonValue.optional(),
+    /**
+     * Seconds the job needs after it answered 2xx before the RAG serves its result (an asynchronous
+     * job answers 202 at once): verification waits this long. 0: the job is done when it answers.
+     */
+    settle_seconds: z.number().int().min(0).max(3600).default(0),
+  })
+  .strict();
+export type IngestionWebhook = z.infer<typeof IngestionWebhook>;
+
+/**
+ * What the effector may do to this RAG. `hooks: contract` (the default): it serves the contract's
+ * `/repair/*`. `hooks: none`: only what needs its Qdrant (switch the alias back, restore a snapshot,
+ * rebuild from `rebuild_from`) plus `ingestion` when declared, else a recommendation naming the step.
+ */
+export const RepairDeclaration = z
+  .object({
+    hooks: z.enum(['contract', 'none']).default('contract'),
+    /** A collection or alias holding known-good points to rebuild from (e.g. `immune baseline create`'s `<collection>-baseline`). */
+    rebuild_from: QdrantName.optional(),
+    ingestion: IngestionWebhook.optional(),
+    /** What an operator runs to re-ingest when no webhook is declared (named in the recommendation). */
+    operator_step: z.string().min(1).optional(),
+    /**
+     * After a person approves the recommendation (and the effector took the way back), how long it
+     * waits for the step before it verifies the probes. Keep it under EFFECTOR_EXECUTE_TIMEOUT_MS.
+     */
+    operator_wait_seconds: z.number().int().min(0).max(3600).default(240),
+  })
+  .strict()
+  .superRefine((repair, ctx) => {
+    if (repair.hooks === 'contract' && (repair.ingestion !== undefined || repair.rebuild_from !== undefined))
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['hooks'],
+        message: 'ingestion and rebuild_from are for a RAG without repair hooks: set hooks: none',
+      });
+  });
+export type RepairDeclaration = z.infer<typeof RepairDeclaration>;
+
 export const RagAdapterFile = z
   .object({
     apiVersion: z.literal(ADAPTER_API_VERSION, { errorMap: () => ({ message: `must be ${ADAPTER_API_VERSION}` }) }),
@@ -125,6 +182,8 @@ export const RagAdapterFile = z
     metadata: z.object({ name: z.string().min(1), description: z.string().optional() }).strict(),
     request: RequestTemplate,
     response: ResponsePaths,
+    /** Absent: the RAG serves the contract's repair hooks (as before this key existed). */
+    repair: RepairDeclaration.optional(),
   })
   .strict();
 export type RagAdapterFile = z.infer<typeof RagAdapterFile>;

@@ -9,7 +9,7 @@ import { AdapterFileError, type AdapterIssue } from './adapter-file.ts';
 const PLACEHOLDER = /\$\{([^}]*)\}/g;
 const REQUEST_VARS = new Set(['base_url', 'query', 'top_k', 'as_of']);
 
-export type Vars = Readonly<Record<string, string | number | undefined>>;
+export type Vars = Readonly<Record<string, string | number | readonly string[] | undefined>>;
 
 /** The environment variables a template string names, and any placeholder that is not allowed. */
 function placeholders(template: string): string[] {
@@ -23,6 +23,7 @@ function placeholders(template: string): string[] {
 export function readEnvironment(
   strings: readonly { key: string; value: string }[],
   env: Readonly<Record<string, string | undefined>>,
+  allowed: ReadonlySet<string> = REQUEST_VARS,
 ): Record<string, string> {
   const values: Record<string, string> = {};
   const issues: AdapterIssue[] = [];
@@ -33,10 +34,10 @@ export function readEnvironment(
         const found = env[variable];
         if (found === undefined || found === '') issues.push({ key, message: `environment variable ${variable} is not set` });
         else values[`env:${variable}`] = found;
-      } else if (!REQUEST_VARS.has(name))
+      } else if (!allowed.has(name))
         issues.push({
           key,
-          message: `unknown placeholder \${${name}} (use \${env:NAME}, \${base_url}, \${query}, \${top_k} or \${as_of})`,
+          message: `unknown placeholder \${${name}} (use \${env:NAME}${[...allowed].map((v) => `, \${${v}}`).join('')})`,
         });
     }
   if (issues.length > 0) throw new AdapterFileError('(environment)', issues);
@@ -47,7 +48,8 @@ export function readEnvironment(
 export function fill(template: string, vars: Vars, encode: (value: string, name: string) => string = (v) => v): string {
   return template.replace(PLACEHOLDER, (whole, name: string) => {
     const value = vars[name];
-    return value === undefined ? '' : encode(String(value), name);
+    // A list inside a longer string (a URL, a sentence) is comma-joined.
+    return value === undefined ? '' : encode(Array.isArray(value) ? value.join(',') : String(value), name);
   });
 }
 

@@ -183,6 +183,11 @@ export const EffectorConfigSchema = z.object({
    */
   EFFECTOR_RETIRED_COLLECTIONS_KEEP_LAST: int(1, 1000).default(2),
   EFFECTOR_RETIRED_COLLECTIONS_KEEP_WITHIN_DAYS: z.coerce.number().min(0).max(3650).default(1),
+  /**
+   * For a RAG without repair hooks (adapter `repair.hooks: none`): how often the effector records
+   * where the RAG's alias points (switch_alias_back's way back when its own ingestion moves it). 0: never.
+   */
+  EFFECTOR_ALIAS_WATCH_SECONDS: int(0, 86_400).default(60),
   EFFECTOR_FCS_MODEL: z.string().min(1).optional(),
   EFFECTOR_FCS_THREADS: int(1, 64).default(1),
   /** Knowledge-id prefix → knowledge source name, to scope source repairs from the report's knowledge ids. */
@@ -305,6 +310,8 @@ export function effectorIndices(prefix: string) {
     settings: `${prefix}-effector-settings`,
     /** The component rate limit's claims (breaker/rate-claims.ts): one create-only or compare-and-set slot per repair started. */
     rateClaims: `${prefix}-repair-rate-claims`,
+    /** Where the RAG's alias pointed over time (a RAG without repair hooks: snapshots/alias-history.ts). */
+    aliasHistory: `${prefix}-alias-history`,
   };
 }
 export type EffectorIndices = ReturnType<typeof effectorIndices>;

@@ -4,6 +4,7 @@ import type { RepairAction } from '@rag-immune/contracts';
 import type { MemoryClient } from '@rag-immune/memory-client';
 import type { RagClient } from '@rag-immune/rag-contract';
 import type { ToolBox } from './actions/catalogue.ts';
+import type { AliasHistoryPort, RagRepairAccess } from './actions/rag-repair-access.ts';
 import type { IdentifierRecords } from './admission/identifier-records.ts';
 import type { BreakerLimits } from './breaker/circuit-breaker.ts';
 import type { ComponentRateClaims } from './breaker/rate-claims.ts';
@@ -36,6 +37,10 @@ export interface EffectorDeps {
   snapshots: SnapshotStore;
   /** The RAG collection's alias switch and retired generations (blue/green reindex). */
   aliases: CollectionAliases;
+  /** What the RAG lets the effector do (its adapter file's `repair`). Absent: the contract's repair hooks. */
+  ragRepair?: RagRepairAccess;
+  /** Where the RAG's alias pointed over time (switch_alias_back). Absent: none recorded. */
+  aliasHistory?: AliasHistoryPort;
   grants: GrantStore;
   audit: AuditLog;
   modes: ModeStore;

@@ -37,6 +37,8 @@ import { effectorRoutes, withActorProvenance } from './http/routes.ts';
 import { EffectorMetrics } from './metrics.ts';
 import { loadPolicy } from './policy/policy.ts';
 import { CollectionAliases } from './snapshots/collection-aliases.ts';
+import { AliasHistory, watchAlias } from './snapshots/alias-history.ts';
+import { ragRepairAccess } from './actions/rag-repair-access.ts';
 import { QdrantSnapshotArchive } from './snapshots/qdrant-archive.ts';
 import { SnapshotStore } from './snapshots/snapshot-store.ts';
 import { ActionStore } from './state/action-store.ts';
@@ -88,6 +90,13 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
       { adapter: adapted.signals.adapter, signals_available: adapted.signals.available, signals_unavailable: adapted.signals.unavailable },
       'effector: repairs verified through the RAG adapter',
     );
+  // What the RAG lets the effector repair (its adapter's `repair`); a webhook's missing secret stops the start here too.
+  const ragRepair = ragRepairAccess(adapted?.adapter ?? null);
+  if (ragRepair.hooks === 'none')
+    logger.info(
+      { rebuild_from: ragRepair.rebuildFrom, ingestion: ragRepair.ingestion?.describe() ?? null },
+      'effector: the RAG serves no repair hooks: Qdrant-only repairs, its ingestion webhook or a recommendation',
+    );
   const registry = options.registry ?? new Registry();
   const metrics = new EffectorMetrics(registry);
   const tracer = options.tracer ?? trace.getTracer('rag-immune-effector', EFFECTOR_VERSION);
@@ -119,6 +128,18 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     modes: new ModeStore(docs, indices.settings, config.EFFECTOR_MODE),
   };
   for (const store of Object.values(stores)) await store.init();
+  const aliasHistory = ragRepair.hooks === 'none' ? new AliasHistory(docs, indices.aliasHistory) : undefined;
+  await aliasHistory?.init();
+  const stopAliasWatch =
+    aliasHistory !== undefined && config.EFFECTOR_ALIAS_WATCH_SECONDS > 0
+      ? watchAlias(
+          (alias) => aliases.target(alias),
+          aliasHistory,
+          config.EFFECTOR_QDRANT_COLLECTION,
+          config.EFFECTOR_ALIAS_WATCH_SECONDS * 1000,
+          logger,
+        )
+      : () => undefined;
   const rateClaims = new ComponentRateClaims(docs, indices.rateClaims);
   await rateClaims.init();
   const identifierRecords = config.EFFECTOR_IDENTIFIER_URL
@@ -162,6 +183,8 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     sourceByPrefix: config.EFFECTOR_SOURCE_BY_PREFIX,
     ...stores,
     aliases,
+    ragRepair,
+    ...(aliasHistory !== undefined ? { aliasHistory } : {}),
     // Re-reads the identifier's record at every measurement: probes that joined the incident since admission are verified too.
     verifier: new RecoveryVerifier(runner, config.EFFECTOR_VERIFY_TIMEOUT_MS, config.EFFECTOR_VERIFY_CONCURRENCY, identifierRecords),
     memory: config.EFFECTOR_MEMORY_URL
@@ -261,6 +284,7 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
       ready = false;
       // Drain: no new reports; repairs in hand finish within EFFECTOR_DRAIN_SECONDS or are given up
       // at a safe point (lease expired for another replica's sweep); the publisher stays up meanwhile.
+      stopAliasWatch();
       await reports.stop();
       await sweep.stop();
       await drainRepairs({

@@ -12,6 +12,10 @@ import { switchToBackupSource } from './switch-knowledge-source.ts';
 import { reparseDocuments } from './reparse-documents.ts';
 import { setQueryRewriteRules } from './set-query-rewrite-rules.ts';
 import { escalateToHuman } from './escalate-to-human.ts';
+import { switchAliasBack } from './switch-alias-back.ts';
+import { rebuildFromCollection } from './rebuild-from-collection.ts';
+import { callIngestionWebhook } from './call-ingestion-webhook.ts';
+import { recommendOperatorStep } from './recommend-operator-step.ts';
 
 /**
  * The tools the effector may run, by name, and the one that hands an incident to a human. The
@@ -45,6 +49,12 @@ export const TOOLS: readonly RepairTool[] = [
   enableAnswerValidation,
   setQueryRewriteRules,
   escalateToHuman,
+  // A RAG without repair hooks (its adapter's `repair.hooks: none`): after every hook tool of the
+  // same intent, so memory's default tool for an intent is unchanged.
+  switchAliasBack,
+  rebuildFromCollection,
+  callIngestionWebhook,
+  recommendOperatorStep,
 ] as unknown as readonly RepairTool[];
 
 /** The shipped tools, as the effector's loop reaches them. */

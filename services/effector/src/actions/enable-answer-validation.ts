@@ -12,6 +12,7 @@ export const enableAnswerValidation = defineTool({
   input: z.object({ enabled: z.literal(true) }).strict(),
   touchesQdrant: false,
   reversible: true,
+  availability: 'repair_hooks',
   plan: async () => ({ enabled: true as const }),
   async preconditions(ctx) {
     if (!(await ctx.online.capabilities()).repair_hooks.includes('answer_validation'))

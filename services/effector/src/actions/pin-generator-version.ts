@@ -15,6 +15,7 @@ export const pinGeneratorVersion = defineTool({
   input: z.object({ version: z.string().min(1) }).strict(),
   touchesQdrant: false,
   reversible: true,
+  availability: 'repair_hooks',
   async plan(ctx, params) {
     const version = params.version ?? (await ctx.baseline.capabilities()).active_versions?.generator;
     if (version === undefined) throw new PreconditionError('the baseline does not say which generator build it runs');

@@ -12,6 +12,7 @@ export const pinRerankerVersion = defineTool({
   input: z.object({ version: z.string().min(1) }).strict(),
   touchesQdrant: false,
   reversible: true,
+  availability: 'repair_hooks',
   async plan(ctx, params) {
     const version = params.version ?? (await ctx.baseline.capabilities()).active_versions?.reranker;
     if (version === undefined) throw new PreconditionError('the baseline does not say which reranker version it runs');

@@ -14,6 +14,7 @@ export const refreshKnowledgeSource = defineTool({
   input: knowledgeSourcesInput,
   touchesQdrant: true,
   reversible: false,
+  availability: 'repair_hooks',
   plan: async (ctx, params) => planSources(ctx, params),
   preconditions: (ctx, args) => checkSources(ctx, args.sources),
   capture: async () => ({}),

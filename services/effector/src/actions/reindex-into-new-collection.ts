@@ -54,6 +54,7 @@ export const reindexIntoNewCollection = defineTool({
     .strict(),
   touchesQdrant: false,
   reversible: true,
+  availability: 'repair_hooks',
   coversAllKnowledge: true,
   // Its build and the generation it retired are its way forward and back: retention keeps both meanwhile.
   protectedCollections: (args, prior) =>

@@ -11,6 +11,7 @@ export const reindexKnowledge = defineTool({
   input: z.object({ knowledge_ids: z.array(z.string().min(1)).min(1).max(10_000) }).strict(),
   touchesQdrant: true,
   reversible: true,
+  availability: 'repair_hooks',
   plan: async (ctx) => ({ knowledge_ids: scopedKnowledgeIds(ctx) }),
   preconditions: async () => {},
   capture: async () => ({}),

@@ -3,6 +3,7 @@ import type { RepairIntent, RootCauseReport } from '@rag-immune/contracts';
 import type { RagClient, RepairResult } from '@rag-immune/rag-contract';
 import type { CollectionAliases } from '../snapshots/collection-aliases.ts';
 import type { SnapshotRecord } from '../snapshots/snapshot-record.ts';
+import type { AliasHistoryPort, RagRepairAccess, ToolAvailability } from './rag-repair-access.ts';
 
 /** What a tool may read and call: the RAG pair (with the configured headers) and the snapshot records. */
 export interface ToolContext {
@@ -29,6 +30,10 @@ export interface ToolContext {
   idempotencyKey?: string;
   /** A snapshot restore older than this needs a human grant (EFFECTOR_RESTORE_MAX_SNAPSHOT_AGE_HOURS); absent: 24 h. */
   restoreMaxSnapshotAgeMs?: number;
+  /** What this RAG lets the effector do (its adapter file's `repair`); absent: it serves the contract's repair hooks. */
+  ragRepair?: RagRepairAccess;
+  /** The alias targets seen over time (switch_alias_back's way back); absent: none recorded. */
+  aliasHistory?: AliasHistoryPort;
 }
 
 /** The tool does not apply to this report (e.g. nothing to scope it to): the next action is tried. */
@@ -68,6 +73,11 @@ export interface RepairTool<A extends Record<string, unknown> = Record<string, u
   readonly input: z.ZodType<A>;
   readonly touchesQdrant: boolean;
   readonly reversible: boolean;
+  /**
+   * Which RAGs the tool applies to: `repair_hooks` (it calls the contract's `/repair/*`), or
+   * `without_repair_hooks` (a stand-in for a RAG that serves none). Absent: every RAG (it needs only Qdrant).
+   */
+  readonly availability?: ToolAvailability;
   /**
    * Reaching this tool ends the plan: the executor escalates the incident to a human instead of
    * running it (the escalation tool). Absent: an ordinary repair.

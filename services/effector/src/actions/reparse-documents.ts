@@ -15,6 +15,7 @@ export const reparseDocuments = defineTool({
   input: z.object({ parser_version: z.string().min(1), knowledge_ids: z.array(z.string().min(1)).min(1).max(10_000) }).strict(),
   touchesQdrant: true,
   reversible: true,
+  availability: 'repair_hooks',
   async plan(ctx, params) {
     const knowledge_ids = scopedKnowledgeIds(ctx);
     const parser_version = params.parser_version ?? (await ctx.baseline.capabilities()).active_versions?.parser;

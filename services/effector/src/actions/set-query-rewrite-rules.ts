@@ -30,6 +30,7 @@ export const setQueryRewriteRules = defineTool({
   input: z.object({ rule_set: z.string().min(1), rules: z.array(QueryRewriteRule).min(1).max(100) }).strict(),
   touchesQdrant: false,
   reversible: true,
+  availability: 'repair_hooks',
   async plan(_ctx, params) {
     const ruleSet = params.rule_set ?? 'unicode-confusables-v1';
     const rules = RULE_SETS[ruleSet];

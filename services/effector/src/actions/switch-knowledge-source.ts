@@ -14,6 +14,7 @@ export const switchToBackupSource = defineTool({
   input: knowledgeSourcesInput,
   touchesQdrant: true,
   reversible: true,
+  availability: 'repair_hooks',
   plan: async (ctx, params) => planSources(ctx, params),
   preconditions: (ctx, args) => checkSources(ctx, args.sources),
   // The feeds active before: a source already on its backup (an earlier incident's repair) stays

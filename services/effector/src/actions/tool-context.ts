@@ -23,6 +23,8 @@ export function toolContextFor(deps: EffectorDeps, report: RootCauseReport): Too
     },
     timeoutMs: deps.ragTimeoutMs,
     ...(deps.restoreMaxSnapshotAgeMs !== undefined ? { restoreMaxSnapshotAgeMs: deps.restoreMaxSnapshotAgeMs } : {}),
+    ...(deps.ragRepair !== undefined ? { ragRepair: deps.ragRepair } : {}),
+    ...(deps.aliasHistory !== undefined ? { aliasHistory: deps.aliasHistory } : {}),
   };
 }
 

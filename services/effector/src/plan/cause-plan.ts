@@ -56,7 +56,7 @@ export async function planCause(
     failedTools: toolsNotToRetry(failedHere, report),
   };
   const recommendation = await consultMemory(deps, report, failedHere);
-  const decision = decide(deps.policy, report, history, recommendation, deps.memoryMinConfidence, tools);
+  const decision = decide(deps.policy, report, history, recommendation, deps.memoryMinConfidence, tools, deps.ragRepair);
   if (!decision.ok) return { kind: 'no_branch', report, message: decision.reason, policyVersion: decision.policyVersion };
   if (report.root_cause === 'unknown' && (await supersededWithin(deps.incidents, report, deps.abstentionGraceMs ?? 0))) {
     log.info('abstention superseded by a later revision within the grace period: not escalated');

@@ -1,6 +1,7 @@
 import type { RootCauseReport } from '@rag-immune/contracts';
 import type { Recommendation } from '@rag-immune/memory-client';
 import { CATALOGUE, INTENT_TOOLS, type ToolBox } from '../actions/catalogue.ts';
+import { CONTRACT_HOOKS, toolAvailable, type RagRepairAccess } from '../actions/rag-repair-access.ts';
 import type { PolicyBranch, RepairPolicy } from './policy.ts';
 
 /** What the incident went through so far (across report revisions). */
@@ -83,6 +84,8 @@ export function decide(
   recommendation: Recommendation | null,
   memoryMinConfidence: number,
   tools: ToolBox = CATALOGUE,
+  /** What the RAG lets the effector do: a branch's tools this RAG cannot have are left out of its plan. */
+  access: RagRepairAccess = CONTRACT_HOOKS,
 ): Decision {
   const branch = policy.branches.find((candidate) => branchMatches(candidate, report, history));
   if (branch === undefined)
@@ -91,13 +94,16 @@ export function decide(
       policyVersion: policy.policy_version,
       reason: `no policy branch matches cause ${report.root_cause} / ${report.affected_component}`,
     };
-  const policySteps: PlannedStep[] = branch.actions.map((action) => ({
-    tool: action.tool,
-    params: action.params,
-    reason: action.reason,
-    chosen_by: 'policy',
-    case_ids: [],
-  }));
+  const policySteps: PlannedStep[] = branch.actions
+    // A hook tool for a RAG without repair hooks (or a stand-in for one that has them) is never planned.
+    .filter((action) => toolAvailable(tools.named(action.tool), access))
+    .map((action) => ({
+      tool: action.tool,
+      params: action.params,
+      reason: action.reason,
+      chosen_by: 'policy',
+      case_ids: [],
+    }));
   let memoryNote = 'memory not consulted';
   let steps = policySteps;
   if (recommendation !== null) {

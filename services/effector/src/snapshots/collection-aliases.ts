@@ -1,5 +1,6 @@
 import type { QdrantClient } from '@qdrant/js-client-rest';
 import { generationCreatedAt } from '@rag-immune/rag-contract';
+import { copyCollection } from './collection-copy.ts';
 import { restorePointsToPrune, type SnapshotRetentionPolicy } from './snapshot-retention.ts';
 
 /** The alias no longer points where the swap expected: someone else switched it meanwhile. */
@@ -50,6 +51,11 @@ export class CollectionAliases {
     await this.qdrant.updateCollectionAliases({ actions: [{ create_alias: { collection_name: to, alias_name: alias } }] });
     const after = await this.target(alias);
     if (after !== to) throw new AliasConflictError(`alias ${alias} points at ${after ?? 'nothing'} after the switch to ${to}`);
+  }
+
+  /** Copies every point of `source` (a collection or an alias) into the new collection `target`: a hookless rebuild's build. */
+  async copy(source: string, target: string, signal?: AbortSignal): Promise<{ points: number }> {
+    return copyCollection(this.qdrant, (await this.target(source)) ?? source, target, signal ? { signal } : {});
   }
 
   /** Deletes a generation nothing points at, its snapshots first (they outlive the collection in Qdrant). */

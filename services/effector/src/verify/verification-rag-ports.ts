@@ -4,7 +4,7 @@
  * the health contract's POST /query can still be checked after a repair. The repair hooks themselves
  * stay on the contract client. Unset: null, and verification uses the contract clients as before.
  */
-import { adapterClientFromFile, signalAvailability, type RagSignals } from '@rag-immune/rag-adapter';
+import { adapterClientFromFile, signalAvailability, type RagAdapterFile, type RagSignals } from '@rag-immune/rag-adapter';
 import type { RagPort } from '@rag-immune/probing';
 import type { EffectorConfig } from '../config.ts';
 
@@ -12,6 +12,8 @@ export interface VerificationRagPorts {
   online: RagPort;
   baseline: RagPort;
   signals: RagSignals;
+  /** The adapter file itself (its `repair` says what the effector may repair). */
+  adapter: RagAdapterFile;
 }
 
 /** Throws AdapterFileError (naming the key) for a bad adapter file or a missing `${env:…}` variable. */
@@ -27,5 +29,5 @@ export function verificationRagPorts(
   if (file === undefined) return null;
   const bind = (baseUrl: string) => adapterClientFromFile(file, { baseUrl, headers, env, timeoutMs: config.EFFECTOR_RAG_TIMEOUT_MS });
   const online = bind(config.EFFECTOR_ONLINE_RAG_URL);
-  return { online, baseline: bind(config.EFFECTOR_BASELINE_RAG_URL), signals: signalAvailability(online.adapter) };
+  return { online, baseline: bind(config.EFFECTOR_BASELINE_RAG_URL), signals: signalAvailability(online.adapter), adapter: online.adapter };
 }

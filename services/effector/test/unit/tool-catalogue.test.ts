@@ -21,6 +21,19 @@ test('tool input schemas accept what the tools plan and refuse malformed argumen
     },
     restore_collection_snapshot: { good: { collection: 'c', snapshot_id: 's.snapshot' }, bad: { collection: 'c' } },
     escalate_to_human: { good: { reason: 'r' }, bad: { reason: '' } },
+    switch_alias_back: {
+      good: { alias: 'kb', from_collection: 'kb-v2', to_collection: 'kb-v1' },
+      bad: { alias: 'kb', from_collection: 'kb-v2' },
+    },
+    rebuild_from_collection: {
+      good: { alias: 'kb', rebuild_from: 'kb-baseline', source_collection: 'kb-baseline--1', target_collection: 'kb--1' },
+      bad: { alias: 'kb', rebuild_from: 'kb-baseline', source_collection: '../x', target_collection: 'kb--1' },
+    },
+    call_ingestion_webhook: { good: { knowledge_ids: ['apt/curl'], sources: [] }, bad: { knowledge_ids: [], sources: [] } },
+    recommend_operator_step: {
+      good: { operator_step: 're-ingest apt/curl', knowledge_ids: ['apt/curl'], wait_seconds: 240 },
+      bad: { operator_step: '', knowledge_ids: [], wait_seconds: 240 },
+    },
   };
   for (const tool of TOOLS) {
     const c = cases[tool.name];
@@ -35,6 +48,8 @@ test('tools that write to Qdrant are snapshotted first; refresh is the irreversi
     .map((t) => t.name)
     .sort();
   assert.deepEqual(qdrant, [
+    'call_ingestion_webhook',
+    'recommend_operator_step',
     'refresh_knowledge_source',
     'reindex_knowledge',
     'reparse_documents',

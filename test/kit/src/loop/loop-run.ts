@@ -120,7 +120,6 @@ export class LoopRun {
 
   private startRagPair(packages: number): Promise<RagPairProcesses> {
     const rag = this.options.rag ?? { kind: 'reference' };
-    if (this.options.traffic && rag.kind !== 'reference') throw new Error('the traffic option watches the reference RAG only (so far)');
     const common = {
       qdrantUrl: this.endpoints.qdrantUrl,
       qdrantApiKey: this.endpoints.qdrantApiKey,
@@ -139,7 +138,9 @@ export class LoopRun {
     const packages = this.options.packages ?? 25;
     const ragName =
       this.options.rag?.kind === 'langchain' ? 'LangChain RAG on Gemma 3 270M (sampling; traces via the intake)' : 'reference RAG';
-    if (this.options.traffic) {
+    // The LangChain pair runs its own intake under the run's namespace (every answer's spans go there):
+    // the watcher reads its users' index, so only the reference pair needs one started here.
+    if (this.options.traffic && this.options.rag?.kind !== 'langchain') {
       this.intake = await startTraceIntakeProcess({ runDir: this.runDir, endpoints: this.endpoints, namespace: this.namespace });
       say(`trace intake ${this.intake.tracesUrl} (users' spans redacted into ${this.namespace}-otlp-user-spans)`);
     }

@@ -82,6 +82,8 @@ export async function startRagPairProcesses(options: RagPairOptions): Promise<Ra
   // Fixed ports (picked free now) so that a reset online instance keeps its URL for the workers.
   const [onlinePort, baselinePort] = [await freePort(), await freePort()];
   const ready = (record: LogRecord) => logMessage('reference RAG listening')(record);
+  // Indexing 200 packages on a loaded 2-core machine can take longer than the usual five minutes.
+  const startTimeoutMs = Number(process.env.LOOP_RAG_START_TIMEOUT_MS ?? 300_000);
   const online = new ManagedProcess({
     name: 'rag-online',
     entry: 'services/reference-rag/src/main.ts',
@@ -97,7 +99,7 @@ export async function startRagPairProcesses(options: RagPairOptions): Promise<Ra
     },
     logFile: join(options.runDir, 'rag-online.log'),
     ready,
-    startTimeoutMs: 300_000,
+    startTimeoutMs,
   });
   const baseline = new ManagedProcess({
     name: 'rag-baseline',
@@ -111,7 +113,7 @@ export async function startRagPairProcesses(options: RagPairOptions): Promise<Ra
     },
     logFile: join(options.runDir, 'rag-baseline.log'),
     ready,
-    startTimeoutMs: 300_000,
+    startTimeoutMs,
   });
   const qdrant = createQdrantClient({ url: options.qdrantUrl, apiKey: options.qdrantApiKey });
   const drop = async () => {

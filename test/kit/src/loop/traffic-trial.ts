@@ -11,19 +11,35 @@ import { probesFromQuestions } from '@rag-immune/probing';
 import { loadQuestions } from '@rag-immune/reference-rag/testing';
 import { TrafficGenerator, type TrafficReport } from '../traffic/traffic-generator.ts';
 import { UserQueryMix, seededRandom, type UserQuery, type UserQueryMixOptions } from '../traffic/user-queries.ts';
+import { callFaultAdmin } from '@rag-immune/rag-contract';
 import { sleep } from '../wait.ts';
 import { harmedProbes, probeOutcomes } from './fault-effect.ts';
 import { damageVectors, ingestUnpublishedVersion, swapDocumentIds, type OnlineIndex } from './operator-faults.ts';
-import type { LoopProbes } from './probes.ts';
+import { STALE_AS_OF, type LoopProbes } from './probes.ts';
 import { evaluateTrial, knownIncidents, type TrialContext, type TrialResult } from './trial.ts';
 
-/** The data faults a trial under traffic places on one knowledge id (the operator faults written into Qdrant). */
-export const TRAFFIC_FAULTS = [
+/**
+ * The data faults a trial under traffic places on one knowledge id: the operator faults written
+ * straight into Qdrant, and every knowledge-scoped fault of the reference RAG's fault API (scoped to
+ * the one id; `kind:mode`).
+ */
+export const OPERATOR_TRAFFIC_FAULTS = [
   'vectors-overwritten:garbage',
   'vectors-overwritten:deleted',
   'unpublished-knowledge',
   'attribution-swap',
 ] as const;
+export const FAULT_API_TRAFFIC_FAULTS = [
+  'vector-index-corruption:zero',
+  'vector-index-corruption:perturb',
+  'vector-index-corruption:drop',
+  'knowledge-source-failure:stale',
+  'knowledge-source-failure:ingest-stalled',
+  'parser-bug:merge-sections',
+  'parser-bug:boilerplate',
+  'generator-inconsistency:swap',
+] as const;
+export const TRAFFIC_FAULTS = [...OPERATOR_TRAFFIC_FAULTS, ...FAULT_API_TRAFFIC_FAULTS] as const;
 export type TrafficFault = (typeof TRAFFIC_FAULTS)[number];
 
 /** The golden probes' sources: a fault placed by a traffic trial never lands on one of them. */
@@ -120,7 +136,11 @@ export function placeTrafficFault(
   // retrieves apt/x's chunks too, and may see the fault before any user does).
   const probedPackages = new Set([...golden].map((id) => id.slice(id.indexOf('/') + 1)));
   const open = candidates.filter(
-    (id) => !golden.has(id) && !(options.excludeProbedPackages === true && probedPackages.has(id.slice(id.indexOf('/') + 1))),
+    (id) =>
+      !golden.has(id) &&
+      !(options.excludeProbedPackages === true && probedPackages.has(id.slice(id.indexOf('/') + 1))) &&
+      // A knowledge source fails for the documents it feeds: the changelog feed is the one with versions that move.
+      (!fault.startsWith('knowledge-source-failure') || id.startsWith('changelog/')),
   );
   if (open.length === 0) throw new Error(`no asked knowledge outside the golden probes' sources among ${candidates.join(', ')}`);
   const target = open[Math.floor(random() * open.length)]!;
@@ -134,8 +154,27 @@ export function placeTrafficFault(
   return { fault, target, partner };
 }
 
-/** Writes the fault into the online collection; returns the knowledge ids it touched. */
-export function injectTrafficFault(index: OnlineIndex, plan: TrafficFaultPlan): Promise<string[]> {
+/** Whether the fault is made through the RAG's fault API (else it is written into Qdrant). */
+export function isFaultApiTrafficFault(fault: TrafficFault): boolean {
+  return (FAULT_API_TRAFFIC_FAULTS as readonly string[]).includes(fault);
+}
+
+/**
+ * Places the fault: through the online RAG's fault API scoped to the one knowledge id, or written
+ * into the online collection. Returns the knowledge ids it touched.
+ */
+export async function injectTrafficFault(
+  index: OnlineIndex,
+  plan: TrafficFaultPlan,
+  rag: { onlineUrl: string; ragToken?: string } = { onlineUrl: '' },
+): Promise<string[]> {
+  if (isFaultApiTrafficFault(plan.fault)) {
+    const [kind, mode] = plan.fault.split(':') as [string, string];
+    const body: Record<string, unknown> = { mode, scope: { knowledge_ids: [plan.target] } };
+    if (kind === 'knowledge-source-failure') body.stale_as_of = STALE_AS_OF;
+    const answer = await callFaultAdmin(rag.onlineUrl, 'POST', kind, body, ...(rag.ragToken ? [rag.ragToken] : []));
+    return answer.fault?.affected_knowledge_ids ?? [plan.target];
+  }
   if (plan.fault === 'unpublished-knowledge') return ingestUnpublishedVersion(index, [plan.target]);
   if (plan.fault === 'attribution-swap') return swapDocumentIds(index, plan.target, plan.partner!);
   return damageVectors(index, [plan.target], plan.fault === 'vectors-overwritten:deleted' ? 'deleted' : 'garbage');
@@ -204,10 +243,15 @@ export async function runTrafficTrial(
     loadQuestions().filter((q) => placed.has(q.knowledge_id)),
     'effect',
   );
-  const answersBefore = await probeOutcomes(ctx.onlineUrl, questions, 'answers');
+  // A sampling LLM's answers differ call to call: there, what the users' questions retrieve is the effect.
+  const check = ctx.faultEffectCheck === 'off' ? 'retrieval' : (ctx.faultEffectCheck ?? 'answers');
+  const answersBefore = await probeOutcomes(ctx.onlineUrl, questions, check);
   const injectStartedAt = Date.now();
-  const affected = await injectTrafficFault(ctx.onlineIndex, plan);
-  const changed = harmedProbes(answersBefore, await probeOutcomes(ctx.onlineUrl, questions, 'answers'));
+  const affected = await injectTrafficFault(ctx.onlineIndex, plan, {
+    onlineUrl: ctx.onlineUrl,
+    ...(ctx.ragToken ? { ragToken: ctx.ragToken } : {}),
+  });
+  const changed = harmedProbes(answersBefore, await probeOutcomes(ctx.onlineUrl, questions, check));
   const effect = { userQuestions: questions.length, userAnswersChanged: changed.length };
   const [kind, mode] = plan.fault.split(':') as [string, string | undefined];
   const injected = {

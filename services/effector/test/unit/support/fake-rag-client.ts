@@ -126,6 +126,14 @@ export class FakeAliases {
     this.aliases.set(alias, to);
     this.log.push(`swap ${alias} ${from} -> ${to}`);
   }
+  async copy(source: string, target: string): Promise<{ points: number }> {
+    const from = this.collections.get(this.aliases.get(source) ?? source);
+    if (from === undefined) throw new Error(`no collection ${source}`);
+    if (this.collections.has(target)) throw new Error(`collection ${target} exists already`);
+    this.collections.set(target, { ...from });
+    this.log.push(`copy ${source} -> ${target}`);
+    return { points: from.points };
+  }
   async deleteGeneration(_alias: string, collection: string): Promise<void> {
     this.collections.delete(collection);
     this.log.push(`delete ${collection}`);

@@ -38,6 +38,7 @@ import {
 import { EffectorMetrics } from '../../../src/metrics.ts';
 import { PreconditionError } from '../../../src/actions/repair-tool.ts';
 import type { SnapshotRetentionPolicy } from '../../../src/snapshots/snapshot-retention.ts';
+import type { RagRepairAccess } from '../../../src/actions/rag-repair-access.ts';
 
 /** The RAG the fake tools repair: healthy or not, and what was done to it. */
 export class FakeRag {
@@ -224,6 +225,10 @@ export interface LoopOptions {
   snapshotRetention?: SnapshotRetentionPolicy;
   /** Default none. */
   snapshotBudgetBytes?: number;
+  /** What the RAG lets the effector do (its adapter's `repair`); default the contract's repair hooks. */
+  ragRepair?: RagRepairAccess;
+  /** Qdrant's aliases as real tools see them; default a client of nothing (the fake tools never switch one). */
+  aliases?: CollectionAliases;
 }
 
 export interface Loop {
@@ -311,7 +316,8 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     sourceByPrefix: {},
     ...stores,
     // The fake tools never switch an alias: a client of nothing, never called.
-    aliases: new CollectionAliases(createQdrantClient({ url: 'http://127.0.0.1:9' }), { keepLast: 1, keepWithinDays: 0 }),
+    aliases:
+      options.aliases ?? new CollectionAliases(createQdrantClient({ url: 'http://127.0.0.1:9' }), { keepLast: 1, keepWithinDays: 0 }),
     verifier: { measure },
     memory: options.recommendation === undefined ? null : { recommend: async () => options.recommendation! },
     memoryMinConfidence: 0.5,
@@ -339,6 +345,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     inconclusiveHold: { remeasures: 2, delayMs: 1 },
     ...(options.undoRetryMs !== undefined ? { undoRetryMs: options.undoRetryMs } : {}),
     ...(options.restoreMaxSnapshotAgeMs !== undefined ? { restoreMaxSnapshotAgeMs: options.restoreMaxSnapshotAgeMs } : {}),
+    ...(options.ragRepair !== undefined ? { ragRepair: options.ragRepair } : {}),
   });
   const crashingReplica = async (instanceId: string, crashAt: CrashPoint) => {
     let dead = false;
