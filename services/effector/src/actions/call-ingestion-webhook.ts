@@ -1,9 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { PreconditionError, type ToolContext } from './repair-tool.ts';
-import { defineTool, scopedKnowledgeIds, sourcesOf } from './tool-helpers.ts';
-
-const Prior = z.object({ alias_target: z.string().min(1).nullable() });
+import { AliasTargetPrior, defineTool, scopedKnowledgeIds, sourcesOf, switchAliasBackIfMoved } from './tool-helpers.ts';
 
 /**
  * For a RAG without repair hooks whose adapter declares its ingestion job as a webhook
@@ -59,7 +57,7 @@ export const callIngestionWebhook = defineTool({
   },
   verify: async () => null,
   async undoBlocker(ctx, _args, prior) {
-    const before = Prior.parse(prior).alias_target;
+    const before = AliasTargetPrior.parse(prior).alias_target;
     if (before === null) return null;
     return (await ctx.aliases.describe(before)) === null
       ? `${before}, the collection the alias served before the job, no longer exists: the alias cannot be switched back`
@@ -67,10 +65,7 @@ export const callIngestionWebhook = defineTool({
   },
   async undo(ctx, _args, prior) {
     // The collection's points come back from the pre-action snapshot; the alias, if the job moved it, here.
-    const before = Prior.parse(prior).alias_target;
-    if (before === null) return;
-    const now = await ctx.aliases.target(ctx.collection);
-    if (now !== null && now !== before) await ctx.aliases.swap(ctx.collection, now, before);
+    await switchAliasBackIfMoved(ctx, prior);
   },
   describeUndo: (_args, prior) => [
     'the collection as it was before the ingestion job comes back from the pre-action snapshot',

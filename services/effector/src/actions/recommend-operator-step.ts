@@ -1,9 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { PreconditionError } from './repair-tool.ts';
-import { defineTool } from './tool-helpers.ts';
-
-const Prior = z.object({ alias_target: z.string().min(1).nullable() });
+import { defineTool, switchAliasBackIfMoved } from './tool-helpers.ts';
 
 /**
  * For a RAG without repair hooks and without an ingestion webhook, when the repair needs the RAG's
@@ -62,10 +60,7 @@ export const recommendOperatorStep = defineTool({
   verify: async () => null,
   async undo(ctx, _args, prior) {
     // The collection comes back from the pre-action snapshot; the alias, if the step moved it, here.
-    const before = Prior.parse(prior).alias_target;
-    if (before === null) return;
-    const now = await ctx.aliases.target(ctx.collection);
-    if (now !== null && now !== before) await ctx.aliases.swap(ctx.collection, now, before);
+    await switchAliasBackIfMoved(ctx, prior);
   },
   describeUndo: (_args, prior) => [
     "the collection as it was before the operator's step comes back from the pre-action snapshot",
