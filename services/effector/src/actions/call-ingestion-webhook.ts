@@ -63,10 +63,8 @@ export const callIngestionWebhook = defineTool({
       ? `${before}, the collection the alias served before the job, no longer exists: the alias cannot be switched back`
       : null;
   },
-  async undo(ctx, _args, prior) {
-    // The collection's points come back from the pre-action snapshot; the alias, if the job moved it, here.
-    await switchAliasBackIfMoved(ctx, prior);
-  },
+  // The collection's points come back from the pre-action snapshot; the alias, if the job moved it, here.
+  undo: (ctx, _args, prior) => switchAliasBackIfMoved(ctx, prior),
   describeUndo: (_args, prior) => [
     'the collection as it was before the ingestion job comes back from the pre-action snapshot',
     ...(typeof prior.alias_target === 'string' ? [`the alias is switched back to ${prior.alias_target} if the job moved it`] : []),

@@ -58,10 +58,8 @@ export const recommendOperatorStep = defineTool({
     return { detail: { operator_step: args.operator_step, waited_seconds: args.wait_seconds } };
   },
   verify: async () => null,
-  async undo(ctx, _args, prior) {
-    // The collection comes back from the pre-action snapshot; the alias, if the step moved it, here.
-    await switchAliasBackIfMoved(ctx, prior);
-  },
+  // The collection comes back from the pre-action snapshot; the alias, if the step moved it, here.
+  undo: (ctx, _args, prior) => switchAliasBackIfMoved(ctx, prior),
   describeUndo: (_args, prior) => [
     "the collection as it was before the operator's step comes back from the pre-action snapshot",
     ...(typeof prior.alias_target === 'string' ? [`the alias is switched back to ${prior.alias_target} if the step moved it`] : []),
