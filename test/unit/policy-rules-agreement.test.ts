@@ -1,10 +1,10 @@
 /**
  * Cause → repair has one home, the effector's repair policy (services/effector/policy/policy.v1.yaml).
  * Memory's expert rules (services/memory/rules/rules.v1.json) answer in repair intents when no past
- * case is similar, and must say what the policy does: this test fails when they disagree. They are
- * checked rather than derived because memory may not read the effector (services never import each
- * other), the tool → intent map lives in the effector's code, and a rule carries what the policy has
- * no place for (its confidence, claim conditions).
+ * case is similar, and must say what the policy does: this test fails when they disagree. Each
+ * cause's unconditional rule is derived from the policy by `npm run codegen` (scripts/codegen-catalogues.ts,
+ * a root script: memory may not read the effector, and the tool → intent map lives in the effector's
+ * code); the rules refined by claims or scope, and each rule's confidence, stay the file's own.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,3 +1,5 @@
+import { errorBodyMessage, jsonOrUndefined } from '@rag-immune/contracts';
+import type { Command } from 'commander';
 import { CliError, ExitCode } from './exit-codes.ts';
 
 export interface WorkerApiRequest {
@@ -38,14 +40,9 @@ export async function callWorkerApi<T>(request: WorkerApiRequest): Promise<T> {
     );
   }
   const text = await response.text();
-  let json: { error?: string } | undefined;
-  try {
-    json = JSON.parse(text) as { error?: string };
-  } catch {
-    json = undefined;
-  }
+  const json = jsonOrUndefined(text);
   if (!response.ok) {
-    const message = json?.error ?? text.slice(0, 200);
+    const message = errorBodyMessage(json, text);
     const code =
       response.status === 401 || response.status === 403
         ? ExitCode.noPermission
@@ -55,4 +52,19 @@ export async function callWorkerApi<T>(request: WorkerApiRequest): Promise<T> {
     throw new CliError(`${request.method} ${request.path}: HTTP ${response.status}: ${message}`, code);
   }
   return json as T;
+}
+
+/** The options every command that calls a worker's API takes: where it is, its token, JSON output. */
+export interface WorkerApiOptions {
+  url: string;
+  token?: string;
+  json: boolean;
+}
+
+/** Adds --url (default: env `urlEnv`, else `defaultUrl`), --token (default: env IMMUNE_API_TOKEN) and --json. */
+export function withWorkerApiOptions(command: Command, worker: string, urlEnv: string, defaultUrl: string): Command {
+  return command
+    .option('--url <url>', `${worker} API (env ${urlEnv})`, process.env[urlEnv] ?? defaultUrl)
+    .option('--token <token>', `${worker} API token (default: env IMMUNE_API_TOKEN)`)
+    .option('--json', 'one JSON document on stdout', false);
 }

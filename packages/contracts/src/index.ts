@@ -4,6 +4,7 @@ export { assembleSchema, loadSharedTypes, type SharedType } from './avro-assembl
 export * from './generated/catalogue.ts';
 export { eventEnvelope, type EventEnvelope } from './envelope.ts';
 export { reportForFinding, type Finding } from './report-findings.ts';
+export { jsonOrUndefined, errorBodyMessage } from './http-body.ts';
 
 import type { IoRagimmuneCommon } from './generated/ProbeResult.ts';
 import type { IoRagimmuneSentinel } from './generated/ProbeResult.ts';

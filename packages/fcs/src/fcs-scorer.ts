@@ -409,21 +409,7 @@ export class FactConsistencyScorer {
       const windowProbabilities = item.windows.map((_, k) => probabilities[item.firstPair + k]!);
       const modelProbability = Math.max(...windowProbabilities);
       const score = combineScore(modelProbability, item.findings, this.weights);
-      const result: FcsResult = {
-        status: 'scored',
-        score,
-        model_probability: modelProbability,
-        label: this.label(score),
-        threshold: this.threshold,
-        evidence_snippets: this.snippets(item, windowProbabilities, score),
-        key_fact_findings: item.findings,
-        truncated: item.truncated,
-        latency_ms: latency,
-        execution_provider: this.model.executionProvider,
-        cached: false,
-        windows: item.windows.length,
-        scorer_version: 'v1',
-      };
+      const result: FcsResult = this.scored(item, score, modelProbability, this.snippets(item, windowProbabilities, score), latency, 'v1');
       this.cache?.set(item.cacheKey, { ...result });
       results[item.index] = result;
     }
@@ -577,9 +563,26 @@ export class FactConsistencyScorer {
       .sort((a, b) => (consistent ? b.probability - a.probability : a.probability - b.probability))
       .slice(0, this.maxSnippets);
     return {
+      ...this.scored(item, score, features.model_min, snippets, latency, 'v2'),
+      question_missing: item.question.trim() === '',
+      claims,
+      features,
+    };
+  }
+
+  /** What a scored result of either scorer version says (v2 adds its claims and features). */
+  private scored(
+    item: Pick<Prepared, 'findings' | 'truncated' | 'windows'>,
+    score: number,
+    modelProbability: number,
+    snippets: EvidenceSnippet[],
+    latency: number,
+    version: 'v1' | 'v2',
+  ): FcsResult {
+    return {
       status: 'scored',
       score,
-      model_probability: features.model_min,
+      model_probability: modelProbability,
       label: this.label(score),
       threshold: this.threshold,
       evidence_snippets: snippets,
@@ -589,10 +592,7 @@ export class FactConsistencyScorer {
       execution_provider: this.model.executionProvider,
       cached: false,
       windows: item.windows.length,
-      scorer_version: 'v2',
-      question_missing: item.question.trim() === '',
-      claims,
-      features,
+      scorer_version: version,
     };
   }
 

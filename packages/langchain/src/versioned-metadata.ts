@@ -3,20 +3,22 @@
  * put it on each Document at ingest, and retrieval, traces and the query response keep it.
  */
 import type { DocumentInterface } from '@langchain/core/documents';
-import { Chunk, Timestamp } from '@rag-immune/rag-contract';
-import { z } from 'zod';
+import { Chunk } from '@rag-immune/rag-contract';
+import type { z } from 'zod';
 
-export const VersionedMetadata = z.object({
-  doc_id: z.string().min(1),
-  chunk_id: z.string().min(1),
-  knowledge_id: z.string().min(1),
-  version: z.string().min(1),
-  source: z.string().min(1),
-  source_trust: z.number().min(0).max(1),
-  updated_at: Timestamp,
-  valid_from: Timestamp,
-  valid_until: Timestamp.nullable(),
-});
+// The contract's Chunk without its scores and text: one definition of the metadata's names and
+// bounds. `strip`: a LangChain Document's metadata may carry other keys (a loader's `loc`), dropped here.
+export const VersionedMetadata = Chunk.pick({
+  doc_id: true,
+  chunk_id: true,
+  knowledge_id: true,
+  version: true,
+  source: true,
+  source_trust: true,
+  updated_at: true,
+  valid_from: true,
+  valid_until: true,
+}).strip();
 export type VersionedMetadata = z.infer<typeof VersionedMetadata>;
 
 /** The metadata of a document, checked: a document without it cannot be diagnosed, so it is refused at ingest. */

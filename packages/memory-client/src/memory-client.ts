@@ -1,3 +1,4 @@
+import { errorBodyMessage, jsonOrUndefined } from '@rag-immune/contracts';
 import { Recommendation, RecommendRequest } from './recommendation.ts';
 
 /** Memory could not be asked (unreachable, timed out, 5xx, or an answer off-contract). */
@@ -64,14 +65,9 @@ export class MemoryClient {
       );
     }
     const text = await response.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
+    const json = jsonOrUndefined(text);
     if (!response.ok) {
-      const message = (json as { error?: string } | undefined)?.error ?? text.slice(0, 200);
+      const message = errorBodyMessage(json, text);
       throw new MemoryUnavailableError(`memory answered ${response.status} to ${method} ${path}: ${message}`);
     }
     return json;

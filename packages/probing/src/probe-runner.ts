@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { SpanStatusCode, type Tracer } from '@opentelemetry/api';
+import { SpanStatusCode, context, type Tracer } from '@opentelemetry/api';
+import { inSpan } from '@rag-immune/worker-runtime';
 import {
   BrokenCircuitError,
   ConsecutiveBreaker,
@@ -236,100 +237,95 @@ export class ProbeRunner {
   async run(probe: GoldenProbe): Promise<ProbeResult> {
     const correlationId = randomUUID();
     const queryHash = createHash('sha256').update(probe.query).digest('hex');
-    return this.options.tracer.startActiveSpan(
+    // The probe's span: an error is recorded on it and rethrown, and it always ends (worker-runtime's inSpan).
+    return inSpan(
+      this.options.tracer,
       'sentinel.probe.start',
-      { attributes: { probe_id: probe.id, probe_version: probe.version, query_hash: queryHash, correlation_id: correlationId } },
+      { probe_id: probe.id, probe_version: probe.version, query_hash: queryHash, correlation_id: correlationId },
+      context.active(),
       async (span) => {
-        try {
-          const pooled = this.pooled;
-          // Pooled: as many calls as this probe's evidence so far asks for (decided before the run).
-          const k = pooled
-            ? pooled.sampling.samplesFor(pooled.evidence.leaning(probe.id), pooled.evidence.threshold)
-            : (this.options.samplesPerProbe ?? 1);
-          const [onlineSamples, baselineSamples] = await Promise.all([
-            this.observeSamples('online', this.options.online, probe, correlationId, k),
-            this.observeSamples('baseline', this.options.baseline, probe, correlationId, k),
-          ]);
-          const online = representative(onlineSamples);
-          const baseline = representative(baselineSamples);
-          // One call a side: the answers are compared as they are. Sampled: only when the baseline
-          // mostly says the same thing (otherwise its own spread makes any difference meaningless) and
-          // the online samples state it significantly less often (otherwise the modal facts differ by chance).
-          const scores = k > 1 ? this.sampledScores(k, onlineSamples, baselineSamples) : undefined;
-          const ragCalls = onlineSamples.length + baselineSamples.length;
-          const pooledRun =
-            pooled && scores
-              ? pooled.evidence.observe(probe.id, {
-                  fcs: lessTest(scores.fcs),
-                  ic: lessTest(scores.ic),
-                  facts: factFrequencyTest(answersOf(onlineSamples), answersOf(baselineSamples)),
-                })
-              : undefined;
-          // Pooled, the facts are compared once their detector says the answers differ run after run.
-          const compareFacts = k === 1 || (pooledRun ? pooledRun.verdict.facts.alarm : this.answersDiffer(onlineSamples, baselineSamples));
-          const answers = await this.compareAnswers(probe, online, baseline, compareFacts);
-          const calls = this.callHealth(onlineSamples, baselineSamples, online.observation);
-          const verdict = compareWithBaseline(online.observation, baseline.observation, this.options.thresholds, {
-            ...(answers ? { answers } : {}),
-            calls,
-            ...(scores ? { samples: scores } : {}),
-            ...(pooledRun ? { pooled: pooledRun.verdict } : {}),
-          });
-          if (pooledRun) {
-            pooledRun.commit();
-            pooled!.sampling.record(ragCalls);
-          }
-          const pv = pooledRun?.verdict;
-          span.setAttributes({
-            anomaly: verdict.anomaly,
-            severity: verdict.severity,
-            anomaly_signals: verdict.signals.join(','),
-            ...(k > 1 ? { samples: k } : {}),
-            ...(pv ? { pooled_fcs: pv.fcs.statistic, pooled_ic: pv.ic.statistic, pooled_facts: pv.facts.statistic } : {}),
-          });
-          return {
-            ...eventEnvelope('sentinel', this.options.version),
-            correlation_id: correlationId,
-            probe_id: probe.id,
-            probe_version: probe.version,
-            query: probe.query,
-            query_hash: queryHash,
-            online: online.observation,
-            baseline: baseline.observation,
-            comparison: {
-              samples: null,
-              fcs_sample_test_p: null,
-              ic_sample_test_p: null,
-              ...verdict.comparison,
-              pooled_test: pv
-                ? {
-                    level: pv.alpha,
-                    threshold: pv.threshold,
-                    fcs_e: pv.fcs.e,
-                    fcs_statistic: pv.fcs.statistic,
-                    ic_e: pv.ic.e,
-                    ic_statistic: pv.ic.statistic,
-                    facts_p: pv.facts.p,
-                    facts_e: pv.facts.e,
-                    facts_statistic: pv.facts.statistic,
-                    rag_calls: ragCalls,
-                  }
-                : null,
-            },
-            anomaly: verdict.anomaly,
-            severity: verdict.severity,
-            anomaly_signals: verdict.signals,
-            // A traffic replay (the sentinel's traffic watcher) relabels its results after the run.
-            origin: 'golden' as const,
-            segment: null,
-          };
-        } catch (error) {
-          span.recordException(error as Error);
-          span.setStatus({ code: SpanStatusCode.ERROR });
-          throw error;
-        } finally {
-          span.end();
+        const pooled = this.pooled;
+        // Pooled: as many calls as this probe's evidence so far asks for (decided before the run).
+        const k = pooled
+          ? pooled.sampling.samplesFor(pooled.evidence.leaning(probe.id), pooled.evidence.threshold)
+          : (this.options.samplesPerProbe ?? 1);
+        const [onlineSamples, baselineSamples] = await Promise.all([
+          this.observeSamples('online', this.options.online, probe, correlationId, k),
+          this.observeSamples('baseline', this.options.baseline, probe, correlationId, k),
+        ]);
+        const online = representative(onlineSamples);
+        const baseline = representative(baselineSamples);
+        // One call a side: the answers are compared as they are. Sampled: only when the baseline
+        // mostly says the same thing (otherwise its own spread makes any difference meaningless) and
+        // the online samples state it significantly less often (otherwise the modal facts differ by chance).
+        const scores = k > 1 ? this.sampledScores(k, onlineSamples, baselineSamples) : undefined;
+        const ragCalls = onlineSamples.length + baselineSamples.length;
+        const pooledRun =
+          pooled && scores
+            ? pooled.evidence.observe(probe.id, {
+                fcs: lessTest(scores.fcs),
+                ic: lessTest(scores.ic),
+                facts: factFrequencyTest(answersOf(onlineSamples), answersOf(baselineSamples)),
+              })
+            : undefined;
+        // Pooled, the facts are compared once their detector says the answers differ run after run.
+        const compareFacts = k === 1 || (pooledRun ? pooledRun.verdict.facts.alarm : this.answersDiffer(onlineSamples, baselineSamples));
+        const answers = await this.compareAnswers(probe, online, baseline, compareFacts);
+        const calls = this.callHealth(onlineSamples, baselineSamples, online.observation);
+        const verdict = compareWithBaseline(online.observation, baseline.observation, this.options.thresholds, {
+          ...(answers ? { answers } : {}),
+          calls,
+          ...(scores ? { samples: scores } : {}),
+          ...(pooledRun ? { pooled: pooledRun.verdict } : {}),
+        });
+        if (pooledRun) {
+          pooledRun.commit();
+          pooled!.sampling.record(ragCalls);
         }
+        const pv = pooledRun?.verdict;
+        span.setAttributes({
+          anomaly: verdict.anomaly,
+          severity: verdict.severity,
+          anomaly_signals: verdict.signals.join(','),
+          ...(k > 1 ? { samples: k } : {}),
+          ...(pv ? { pooled_fcs: pv.fcs.statistic, pooled_ic: pv.ic.statistic, pooled_facts: pv.facts.statistic } : {}),
+        });
+        return {
+          ...eventEnvelope('sentinel', this.options.version),
+          correlation_id: correlationId,
+          probe_id: probe.id,
+          probe_version: probe.version,
+          query: probe.query,
+          query_hash: queryHash,
+          online: online.observation,
+          baseline: baseline.observation,
+          comparison: {
+            samples: null,
+            fcs_sample_test_p: null,
+            ic_sample_test_p: null,
+            ...verdict.comparison,
+            pooled_test: pv
+              ? {
+                  level: pv.alpha,
+                  threshold: pv.threshold,
+                  fcs_e: pv.fcs.e,
+                  fcs_statistic: pv.fcs.statistic,
+                  ic_e: pv.ic.e,
+                  ic_statistic: pv.ic.statistic,
+                  facts_p: pv.facts.p,
+                  facts_e: pv.facts.e,
+                  facts_statistic: pv.facts.statistic,
+                  rag_calls: ragCalls,
+                }
+              : null,
+          },
+          anomaly: verdict.anomaly,
+          severity: verdict.severity,
+          anomaly_signals: verdict.signals,
+          // A traffic replay (the sentinel's traffic watcher) relabels its results after the run.
+          origin: 'golden' as const,
+          segment: null,
+        };
       },
     );
   }

@@ -7,6 +7,7 @@ import {
   RagUnreachableError,
   ResponseTooLargeError,
   describeIssues,
+  jsonOrUndefined,
   readTextCapped,
   type PartialQueryResponse,
 } from '@rag-immune/rag-contract';
@@ -102,12 +103,7 @@ export class AdapterRagClient {
       // The cause is left out: a fetch error can quote the URL, and the URL may carry a secret.
       throw new RagUnreachableError('query', loggable, timedOut ? 'timeout' : 'network');
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
+    const json = jsonOrUndefined(text);
     if (!response.ok) {
       const safe = this.redact(text);
       throw new RagHttpError(response.status, 'query', safe.slice(0, 200), json === undefined ? safe : parseOrText(safe));

@@ -51,6 +51,20 @@ export interface FaultSpec {
   healingIntents: readonly RepairIntent[];
   /** Scoped by knowledge ids (false: global or by query). */
   scoped: boolean;
+  /**
+   * A fault-API kind's rows in the fault table of services/reference-rag/README.md, which `npm run
+   * codegen` writes from this catalogue (one row per group of modes that breaks and heals alike).
+   */
+  readme?: readonly FaultReadmeRow[];
+}
+
+/** One row of the reference RAG's fault table: the modes, what breaks, what it touches, its undo, the hook that heals it. */
+export interface FaultReadmeRow {
+  modes: string;
+  breaks: string;
+  touches: string;
+  undo: string;
+  heals: string;
 }
 
 export const FAULT_CATALOGUE: Readonly<Record<CatalogueFaultKind, FaultSpec>> = {
@@ -62,6 +76,15 @@ export const FAULT_CATALOGUE: Readonly<Record<CatalogueFaultKind, FaultSpec>> = 
     components: ['vector_index'],
     healingIntents: ['rebuild_index_incremental'],
     scoped: true,
+    readme: [
+      {
+        modes: '`perturb` (noise), `zero`, `drop`',
+        breaks: "the scoped points' vectors in Qdrant",
+        touches: 'questions on scoped knowledge',
+        undo: 'writes the saved vectors/points back',
+        heals: '`POST /repair/reindex` (`force`)',
+      },
+    ],
   },
   'reranker-drift': {
     modes: ['v2.2-drift'],
@@ -71,6 +94,15 @@ export const FAULT_CATALOGUE: Readonly<Record<CatalogueFaultKind, FaultSpec>> = 
     components: ['reranker'],
     healingIntents: ['rollback_reranker'],
     scoped: false,
+    readme: [
+      {
+        modes: '`v2.2-drift`',
+        breaks: 'active reranker weights',
+        touches: 'every question',
+        undo: 'previous version',
+        heals: '`POST /repair/reranker/pin {version: v2.1}`',
+      },
+    ],
   },
   'knowledge-source-failure': {
     // stale: the feed serves old versions (a backup feed heals); ingest-stalled: the feed is current
@@ -83,6 +115,23 @@ export const FAULT_CATALOGUE: Readonly<Record<CatalogueFaultKind, FaultSpec>> = 
     components: ['knowledge_source'],
     healingIntents: ['switch_backup_source', 'refresh_knowledge_source', 'rebuild_index_incremental'],
     scoped: true,
+    readme: [
+      {
+        modes: '`stale` (serves versions as of `stale_as_of`), `frozen` (stops updating now)',
+        breaks: "the source's primary feed for scoped ids; index re-synced from it",
+        touches: 'scoped questions whose answer changed since',
+        undo: 'primary restored, re-sync',
+        heals: '`POST /repair/knowledge-source {action: switch_to_backup}`',
+      },
+      {
+        modes: '`ingest-stalled` (the index stopped ingesting the scoped ids at `stale_as_of`; the feeds stay current)',
+        breaks: "the index's chunks of scoped ids, and a dead ingestion lease that makes routine syncs (backup switch, refresh) skip them",
+        touches: 'scoped questions whose answer changed since',
+        undo: 'lease released, re-sync',
+        heals:
+          '`POST /repair/reindex {knowledge_ids}` (forced re-ingest); a backup switch or refresh does **not** heal it. `GET /knowledge/{id}` shows `feed` newer than `indexed`',
+      },
+    ],
   },
   'parser-bug': {
     modes: ['merge-sections', 'boilerplate'],
@@ -92,6 +141,16 @@ export const FAULT_CATALOGUE: Readonly<Record<CatalogueFaultKind, FaultSpec>> = 
     components: ['parser'],
     healingIntents: ['reparse_documents', 'rebuild_index_incremental'],
     scoped: true,
+    readme: [
+      {
+        modes: '`merge-sections`, `boilerplate`',
+        breaks:
+          'installs parser build `deb822-chunker-1.0+<mode>` (shown in `/capabilities` `active_versions.parser`) that mis-chunks scoped ids; those chunks re-parsed and re-embedded',
+        touches: 'scoped questions',
+        undo: 'previous parser build, re-sync',
+        heals: '`POST /repair/parser {version: deb822-chunker-1.0, knowledge_ids}` (pin + re-parse)',
+      },
+    ],
   },
   'generator-inconsistency': {
     modes: ['swap'],
@@ -101,6 +160,17 @@ export const FAULT_CATALOGUE: Readonly<Record<CatalogueFaultKind, FaultSpec>> = 
     components: ['generator'],
     healingIntents: ['enable_answer_validation_fallback'],
     scoped: true,
+    readme: [
+      {
+        modes: '`swap`',
+        breaks:
+          "installs generator build `extractive-template-1.0+swap` (in answers' `models.generator`): answers about scoped ids state another chunk's value",
+        touches: 'scoped questions',
+        undo: 'previous build',
+        heals:
+          '`POST /repair/generator/pin {version: extractive-template-1.0}`; `POST /repair/answer-validation {enabled: true}` only withholds them',
+      },
+    ],
   },
   'tokenizer-anomaly': {
     modes: ['lookalike-unicode'],
@@ -110,6 +180,15 @@ export const FAULT_CATALOGUE: Readonly<Record<CatalogueFaultKind, FaultSpec>> = 
     components: ['tokenizer'],
     healingIntents: ['add_query_rewrite_rule'],
     scoped: false,
+    readme: [
+      {
+        modes: '`lookalike-unicode`',
+        breaks: '`-` `.` `+` inside words arrive as U+2010 / U+2024 / U+2795 with zero-width joiners',
+        touches: 'questions with such names',
+        undo: 'normaliser fixed',
+        heals: '`PUT /repair/query-rewrite-rules`',
+      },
+    ],
   },
   // A silent query-embedder swap: retrieval breaks, no repair hook of the reference RAG undoes it.
   'embedding-model-swap': {

@@ -15,6 +15,10 @@ export {
   type CatalogueFaultKind,
   FAULT_CATALOGUE,
   type FaultSpec,
+  type FaultReadmeRow,
 } from './fault-kinds.ts';
 export { callFaultAdmin, type FaultAdminResponse } from './fault-admin-client.ts';
 export { chunksWith, type PartialChunk, type PartialQueryResponse } from './partial-query-response.ts';
+
+// How every client reads a JSON answer (defined once in the contracts package).
+export { jsonOrUndefined, errorBodyMessage } from '@rag-immune/contracts';

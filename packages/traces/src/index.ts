@@ -2,18 +2,8 @@ export type { AttributeValue, Attributes, SpanEvent, SpanKind, SpanRecord } from
 export { decodeJsonExport, decodeProtobufExport, OtlpDecodeError, type DecodedExport } from './otlp/decode-request.ts';
 export { ExportTraceServiceRequest, ExportTraceServiceResponse } from './otlp/otlp-proto.ts';
 export { classifySpan, type Convention, type SpanUse } from './mapping/span-conventions.ts';
-export {
-  BLOCKING_PIECES,
-  UNREPORTED_MODEL,
-  type MappedTrace,
-  type ObservedCall,
-  type ObservedDocument,
-  type SpanDocument,
-  type TraceGap,
-  type TraceMapper,
-  type TraceParts,
-  type TracePiece,
-} from './mapping/trace-mapper.ts';
+// The mapper interface whole: what a trace mapper returns and the pieces a trace may lack.
+export * from './mapping/trace-mapper.ts';
 export { EXTENSION, extensionCitations } from './mapping/extensions.ts';
 export { mapSpans, TRACE_MAPPERS } from './mapping/map-spans.ts';
 export { openInferenceMapper } from './mapping/openinference-mapper.ts';

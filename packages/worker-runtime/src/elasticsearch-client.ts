@@ -16,6 +16,17 @@ export const ElasticsearchCredentialsEnv = {
   ES_CA_FILE: z.string().min(1).optional(),
 };
 
+/**
+ * ES_INDEX_PREFIX: the prefix of a worker's Elasticsearch index names (`<prefix>-incidents`, …), one
+ * rule for every worker that reads it: an Elasticsearch index name's characters. Spread into a config schema.
+ */
+export const EsIndexPrefixEnv = {
+  ES_INDEX_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lower-case letters, digits, - and _ only (an Elasticsearch index name)')
+    .default('rag-immune'),
+};
+
 export interface ElasticsearchConnection {
   url: string;
   apiKey?: string | undefined;

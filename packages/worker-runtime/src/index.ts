@@ -21,9 +21,16 @@ export {
   type WorkerHttpOptions,
 } from './http-app.ts';
 export { parseNamedTokens, NamedTokensEnv, NamedTokensFileEnv, MIN_API_TOKEN_LENGTH } from './api-tokens.ts';
-export { listen, httpTlsConfig, HttpTlsEnv, type HttpTlsConfig, type ListenOptions } from './listen.ts';
+export { listen, listening, httpTlsConfig, HttpTlsEnv, type HttpTlsConfig, type ListenOptions } from './listen.ts';
 export { testPause } from './test-hooks.ts';
-export { loadRulesFile, parseRulesText, type RulesFileIssue, type RulesFileFormat } from './rules-file.ts';
+export {
+  InvalidRulesFileError,
+  loadRulesFile,
+  parseRulesText,
+  uniqueIds,
+  type RulesFileIssue,
+  type RulesFileFormat,
+} from './rules-file.ts';
 export {
   createQdrantClient,
   QDRANT_KEEP_ALIVE_MS,
@@ -37,5 +44,6 @@ export {
   elasticsearchConnection,
   elasticsearchCredentialsIssue,
   ElasticsearchCredentialsEnv,
+  EsIndexPrefixEnv,
   type ElasticsearchConnection,
 } from './elasticsearch-client.ts';

@@ -80,3 +80,10 @@ export function listen(app: RequestListener, options: ListenOptions): Server {
   }
   return server.listen(options.port, options.host);
 }
+
+/** `listen` as a promise: the server once it is listening; rejected with the error (EADDRINUSE, …) when it cannot. */
+export function listening(app: RequestListener, options: Omit<ListenOptions, 'callback'>): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = listen(app, { ...options, callback: (error) => (error ? reject(error) : resolve(server)) });
+  });
+}

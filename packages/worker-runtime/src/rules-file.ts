@@ -16,6 +16,20 @@ export interface RulesFileIssue {
 
 export type RulesFileFormat = 'yaml' | 'json';
 
+/** A rules file a worker refuses (the effector's policy, memory's rules): every issue with its line and key path. */
+export class InvalidRulesFileError extends Error {
+  constructor(
+    /** What the file is, for the message: `repair policy`, `expert rules file`. */
+    what: string,
+    readonly path: string,
+    readonly issues: RulesFileIssue[],
+    /** How the message names the file's top level (an issue with an empty path). */
+    top = 'root',
+  ) {
+    super(`invalid ${what} ${path}: ${issues.map((i) => `line ${i.line} (${i.path || top}): ${i.message}`).join('; ')}`);
+  }
+}
+
 /** Parses and validates the text of a rules file; `refuse` turns its issues into the worker's own error. */
 export function parseRulesText<S extends z.ZodTypeAny>(
   text: string,
@@ -73,4 +87,18 @@ export function loadRulesFile<S extends z.ZodTypeAny>(
     throw refuse([{ line: 0, path: '', message: `cannot read: ${error instanceof Error ? error.message : String(error)}` }]);
   }
   return parseRulesText(text, schema, refuse, format);
+}
+
+/**
+ * A zod `superRefine` for a rules file's list of entries that each carry an `id` (policy branches,
+ * expert rules): a second entry with an id already used is an issue at its `id`, named `duplicate <what> id`.
+ */
+export function uniqueIds(listKey: string, what: string) {
+  return (file: Record<string, unknown>, ctx: z.RefinementCtx): void => {
+    const seen = new Set<string>();
+    (file[listKey] as readonly { id: string }[]).forEach((entry, i) => {
+      if (seen.has(entry.id)) ctx.addIssue({ code: 'custom', path: [listKey, i, 'id'], message: `duplicate ${what} id ${entry.id}` });
+      seen.add(entry.id);
+    });
+  };
 }

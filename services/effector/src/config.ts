@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import {
   ElasticsearchCredentialsEnv,
+  EsIndexPrefixEnv,
   elasticsearchCredentialsIssue,
   NamedTokensEnv,
   NamedTokensFileEnv,
@@ -82,10 +83,7 @@ export const EffectorConfigSchema = z.object({
   EFFECTOR_QDRANT_COLLECTION: z.string().min(1),
   ELASTICSEARCH_URL: z.string().url().default('http://127.0.0.1:19200'),
   ...ElasticsearchCredentialsEnv,
-  ES_INDEX_PREFIX: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lower-case letters, digits, - and _ only (an Elasticsearch index name)')
-    .default('rag-immune'),
+  ...EsIndexPrefixEnv,
   EFFECTOR_POLICY_FILE: z.string().min(1).default(DEFAULT_POLICY_FILE),
   EFFECTOR_MEMORY_URL: z.string().url().optional(),
   EFFECTOR_MEMORY_TOKEN: z.string().min(1).optional(),

@@ -1,10 +1,9 @@
 import type { Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
-import type { RepairAction, RootCauseReport } from '@rag-immune/contracts';
+import type { RepairAction } from '@rag-immune/contracts';
 import type { MemoryClient } from '@rag-immune/memory-client';
 import type { RagClient } from '@rag-immune/rag-contract';
-import { CATALOGUE, type ToolBox } from './actions/catalogue.ts';
-import type { PriorState, ToolContext } from './actions/repair-tool.ts';
+import type { ToolBox } from './actions/catalogue.ts';
 import type { AliasHistoryPort, RagRepairAccess } from './actions/rag-repair-access.ts';
 import type { IdentifierRecords } from './admission/identifier-records.ts';
 import type { BreakerLimits } from './breaker/circuit-breaker.ts';
@@ -16,13 +15,18 @@ import type { RepairPolicy } from './policy/policy.ts';
 import type { SnapshotRetentionPolicy } from './snapshots/snapshot-retention.ts';
 import type { CollectionAliases } from './snapshots/collection-aliases.ts';
 import type { SnapshotStore } from './snapshots/snapshot-store.ts';
-import { UNFINISHED } from './state/action-state.ts';
-import type { ActionDoc, ActionStore } from './state/action-store.ts';
+import type { CrashPoint } from './run/crash-points.ts';
+import type { ActionStore } from './state/action-store.ts';
 import type { AuditLog } from './state/audit-log.ts';
 import type { IncidentStore } from './state/incident-store.ts';
 import type { ModeStore } from './state/mode-store.ts';
 import type { RecoveryVerifier } from './verify/recovery-verifier.ts';
 
+/**
+ * What the effector's parts are given: stores, clients, limits and settings (built once in worker.ts).
+ * Only the dependencies: the crash-test hooks are in run/crash-points.ts, a tool's view of them in
+ * actions/tool-context.ts.
+ */
 export interface EffectorDeps {
   policy: RepairPolicy;
   online: RagClient;
@@ -106,59 +110,4 @@ export interface EffectorDeps {
    * in-process (the test freezes everything the replica would do next).
    */
   onCrash?: (step: CrashPoint) => void;
-}
-
-export const CRASH_POINTS = [
-  'after_planned',
-  'after_snapshot',
-  'after_started',
-  'after_execute',
-  'after_executed',
-  'after_succeeded',
-] as const;
-export type CrashPoint = (typeof CRASH_POINTS)[number];
-
-/** Test hook for the kill -9 benchmark: SIGKILL this process at a named step (EFFECTOR_TEST_CRASH_AT). */
-export function crashPoint(deps: Pick<EffectorDeps, 'crashAt' | 'onCrash'>, step: CrashPoint): void {
-  if (deps.crashAt !== step) return;
-  if (deps.onCrash) deps.onCrash(step);
-  else process.kill(process.pid, 'SIGKILL');
-}
-
-/** What a tool may read and call for this report. */
-export function toolContextFor(deps: EffectorDeps, report: RootCauseReport): ToolContext {
-  const tools = deps.tools ?? CATALOGUE;
-  return {
-    report,
-    online: deps.online,
-    baseline: deps.baseline,
-    sourceByPrefix: deps.sourceByPrefix,
-    collection: deps.collection,
-    listSnapshots: (collection) => deps.snapshots.list({ collection }),
-    restoreSnapshot: async (record) => void (await deps.snapshots.restore(record)),
-    aliases: deps.aliases,
-    collectionsInFlight: async () => {
-      const unfinished = await deps.actions.list({ statuses: [...UNFINISHED] });
-      return new Set(unfinished.flatMap((a) => collectionsProtectedBy(tools, a)));
-    },
-    timeoutMs: deps.ragTimeoutMs,
-    ...(deps.restoreMaxSnapshotAgeMs !== undefined ? { restoreMaxSnapshotAgeMs: deps.restoreMaxSnapshotAgeMs } : {}),
-    ...(deps.ragRepair !== undefined ? { ragRepair: deps.ragRepair } : {}),
-    ...(deps.aliasHistory !== undefined ? { aliasHistory: deps.aliasHistory } : {}),
-  };
-}
-
-/** The collections an unfinished action's tool says it still needs (a build target, the generation it retired). */
-function collectionsProtectedBy(tools: ToolBox, action: ActionDoc): string[] {
-  const tool = tools.named(action.tool);
-  if (tool?.protectedCollections === undefined) return [];
-  try {
-    return tool.protectedCollections(JSON.parse(action.args_json) as never, JSON.parse(action.prior_json ?? '{}') as PriorState);
-  } catch {
-    return []; // arguments that are not JSON name nothing
-  }
-}
-
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -18,7 +18,7 @@ import {
   contextFromHeaders,
   createElasticsearchClient,
   elasticsearchConnection,
-  listen,
+  listening,
   startTelemetry,
   traceHeaders,
   workerHttpApp,
@@ -154,14 +154,7 @@ export async function startIdentifierWorker(
     routes: incidentRoutes(store, ledger),
     auth,
   });
-  const server: Server = await new Promise((resolve) => {
-    const listening = listen(app, {
-      worker: 'identifier',
-      port: config.IDENTIFIER_PORT,
-      host: config.IDENTIFIER_HOST,
-      callback: () => resolve(listening),
-    });
-  });
+  const server: Server = await listening(app, { worker: 'identifier', port: config.IDENTIFIER_PORT, host: config.IDENTIFIER_HOST });
   const port = (server.address() as AddressInfo).port;
 
   await bus.subscribe({

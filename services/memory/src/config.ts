@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ElasticsearchCredentialsEnv, elasticsearchCredentialsIssue, parseWorkerEnv } from '@rag-immune/worker-runtime';
+import { ElasticsearchCredentialsEnv, EsIndexPrefixEnv, elasticsearchCredentialsIssue, parseWorkerEnv } from '@rag-immune/worker-runtime';
 import { fileURLToPath } from 'node:url';
 
 export const MEMORY_VERSION = '0.1.0';
@@ -18,10 +18,7 @@ export const MemoryConfigSchema = z.object({
   QDRANT_URL: z.string().url().default('http://127.0.0.1:16333'),
   /** Qdrant's api-key (a secured server, Qdrant Cloud). */
   QDRANT_API_KEY: z.string().min(1).optional(),
-  ES_INDEX_PREFIX: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lower-case letters, digits, - and _ only (an Elasticsearch index name)')
-    .default('rag-immune'),
+  ...EsIndexPrefixEnv,
   /** Environment stamped on cases built from events (the reports carry none) and the default filter. */
   MEMORY_ENVIRONMENT: z.string().min(1).max(100).default('default'),
   /** Seed 003 §3.6: below this similarity memory answers from its expert rules. */

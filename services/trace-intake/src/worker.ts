@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { ElasticsearchSpanStore, InMemorySpanStore, ProbeMarkVerifier, type SpanStore } from '@rag-immune/traces';
-import { bearerAuth, createElasticsearchClient, elasticsearchConnection, listen, workerHttpApp } from '@rag-immune/worker-runtime';
+import { bearerAuth, createElasticsearchClient, elasticsearchConnection, listening, workerHttpApp } from '@rag-immune/worker-runtime';
 import { intakeRedactor, traceIntakeConfigFromEnv, type TraceIntakeEnv } from './config.ts';
 import type { IntakeGrant } from './intake-tokens.ts';
 import { IntakeMetrics } from './metrics.ts';
@@ -158,14 +158,7 @@ export async function startTraceIntake(
     }),
     jsonLimit: config.TRACE_INTAKE_MAX_BODY_BYTES,
   });
-  const server: Server = await new Promise((resolve) => {
-    const listening = listen(app, {
-      worker: 'trace-intake',
-      port: config.TRACE_INTAKE_PORT,
-      host: config.TRACE_INTAKE_HOST,
-      callback: () => resolve(listening),
-    });
-  });
+  const server: Server = await listening(app, { worker: 'trace-intake', port: config.TRACE_INTAKE_PORT, host: config.TRACE_INTAKE_HOST });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.TRACE_INTAKE_HOST.includes(':') ? `[${config.TRACE_INTAKE_HOST}]` : config.TRACE_INTAKE_HOST}:${port}`;
   logger.info(

@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import { Command, InvalidArgumentError } from 'commander';
 import { emit } from '../output.ts';
 import { CliError, ExitCode } from '../exit-codes.ts';
-import { callWorkerApi } from '../worker-api.ts';
+import { callWorkerApi, withWorkerApiOptions, type WorkerApiOptions } from '../worker-api.ts';
 
 /**
  * The on-call engineer's commands against the effector's HTTP API: rollback, snapshots, actions,
@@ -10,25 +10,16 @@ import { callWorkerApi } from '../worker-api.ts';
  * IMMUNE_API_TOKEN or --token; never printed) and sends the operator's name for the audit log.
  */
 
-interface ApiOptions {
-  url: string;
-  token?: string;
+interface ApiOptions extends WorkerApiOptions {
   actor: string;
-  json: boolean;
 }
 
-const DEFAULT_URL = process.env.IMMUNE_EFFECTOR_URL ?? 'http://127.0.0.1:9466';
-
 function withApiOptions(command: Command): Command {
-  return command
-    .option('--url <url>', 'effector API (env IMMUNE_EFFECTOR_URL)', DEFAULT_URL)
-    .option('--token <token>', 'effector API token (default: env IMMUNE_API_TOKEN)')
-    .option(
-      '--actor <name>',
-      'who runs the command, for the audit log when the effector has one shared token (recorded as claimed); a per-caller token names you instead (default: env USER)',
-      process.env.USER ?? 'unknown',
-    )
-    .option('--json', 'one JSON document on stdout', false);
+  return withWorkerApiOptions(command, 'effector', 'IMMUNE_EFFECTOR_URL', 'http://127.0.0.1:9466').option(
+    '--actor <name>',
+    'who runs the command, for the audit log when the effector has one shared token (recorded as claimed); a per-caller token names you instead (default: env USER)',
+    process.env.USER ?? 'unknown',
+  );
 }
 
 /** Calls the effector; unreachable → 69, bad token → 77, refused (4xx) → 65, server error → 1. */

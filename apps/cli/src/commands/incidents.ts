@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { emit } from '../output.ts';
 import { ExitCode } from '../exit-codes.ts';
-import { callWorkerApi } from '../worker-api.ts';
+import { callWorkerApi, withWorkerApiOptions, type WorkerApiOptions } from '../worker-api.ts';
 import { indexDiffLines, type IndexDiffView } from '../index-diff-view.ts';
 
 /**
@@ -9,20 +9,10 @@ import { indexDiffLines, type IndexDiffView } from '../index-diff-view.ts';
  * (token from IMMUNE_API_TOKEN or --token when the identifier requires one; never printed).
  */
 
-interface ApiOptions {
-  url: string;
-  token?: string;
-  json: boolean;
-}
+type ApiOptions = WorkerApiOptions;
 
-const DEFAULT_URL = process.env.IMMUNE_IDENTIFIER_URL ?? 'http://127.0.0.1:9465';
-
-function withApiOptions(command: Command): Command {
-  return command
-    .option('--url <url>', 'identifier API (env IMMUNE_IDENTIFIER_URL)', DEFAULT_URL)
-    .option('--token <token>', 'identifier API token (default: env IMMUNE_API_TOKEN)')
-    .option('--json', 'one JSON document on stdout', false);
-}
+const withApiOptions = (command: Command): Command =>
+  withWorkerApiOptions(command, 'identifier', 'IMMUNE_IDENTIFIER_URL', 'http://127.0.0.1:9465');
 
 /** GETs from the identifier; unreachable → 69, bad token → 77, not found/refused → 65, server error → 1. */
 async function get<T>(options: ApiOptions, path: string): Promise<T> {

@@ -1,3 +1,4 @@
+import { errorBodyMessage, jsonOrUndefined } from '@rag-immune/contracts';
 import { FAULT_KINDS as RAG_FAULT_KINDS } from '@rag-immune/rag-contract';
 import { Command, InvalidArgumentError } from 'commander';
 import { emit } from '../output.ts';
@@ -42,14 +43,9 @@ async function admin(baseUrl: string, method: string, path: string, body?: unkno
     );
   }
   const text = await response.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
+  const json = jsonOrUndefined(text);
   if (!response.ok) {
-    const message = (json as { error?: string } | undefined)?.error ?? text.slice(0, 200);
+    const message = errorBodyMessage(json, text);
     throw new CliError(
       `${method} ${path}: HTTP ${response.status}: ${message}`,
       response.status >= 500 ? ExitCode.failure : ExitCode.dataError,

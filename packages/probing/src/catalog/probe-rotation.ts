@@ -40,30 +40,16 @@ export function planRotation(
     const scores = history.get(probe.id) ?? [];
     const min = scores.length > 0 ? Math.min(...scores) : null;
     const max = scores.length > 0 ? Math.max(...scores) : null;
-    if (scores.length < options.minRuns)
-      return { probe, runs: scores.length, min, max, retire: false, reason: `only ${scores.length} runs (< ${options.minRuns})` };
+    const decision = (retire: boolean, reason: string): RotationDecision => ({ probe, runs: scores.length, min, max, retire, reason });
+    if (scores.length < options.minRuns) return decision(false, `only ${scores.length} runs (< ${options.minRuns})`);
     if (min !== null && min > options.alwaysHealthyAbove)
-      return {
-        probe,
-        runs: scores.length,
-        min,
-        max,
-        retire: true,
-        reason: `always healthy: FCS stayed above ${options.alwaysHealthyAbove}`,
-      };
+      return decision(true, `always healthy: FCS stayed above ${options.alwaysHealthyAbove}`);
     if (max !== null && max < options.alwaysBrokenBelow)
-      return { probe, runs: scores.length, min, max, retire: true, reason: `always broken: FCS stayed below ${options.alwaysBrokenBelow}` };
+      return decision(true, `always broken: FCS stayed below ${options.alwaysBrokenBelow}`);
     const canFireAbove = (options.fcsDrop ?? defaultThresholds.fcsDrop) + BROKEN_FCS_FLOOR;
     if (max !== null && max <= canFireAbove)
-      return {
-        probe,
-        runs: scores.length,
-        min,
-        max,
-        retire: true,
-        reason: `cannot fire: FCS never above ${canFireAbove.toFixed(2)}, so a drop by the threshold cannot show`,
-      };
-    return { probe, runs: scores.length, min, max, retire: false, reason: 'still informative' };
+      return decision(true, `cannot fire: FCS never above ${canFireAbove.toFixed(2)}, so a drop by the threshold cannot show`);
+    return decision(false, 'still informative');
   });
 }
 

@@ -86,6 +86,18 @@ export function assembleTrace(traceId: string, convention: Convention, parts: Tr
     if (id !== undefined && score !== undefined) rerankScore.set(id, score);
   }
   const retrievalScore = new Map<string, number>();
+  /** A candidate or reranked entry, with its rerank score when the rerank step gave it one. */
+  const scored = (id: string, knowledgeId: string, version: string, score: number, rank: number): ScoredCandidate => {
+    const rerank = rerankScore.get(id);
+    return {
+      chunk_id: id,
+      knowledge_id: knowledgeId,
+      version,
+      retrieval_score: score,
+      ...(rerank === undefined ? {} : { rerank_score: rerank }),
+      rank,
+    };
+  };
 
   const candidates: ScoredCandidate[] = [];
   if (parts.candidates === undefined || parts.candidates.length === 0)
@@ -102,15 +114,7 @@ export function assembleTrace(traceId: string, convention: Convention, parts: Tr
       gap('document_metadata', `retrieved document ${id ?? i} lacks knowledge_id or version in its metadata`);
     if (id === undefined || score === undefined || knowledgeId === undefined || version === undefined) continue;
     retrievalScore.set(id, score);
-    const rerank = rerankScore.get(id);
-    candidates.push({
-      chunk_id: id,
-      knowledge_id: knowledgeId,
-      version,
-      retrieval_score: score,
-      ...(rerank === undefined ? {} : { rerank_score: rerank }),
-      rank: i + 1,
-    });
+    candidates.push(scored(id, knowledgeId, version, score, i + 1));
   }
 
   const scoreForChunk = (doc: SpanDocument, id: string) =>
@@ -127,15 +131,7 @@ export function assembleTrace(traceId: string, convention: Convention, parts: Tr
       gap('reranked', `reranked document ${id ?? i} lacks its id, knowledge_id, version or retrieval score`);
       continue;
     }
-    const rerank = rerankScore.get(id);
-    reranked.push({
-      chunk_id: id,
-      knowledge_id: knowledgeId,
-      version,
-      retrieval_score: score,
-      ...(rerank === undefined ? {} : { rerank_score: rerank }),
-      rank: i + 1,
-    });
+    reranked.push(scored(id, knowledgeId, version, score, i + 1));
   }
 
   const context: Chunk[] = [];

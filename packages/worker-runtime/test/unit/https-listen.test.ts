@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { httpTlsConfig, listen, workerHttpApp, WorkerConfigError } from '../../src/index.ts';
+import { httpTlsConfig, listen, listening, workerHttpApp, WorkerConfigError } from '../../src/index.ts';
 
 function hasOpenssl(): boolean {
   try {
@@ -143,3 +143,14 @@ test(
     }
   },
 );
+
+test('listening: the server once it listens; a port already taken rejects with the error instead of a server with no address', async () => {
+  const first = await listening(app(), { worker: 'test-worker', port: 0, host: '127.0.0.1', env: {} });
+  try {
+    const port = (first.address() as AddressInfo).port;
+    assert.ok(port > 0);
+    await assert.rejects(listening(app(), { worker: 'test-worker', port, host: '127.0.0.1', env: {} }), /EADDRINUSE/);
+  } finally {
+    first.close();
+  }
+});

@@ -1,9 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { PreconditionError, type ToolContext } from './repair-tool.ts';
-import { defineTool, scopedKnowledgeIds, sourcesOf } from './tool-helpers.ts';
-
-const Prior = z.object({ alias_target: z.string().min(1).nullable() });
+import { AliasTargetPrior, defineTool, scopedKnowledgeIds, sourcesOf, switchAliasBackIfMoved } from './tool-helpers.ts';
 
 /**
  * For a RAG without repair hooks whose adapter declares its ingestion job as a webhook
@@ -15,6 +13,10 @@ const Prior = z.object({ alias_target: z.string().min(1).nullable() });
  */
 export const callIngestionWebhook = defineTool({
   name: 'call_ingestion_webhook',
+  readme: {
+    ragHook: "none: the adapter's `repair.ingestion` (the user's ingestion job) with the affected knowledge",
+    undo: 'snapshot restore + the alias switched back if the job moved it',
+  },
   version: '1',
   intent: 'refresh_knowledge_source',
   description: "Call the RAG's own ingestion job (the adapter's webhook) to re-ingest the affected knowledge",
@@ -55,19 +57,14 @@ export const callIngestionWebhook = defineTool({
   },
   verify: async () => null,
   async undoBlocker(ctx, _args, prior) {
-    const before = Prior.parse(prior).alias_target;
+    const before = AliasTargetPrior.parse(prior).alias_target;
     if (before === null) return null;
     return (await ctx.aliases.describe(before)) === null
       ? `${before}, the collection the alias served before the job, no longer exists: the alias cannot be switched back`
       : null;
   },
-  async undo(ctx, _args, prior) {
-    // The collection's points come back from the pre-action snapshot; the alias, if the job moved it, here.
-    const before = Prior.parse(prior).alias_target;
-    if (before === null) return;
-    const now = await ctx.aliases.target(ctx.collection);
-    if (now !== null && now !== before) await ctx.aliases.swap(ctx.collection, now, before);
-  },
+  // The collection's points come back from the pre-action snapshot; the alias, if the job moved it, here.
+  undo: (ctx, _args, prior) => switchAliasBackIfMoved(ctx, prior),
   describeUndo: (_args, prior) => [
     'the collection as it was before the ingestion job comes back from the pre-action snapshot',
     ...(typeof prior.alias_target === 'string' ? [`the alias is switched back to ${prior.alias_target} if the job moved it`] : []),

@@ -5,6 +5,7 @@ import { defineTool, repairCallOptions } from './tool-helpers.ts';
 /** Turns on the answer-validation fallback: answers whose facts are not in their evidence are withheld. */
 export const enableAnswerValidation = defineTool({
   name: 'enable_answer_validation',
+  readme: { ragHook: '`POST /repair/answer-validation {enabled: true}`', undo: 'previous setting' },
   version: '1',
   intent: 'enable_answer_validation_fallback',
   description: 'Enable the answer-validation fallback (withhold answers not supported by their cited evidence)',

@@ -8,6 +8,7 @@ import { defineTool, pinnedBackVersion, repairCallOptions, versionBeforePin } fr
  */
 export const pinGeneratorVersion = defineTool({
   name: 'pin_generator_version',
+  readme: { ragHook: "`POST /repair/generator/pin` (new: the baseline's build)", undo: 'pin the previous build' },
   version: '1',
   intent: 'enable_answer_validation_fallback',
   description: "Pin the generator to the baseline's (known-good) build",

@@ -5,6 +5,7 @@ import { defineTool, pinnedBackVersion, repairCallOptions, versionBeforePin } fr
 /** Pins the reranker to the version the baseline runs (`POST /repair/reranker/pin`). */
 export const pinRerankerVersion = defineTool({
   name: 'pin_reranker_version',
+  readme: { ragHook: "`POST /repair/reranker/pin` (the baseline's version)", undo: 'pin the previous version' },
   version: '1',
   intent: 'rollback_reranker',
   description: "Pin the reranker to the baseline's (known-good) weights version",

@@ -18,6 +18,11 @@ const Prior = z.object({ from_collection: z.string().min(1) });
  */
 export const rebuildFromCollection = defineTool({
   name: 'rebuild_from_collection',
+  readme: {
+    ragHook:
+      "none: the adapter's `rebuild_from` (the pinned baseline copy) copied by scroll into a new generation, checked, the alias switched",
+    undo: 'the alias switched back, the build deleted',
+  },
   version: '1',
   intent: 'rebuild_index_incremental',
   description: "Copy a named known-good collection (the pinned baseline) into a new collection and switch the RAG's alias to it",

@@ -1,9 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { PreconditionError } from './repair-tool.ts';
-import { defineTool } from './tool-helpers.ts';
-
-const Prior = z.object({ alias_target: z.string().min(1).nullable() });
+import { defineTool, switchAliasBackIfMoved } from './tool-helpers.ts';
 
 /**
  * For a RAG without repair hooks and without an ingestion webhook, when the repair needs the RAG's
@@ -15,6 +13,10 @@ const Prior = z.object({ alias_target: z.string().min(1).nullable() });
  */
 export const recommendOperatorStep = defineTool({
   name: 'recommend_operator_step',
+  readme: {
+    ragHook: 'none: a grant request (every mode) naming the exact operator step; approved, it waits `operator_wait_seconds` for the step',
+    undo: 'snapshot restore + the alias switched back if the step moved it',
+  },
   version: '1',
   intent: 'refresh_knowledge_source',
   description: 'Recommend the exact re-ingestion step to an operator (the RAG serves no repair hook and declares no ingestion webhook)',
@@ -56,13 +58,8 @@ export const recommendOperatorStep = defineTool({
     return { detail: { operator_step: args.operator_step, waited_seconds: args.wait_seconds } };
   },
   verify: async () => null,
-  async undo(ctx, _args, prior) {
-    // The collection comes back from the pre-action snapshot; the alias, if the step moved it, here.
-    const before = Prior.parse(prior).alias_target;
-    if (before === null) return;
-    const now = await ctx.aliases.target(ctx.collection);
-    if (now !== null && now !== before) await ctx.aliases.swap(ctx.collection, now, before);
-  },
+  // The collection comes back from the pre-action snapshot; the alias, if the step moved it, here.
+  undo: (ctx, _args, prior) => switchAliasBackIfMoved(ctx, prior),
   describeUndo: (_args, prior) => [
     "the collection as it was before the operator's step comes back from the pre-action snapshot",
     ...(typeof prior.alias_target === 'string' ? [`the alias is switched back to ${prior.alias_target} if the step moved it`] : []),

@@ -7,6 +7,7 @@ import { checkSources, knowledgeSourcesInput, onEachSource, planSources } from '
  */
 export const refreshKnowledgeSource = defineTool({
   name: 'refresh_knowledge_source',
+  readme: { ragHook: '`POST /repair/knowledge-source {refresh}`', undo: 'snapshot restore only' },
   version: '1',
   intent: 'refresh_knowledge_source',
   description: 'Refresh the knowledge source owning the affected knowledge from its feed now',

@@ -36,6 +36,11 @@ async function liveGeneration(ctx: ToolContext, alias: string): Promise<string> 
  */
 export const reindexIntoNewCollection = defineTool({
   name: 'reindex_into_new_collection',
+  readme: {
+    ragHook:
+      "`POST /repair/reindex {target_collection}`: the RAG rebuilds its whole index into a new collection beside the live one; the effector checks it (points as reported, non-empty, the live generation's vector parameters) and re-points the alias in one `POST /collections/aliases`. Steps aside (inapplicable) when `capabilities.vector_store` names no alias",
+    undo: 'the alias switched back (instant), the build deleted; refused (409) when retention deleted the way back or a later switch owns the alias',
+  },
   version: '1',
   intent: 'rebuild_index_incremental',
   description: 'Rebuild the whole index into a new collection beside the live one, check it, and switch the alias to it',

@@ -4,6 +4,7 @@ import { defineTool, scopedKnowledgeIds, repairCallOptions } from './tool-helper
 /** Re-embeds and rewrites the named knowledge's chunks (`POST /repair/reindex`, forced). */
 export const reindexKnowledge = defineTool({
   name: 'reindex_knowledge',
+  readme: { ragHook: '`POST /repair/reindex {knowledge_ids}` (in place; the RAG has no alias)', undo: 'snapshot restore' },
   version: '1',
   intent: 'rebuild_index_incremental',
   description: 'Incremental reindex of the knowledge the report names (re-embed and rewrite its chunks)',

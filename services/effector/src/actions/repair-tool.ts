@@ -65,6 +65,11 @@ export interface RepairTool<A extends Record<string, unknown> = Record<string, u
   readonly version: string;
   readonly intent: RepairIntent;
   readonly description: string;
+  /**
+   * Its row in the tool table of services/effector/README.md, which `npm run codegen` writes from the
+   * catalogue: what it calls on the RAG, and what undo puts back. Absent: `–` (the escalation tool).
+   */
+  readonly readme?: { ragHook: string; undo: string };
   readonly input: z.ZodType<A>;
   readonly touchesQdrant: boolean;
   readonly reversible: boolean;

@@ -5,6 +5,10 @@ import { defineTool, pinnedBackVersion, scopedKnowledgeIds, repairCallOptions, v
 /** Pins the parser to the baseline's build and re-parses the affected knowledge with it (`POST /repair/parser`). */
 export const reparseDocuments = defineTool({
   name: 'reparse_documents',
+  readme: {
+    ragHook: "`POST /repair/parser {version, knowledge_ids}` (new: pin the baseline's parser build, re-parse)",
+    undo: 'pin the previous build + snapshot restore',
+  },
   version: '1',
   intent: 'reparse_documents',
   description: "Pin the document parser to the baseline's build and re-parse the affected knowledge",

@@ -16,6 +16,7 @@ function formatAge(ms: number): string {
  */
 export const restoreCollectionSnapshot = defineTool({
   name: 'restore_collection_snapshot',
+  readme: { ragHook: 'Qdrant `snapshots/recover` (newest snapshot before the incident window)', undo: 'snapshot restore' },
   version: '1',
   intent: 'rebuild_index_incremental',
   description: 'Restore the Qdrant collection from the newest snapshot taken before the incident window',

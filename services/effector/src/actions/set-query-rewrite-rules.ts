@@ -19,6 +19,11 @@ export const RULE_SETS: Record<string, QueryRewriteRule[]> = {
 /** Adds a named rule set to the RAG's query-rewrite rules (`PUT /repair/query-rewrite-rules`), keeping the rules in force. */
 export const setQueryRewriteRules = defineTool({
   name: 'set_query_rewrite_rules',
+  readme: {
+    ragHook:
+      '`PUT /repair/query-rewrite-rules` (+ rule set `unicode-confusables-v1`: look-alike `-` `.` `+` → ASCII, zero-width characters removed)',
+    undo: 'the rules in force before (`GET /repair/query-rewrite-rules`)',
+  },
   version: '1',
   intent: 'add_query_rewrite_rule',
   description: 'Add a query-rewrite rule set (default: Unicode confusables normalisation) before retrieval',

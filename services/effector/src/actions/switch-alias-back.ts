@@ -14,6 +14,10 @@ const Prior = z.object({ from_collection: z.string().min(1) });
  */
 export const switchAliasBack = defineTool({
   name: 'switch_alias_back',
+  readme: {
+    ragHook: 'none (a RAG without hooks): the alias back to the collection it served before the incident, from the alias history',
+    undo: 'the alias switched forward again; nothing deleted',
+  },
   version: '1',
   intent: 'rebuild_index_incremental',
   description: "Switch the RAG's alias back to the collection it served before the incident (from the recorded alias history)",

@@ -4,6 +4,10 @@ import { checkSources, knowledgeSourcesInput, onEachSource, planSources } from '
 /** Switches the failing source(s) to their backup feed and re-syncs the index (`POST /repair/knowledge-source`). */
 export const switchToBackupSource = defineTool({
   name: 'switch_to_backup_source',
+  readme: {
+    ragHook: '`POST /repair/knowledge-source {switch_to_backup}` for the sources owning the affected ids',
+    undo: '`switch_to_primary` + snapshot restore',
+  },
   version: '1',
   intent: 'switch_backup_source',
   description: 'Switch the knowledge source owning the affected knowledge to its backup feed, then re-sync',

@@ -4,6 +4,7 @@
  * in repair-tool.ts, the registry in catalogue.ts.
  */
 import type { CallOptions } from '@rag-immune/rag-contract';
+import { z } from 'zod';
 import { PreconditionError, UndoImpossible, type PriorState, type RepairTool, type ToolContext } from './repair-tool.ts';
 
 /** Declares a tool: types its arguments against the interface (an identity at run time). */
@@ -64,4 +65,15 @@ export function pinnedBackVersion(prior: PriorState, field: string, component: P
       `no ${component} build was recorded before the pin (${field}: ${JSON.stringify(version ?? null)}): it cannot be pinned back`,
     );
   return version;
+}
+
+/** The alias target a tool that lets the RAG's own ingestion write records before it runs (`prior.alias_target`). */
+export const AliasTargetPrior = z.object({ alias_target: z.string().min(1).nullable() });
+
+/** Puts the RAG's alias back on the collection it served before the repair, when the repair moved it. */
+export async function switchAliasBackIfMoved(ctx: ToolContext, prior: PriorState): Promise<void> {
+  const before = AliasTargetPrior.parse(prior).alias_target;
+  if (before === null) return;
+  const now = await ctx.aliases.target(ctx.collection);
+  if (now !== null && now !== before) await ctx.aliases.swap(ctx.collection, now, before);
 }

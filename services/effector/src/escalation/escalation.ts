@@ -1,7 +1,8 @@
 import type { RootCauseReport } from '@rag-immune/contracts';
 import { healingLog } from '@rag-immune/worker-runtime';
 import type { ToolBox } from '../actions/catalogue.ts';
-import { toolContextFor, type EffectorDeps } from '../effector-deps.ts';
+import { toolContextFor } from '../actions/tool-context.ts';
+import type { EffectorDeps } from '../effector-deps.ts';
 import type { ActionEvents } from '../events/action-events.ts';
 import type { Undoer } from '../run/undo.ts';
 import { actionKey, newActionDoc } from '../state/action-store.ts';

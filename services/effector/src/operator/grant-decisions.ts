@@ -1,5 +1,6 @@
 import type { RootCauseReport } from '@rag-immune/contracts';
-import { errorMessage, type EffectorDeps } from '../effector-deps.ts';
+import { errorMessage } from '../error-message.ts';
+import type { EffectorDeps } from '../effector-deps.ts';
 import type { GrantDoc } from '../grants/grant-store.ts';
 
 /**

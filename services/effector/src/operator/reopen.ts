@@ -1,6 +1,7 @@
 import type { RootCauseReport } from '@rag-immune/contracts';
 import { healingLog } from '@rag-immune/worker-runtime';
-import { errorMessage, type EffectorDeps } from '../effector-deps.ts';
+import { errorMessage } from '../error-message.ts';
+import type { EffectorDeps } from '../effector-deps.ts';
 
 export class ReopenRefused extends Error {
   constructor(

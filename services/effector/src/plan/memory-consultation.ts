@@ -1,6 +1,7 @@
 import type { RootCauseReport } from '@rag-immune/contracts';
 import { MemoryUnavailableError, type Recommendation } from '@rag-immune/memory-client';
-import { errorMessage, type EffectorDeps } from '../effector-deps.ts';
+import { errorMessage } from '../error-message.ts';
+import type { EffectorDeps } from '../effector-deps.ts';
 import type { ActionDoc } from '../state/action-store.ts';
 
 /** Asks memory how similar incidents healed, leaving out intents that already failed here; null when memory is off or down (the policy decides). */

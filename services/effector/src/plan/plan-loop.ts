@@ -2,74 +2,52 @@ import type { RootCauseReport } from '@rag-immune/contracts';
 import { healingLog } from '@rag-immune/worker-runtime';
 import type { ToolBox } from '../actions/catalogue.ts';
 import type { RepairTool } from '../actions/repair-tool.ts';
-import { checkBreaker, claimRateSlot, releaseRateSlotUnlessStarted } from '../breaker/breaker-gate.ts';
-import { errorMessage, toolContextFor, type EffectorDeps } from '../effector-deps.ts';
+import { toolContextFor } from '../actions/tool-context.ts';
+import type { EffectorDeps } from '../effector-deps.ts';
+import { errorMessage } from '../error-message.ts';
 import type { Escalation } from '../escalation/escalation.ts';
 import type { ActionEvents } from '../events/action-events.ts';
 import type { GrantGate } from '../grants/grant-gate.ts';
-import { decide, toolsNotToRetry, type RepairHistory } from '../policy/decision.ts';
 import type { ActionRunner } from '../run/action-runner.ts';
 import type { Undoer } from '../run/undo.ts';
-import { IN_FLIGHT } from '../state/action-state.ts';
 import type { EffectorMode } from '../state/mode-store.ts';
-import { causeSlices, hasSeveralCauses } from '../verify/cause-scope.ts';
+import { causeSlices } from '../verify/cause-scope.ts';
+import { planCause } from './cause-plan.ts';
 import { healedAlready, keptRepairOf } from './kept-repairs.ts';
-import { consultMemory } from './memory-consultation.ts';
-import { ensurePlanned } from './planned-actions.ts';
+import { supersededWithin } from './later-revision.ts';
+import { done, escalate, type IncidentOutcome, type PlanOutcome } from './plan-outcome.ts';
+import { StepRunner } from './plan-step.ts';
 
-/** What handling one report came to. */
-export type IncidentOutcome =
-  | 'recovered'
-  | 'escalated'
-  | 'planned'
-  | 'awaiting_grant'
-  | 'superseded'
-  | 'in_progress_elsewhere'
-  | 'contended'
-  | 'no_policy_branch'
-  /** A failed repair's undo met an error and is still owed: nothing else runs until it is done. */
-  | 'undo_pending'
-  /** A person holds the incident (a manual rollback, a repair held after inconclusive verification). */
-  | 'held_for_human'
-  /** The report's revision is not believable (forged or broken): refused, nothing recorded. */
-  | 'refused';
+export type { IncidentOutcome, PlanOutcome } from './plan-outcome.ts';
 
 /**
- * The plan loop for one report: decide the ordered steps (policy + memory), then walk them — each
- * step's durable record first, then (unless observing) resume or skip what an earlier pass left, the
- * breaker, the grant gate, and the run — until one verifies, one waits for a human, or the plan ends
- * in an escalation. It names no tool: the terminal one (escalation) is known by its flag.
+ * The plan loop for one report: decide the ordered steps (policy + memory, plan/cause-plan.ts), then
+ * take them (plan/plan-step.ts) until one verifies, one waits for a human, or the plan ends in an
+ * escalation. Its parts only decide (a `PlanOutcome`); `settle` is the one place that acts on a
+ * decision: escalating, recording a missing policy branch, counting the report. It names no tool:
+ * the terminal one (escalation) is known by its flag.
  */
 export class PlanLoop {
+  private readonly steps: StepRunner;
+
   constructor(
     private readonly deps: EffectorDeps,
     private readonly tools: ToolBox,
-    private readonly events: ActionEvents,
-    private readonly runner: ActionRunner,
+    events: ActionEvents,
+    runner: ActionRunner,
     private readonly undoer: Undoer,
-    private readonly grants: GrantGate,
+    grants: GrantGate,
     private readonly escalation: Escalation,
-  ) {}
+  ) {
+    this.steps = new StepRunner(deps, events, runner, undoer, grants);
+  }
 
   async run(report: RootCauseReport): Promise<IncidentOutcome> {
     const { deps } = this;
-    const log = deps.logger.child({ incident_id: report.incident_id, report_revision: report.report_revision });
     const recorded = await deps.incidents.record(report);
     if (recorded === 'implausible') return refuseImplausible(deps, report);
-    if (recorded === 'superseded') {
-      log.info('report superseded by a later revision: ignored');
-      deps.metrics.reports.inc({ outcome: 'superseded' });
-      return 'superseded';
-    }
-    const held = (await deps.incidents.get(report.incident_id))?.doc.held_for_human ?? null;
-    if (held !== null) {
-      log.info({ held_for_human: held }, 'incident held for a human: not repaired until a person re-opens it');
-      deps.metrics.reports.inc({ outcome: 'held_for_human' });
-      return 'held_for_human';
-    }
-    // A failed repair still owing its undo comes first: nothing runs on top of it.
-    const owed = await this.finishOwedUndos(report);
-    if (owed !== null) return owed;
+    const decided = await this.admit(report, recorded);
+    if (decided !== null) return (await this.settle(decided)) as IncidentOutcome;
     const mode = (await deps.modes.get()).mode;
     // Probes no cause explains yet: another cause may be filling in (its group still too small to name).
     // Repairing half the picture risks verifying a right repair against probes another fault still
@@ -77,15 +55,62 @@ export class PlanLoop {
     if (
       report.root_cause !== 'unknown' &&
       (report.unexplained_probes ?? []).length > 0 &&
-      (await this.supersededWithin(report, deps.abstentionGraceMs ?? 0))
+      (await supersededWithin(deps.incidents, report, deps.abstentionGraceMs ?? 0))
     ) {
-      log.info({ unexplained_probes: report.unexplained_probes }, 'report leaving probes unexplained superseded within the grace period');
-      deps.metrics.reports.inc({ outcome: 'superseded' });
-      return 'superseded';
+      deps.logger.info(
+        { incident_id: report.incident_id, report_revision: report.report_revision, unexplained_probes: report.unexplained_probes },
+        'report leaving probes unexplained superseded within the grace period',
+      );
+      return (await this.settle(done('superseded', 'superseded'))) as IncidentOutcome;
     }
     const slices = causeSlices(report);
-    if (slices.length === 1) return (await this.runCause(report, mode)) as IncidentOutcome;
+    if (slices.length === 1) return (await this.settle(await this.runCause(report, mode))) as IncidentOutcome;
     return this.runCauses(report, slices, mode);
+  }
+
+  /**
+   * The one place a decision of the loop is acted on: a person paged (the incident held first when
+   * the decision says so), a missing policy branch recorded, the report counted. `partial` (one cause
+   * of several healed in part) is left to runCauses, which measures it again after the other causes.
+   */
+  private async settle(decision: PlanOutcome): Promise<IncidentOutcome | 'partial'> {
+    const { deps } = this;
+    switch (decision.kind) {
+      case 'done':
+        if (decision.counted !== undefined) deps.metrics.reports.inc({ outcome: decision.counted });
+        return decision.outcome;
+      case 'escalate':
+        if (decision.hold !== undefined) await deps.incidents.holdForHuman(decision.report.incident_id, decision.hold);
+        await this.escalation.escalate(decision.report, decision.why, decision.reason);
+        return 'escalated';
+      case 'no_branch':
+        await this.escalation.noBranch(decision.report, decision.message, decision.policyVersion);
+        return 'no_policy_branch';
+      case 'partial':
+        return 'partial';
+    }
+  }
+
+  /**
+   * What stops a recorded report before any plan: a later revision superseded it, a person holds the
+   * incident, or a failed repair still owes its undo (nothing runs on top of it). Null: go on.
+   */
+  private async admit(
+    report: RootCauseReport,
+    recorded: Awaited<ReturnType<EffectorDeps['incidents']['record']>>,
+  ): Promise<PlanOutcome | null> {
+    const { deps } = this;
+    const log = deps.logger.child({ incident_id: report.incident_id, report_revision: report.report_revision });
+    if (recorded === 'superseded') {
+      log.info('report superseded by a later revision: ignored');
+      return done('superseded', 'superseded');
+    }
+    const held = (await deps.incidents.get(report.incident_id))?.doc.held_for_human ?? null;
+    if (held !== null) {
+      log.info({ held_for_human: held }, 'incident held for a human: not repaired until a person re-opens it');
+      return done('held_for_human', 'held_for_human');
+    }
+    return this.finishOwedUndos(report);
   }
 
   /**
@@ -127,7 +152,7 @@ export class PlanLoop {
         outcomes.push('recovered');
         continue;
       }
-      const outcome = await this.runCause(slice, mode, { deferPartial: true });
+      const outcome = await this.settle(await this.runCause(slice, mode, { deferPartial: true }));
       // A partial's placeholder until it is measured again below.
       outcomes.push(outcome === 'partial' ? 'escalated' : outcome);
       if (outcome === 'partial') partials.push(slice);
@@ -152,10 +177,12 @@ export class PlanLoop {
         );
         outcomes[index] = 'recovered';
       } else {
-        await this.escalation.escalate(
-          slice,
-          `${slice.root_cause}: a kept repair healed part of its probes; ${now?.anomalies.join('; ') ?? 'they could not be measured again'}`,
-          'partial_recovery',
+        await this.settle(
+          escalate(
+            slice,
+            `${slice.root_cause}: a kept repair healed part of its probes; ${now?.anomalies.join('; ') ?? 'they could not be measured again'}`,
+            'partial_recovery',
+          ),
         );
       }
     }
@@ -166,185 +193,60 @@ export class PlanLoop {
     return outcomes.find((o) => o !== 'recovered')!;
   }
 
-  /** The plan for one cause (a report's only cause, or one slice of several). */
-  private async runCause(
-    report: RootCauseReport,
-    mode: EffectorMode,
-    options: { deferPartial?: boolean } = {},
-  ): Promise<IncidentOutcome | 'partial'> {
+  /** The plan for one cause (a report's only cause, or one slice of several), step by step: what it decided. */
+  private async runCause(report: RootCauseReport, mode: EffectorMode, options: { deferPartial?: boolean } = {}): Promise<PlanOutcome> {
     const { deps } = this;
     const log = deps.logger.child({
       incident_id: report.incident_id,
       report_revision: report.report_revision,
       root_cause: report.root_cause,
     });
-    const several = hasSeveralCauses(report);
-    const all = await deps.actions.list({ incident: report.incident_id });
-    // A whole-index rebuild verified after the revision's last anomaly already rebuilt the knowledge it
-    // adds: those anomalies were seen before the rebuild finished, so there is nothing new to repair.
-    // The rebuild this very revision ran is not such a cover: on a restart after a kill between its
-    // `succeeded` state and event, the plan below must still publish that event and close the incident.
-    const coveredBy = all.find(
-      (a) =>
-        a.status === 'succeeded' &&
-        a.report_event_id !== report.event_id &&
-        a.component === report.affected_component &&
-        this.tools.named(a.tool)?.coversAllKnowledge === true &&
-        a.finished_at !== null &&
-        Date.parse(a.finished_at) > report.window_end,
-    );
-    if (coveredBy && report.root_cause !== 'unknown') {
-      healingLog(
-        log,
-        { incident_id: report.incident_id, action_id: coveredBy.action_id, tool: coveredBy.tool },
-        `revision ${report.report_revision}: every anomaly it names predates the verified ${coveredBy.tool}, which rebuilt all knowledge: nothing to repair`,
-      );
-      deps.metrics.reports.inc({ outcome: 'covered' });
-      return 'recovered';
-    }
-    const failedHere = all.filter((a) => (a.status === 'failed' || a.status === 'rolled_back') && a.executions > 0);
-    const history: RepairHistory = {
-      failedAttempts: failedHere.length,
-      failedTools: toolsNotToRetry(failedHere, report),
-    };
-    const recommendation = await consultMemory(deps, report, failedHere);
-    const decision = decide(deps.policy, report, history, recommendation, deps.memoryMinConfidence, this.tools, deps.ragRepair);
-    if (!decision.ok) {
-      await this.escalation.noBranch(report, decision.reason, decision.policyVersion);
-      return 'no_policy_branch';
-    }
-    if (report.root_cause === 'unknown' && (await this.supersededWithin(report, deps.abstentionGraceMs ?? 0))) {
-      log.info('abstention superseded by a later revision within the grace period: not escalated');
-      deps.metrics.reports.inc({ outcome: 'superseded' });
-      return 'superseded';
-    }
+    const plan = await planCause(deps, this.tools, report, log);
+    if (plan.kind !== 'plan') return plan;
+    const { decision, ctx } = plan;
     healingLog(
       log,
       { incident_id: report.incident_id, branch: decision.branch, mode, steps: decision.steps.map((s) => s.tool) },
       `plan: ${decision.steps.map((s) => s.tool).join(' → ')}`,
     );
-    const ctx = toolContextFor(deps, report);
     let keptPartial: string | null = null;
-    for (const [position, step] of decision.steps.entries()) {
-      const tool = this.tools.named(step.tool) as RepairTool;
-      let v = await ensurePlanned(deps, this.events, report, tool, step, position, decision, ctx);
-      if (v === null) continue;
-      if (mode === 'observe') continue;
-      const d = v.doc;
-      // The same tool planned for another cause of this revision: its record is that cause's, not this one's.
-      if (several && d.component !== report.affected_component) continue;
-      if (d.status === 'succeeded' && d.verification?.outcome === 'partial') {
-        keptPartial = d.tool;
+    for (const [position, planned] of decision.steps.entries()) {
+      const tool = this.tools.named(planned.tool) as RepairTool;
+      const result = await this.steps.take({ report, tool, planned, position, provenance: decision, ctx, mode });
+      if (result.kind === 'next') continue;
+      if (result.kind === 'kept_partial') {
+        keptPartial = result.tool;
         continue;
       }
-      if (d.status === 'succeeded') {
-        // Killed between the state change and the event: publish it now (at least once), close the incident.
-        if (!several && (await deps.incidents.get(report.incident_id))?.doc.status === 'open') {
-          await this.events.emit(d, 'succeeded');
-          await deps.incidents.setStatus(report.incident_id, 'recovered');
-        }
-        return 'recovered';
-      }
-      if (d.status === 'escalated') return 'escalated';
-      if (d.status === 'failed' || d.status === 'rolled_back') continue;
-      if (IN_FLIGHT.has(d.status)) {
-        if (d.owner !== deps.instanceId && (d.lease_until ?? 0) > Date.now()) return 'in_progress_elsewhere';
-        const reset = await this.undoer.resetToBefore(v, tool, ctx, 'resume after an interrupted execution');
-        if (reset.status === 'contended') return 'contended';
-        if (reset.status === 'undo_failed') {
-          // Never re-run on a collection that was not put back: a person decides.
-          await this.escalation.escalate(report, `the interrupted ${tool.name} could not be put back: ${reset.message}`, 'undo_failed');
-          return 'escalated';
-        }
-        v = reset.v;
-      }
-      if (tool.terminal) {
-        // With other causes still to repair, the page for the rest waits until they are (runCauses).
-        if (keptPartial !== null && options.deferPartial) return 'partial';
-        if (keptPartial !== null) return this.pageForTheRest(report, keptPartial);
-        await this.escalation.escalate(report, step.reason, 'policy');
-        return 'escalated';
-      }
-      const breaker = await checkBreaker(deps, report);
-      if (breaker.open) {
-        await this.escalation.escalate(report, `circuit breaker: ${breaker.message}`, breaker.reason);
-        return 'escalated';
-      }
-      const gate = await this.grants.check(v, tool, mode, ctx);
-      if (!gate.pass) {
-        if (gate.denied) continue;
-        return 'awaiting_grant';
-      }
-      // The rate limit's atomic half: a slot claimed right before the start, so replicas cannot both pass the count above.
-      const claim = await claimRateSlot(deps, report, v.doc.key);
-      if (claim.open) {
-        await this.escalation.escalate(report, `circuit breaker: ${claim.message}`, claim.reason);
-        return 'escalated';
-      }
-      const outcome = await this.runner.run(v, tool, report, ctx, gate.grant);
-      await releaseRateSlotUnlessStarted(deps, report, v.doc.key);
-      if (outcome === 'succeeded') return 'recovered';
-      if (outcome === 'partial') {
-        // Kept, not undone: the next step may heal the rest; if none does, a person is paged for it.
-        keptPartial = tool.name;
-        continue;
-      }
-      if (outcome === 'contended') return 'contended';
-      if (outcome === 'undo_pending') return 'undo_pending';
-      if (outcome === 'undo_failed') {
-        await this.escalation.escalate(report, `the undo of the failed ${tool.name} could not be done`, 'undo_failed');
-        return 'escalated';
-      }
-      if (outcome === 'nothing_to_repair') {
-        // Not run on a hunch: a person looks at why the identifier named probes that answer well now.
-        await this.escalation.escalate(
-          report,
-          `${tool.name}: its probes showed no anomaly before the repair; not run`,
-          'nothing_to_repair',
-        );
-        return 'escalated';
-      }
-      if (outcome === 'snapshot_budget') {
-        await this.escalation.escalate(report, `${tool.name}: no room for its snapshot within the snapshot budget`, 'snapshot_budget');
-        return 'escalated';
-      }
-      if (outcome === 'held') {
-        // Left applied, neither verified nor undone: no later revision may repair on top of it.
-        await deps.incidents.holdForHuman(report.incident_id, `${tool.name} ${v.doc.action_id}: verification inconclusive`);
-        await this.escalation.escalate(
-          report,
-          `${tool.name}: verification stayed inconclusive; the repair is held, not undone`,
-          'verification_inconclusive',
-        );
-        return 'escalated';
-      }
+      if (result.kind !== 'terminal') return result;
+      // With other causes still to repair, the page for the rest waits until they are (runCauses).
+      if (keptPartial !== null) return this.pageForTheRest(report, keptPartial, options);
+      return escalate(report, result.why, 'policy');
     }
     if (mode === 'observe') {
       await deps.incidents.setStatus(report.incident_id, 'observed');
-      deps.metrics.reports.inc({ outcome: 'planned' });
-      return 'planned';
+      return done('planned', 'planned');
     }
-    if (keptPartial !== null && options.deferPartial) return 'partial';
-    if (keptPartial !== null) return this.pageForTheRest(report, keptPartial);
-    await this.escalation.escalate(report, 'every planned repair failed', 'plan_exhausted');
-    return 'escalated';
+    if (keptPartial !== null) return this.pageForTheRest(report, keptPartial, options);
+    return escalate(report, 'every planned repair failed', 'plan_exhausted');
   }
 
   /**
    * A kept partial repair and nothing left to heal the rest: a page, unless a later revision arrives
    * within the grace period (the identifier may be naming the rest's own cause: that revision repairs it).
+   * One cause of several defers it (runCauses measures the rest again after the other causes' repairs).
    */
-  private async pageForTheRest(report: RootCauseReport, keptTool: string): Promise<IncidentOutcome> {
-    if (await this.supersededWithin(report, this.deps.abstentionGraceMs ?? 0)) {
+  private async pageForTheRest(report: RootCauseReport, keptTool: string, options: { deferPartial?: boolean }): Promise<PlanOutcome> {
+    if (options.deferPartial) return { kind: 'partial' };
+    if (await supersededWithin(this.deps.incidents, report, this.deps.abstentionGraceMs ?? 0)) {
       healingLog(
         this.deps.logger,
         { incident_id: report.incident_id, tool: keptTool },
         `${keptTool} kept as a partial recovery; a later revision arrived: the rest is its to repair`,
       );
-      return 'superseded';
+      return done('superseded');
     }
-    await this.escalation.escalate(report, partialMessage(report, keptTool), 'partial_recovery');
-    return 'escalated';
+    return escalate(report, partialMessage(report, keptTool), 'partial_recovery');
   }
 
   /** Whether every probe the slice's cause explains answers without an anomaly now (false when it cannot be measured). */
@@ -362,14 +264,14 @@ export class PlanLoop {
    * cut it short), whatever revision it ran for; null when none is owed any more. One another
    * replica holds a live lease on is left to it.
    */
-  private async finishOwedUndos(report: RootCauseReport): Promise<IncidentOutcome | null> {
+  private async finishOwedUndos(report: RootCauseReport): Promise<PlanOutcome | null> {
     const { deps } = this;
     for (const doc of await deps.actions.list({ incident: report.incident_id, statuses: ['undoing'] })) {
-      if (doc.owner !== null && doc.owner !== deps.instanceId && (doc.lease_until ?? 0) > Date.now()) return 'in_progress_elsewhere';
+      if (doc.owner !== null && doc.owner !== deps.instanceId && (doc.lease_until ?? 0) > Date.now()) return done('in_progress_elsewhere');
       const current = await deps.actions.get(doc.key);
       if (current === null || current.doc.status !== 'undoing') continue;
       const owned = await deps.actions.update(current, { owner: deps.instanceId, lease_until: Date.now() + deps.leaseMs });
-      if (owned === null) return 'contended';
+      if (owned === null) return done('contended');
       const tool = this.tools.named(doc.tool);
       const undone = tool
         ? await this.undoer.finishUndo(owned, tool, toolContextFor(deps, report), 'recovery')
@@ -379,29 +281,12 @@ export class PlanLoop {
         { incident_id: report.incident_id, action_id: doc.action_id, tool: doc.tool },
         `owed undo of the failed ${doc.tool}: ${undone.status}`,
       );
-      if (undone.status === 'contended') return 'contended';
-      if (undone.status === 'undo_pending') return 'undo_pending';
-      if (undone.status === 'undo_failed') {
-        await this.escalation.escalate(report, `the undo of the failed ${doc.tool} could not be done: ${undone.message}`, 'undo_failed');
-        return 'escalated';
-      }
+      if (undone.status === 'contended') return done('contended');
+      if (undone.status === 'undo_pending') return done('undo_pending');
+      if (undone.status === 'undo_failed')
+        return escalate(report, `the undo of the failed ${doc.tool} could not be done: ${undone.message}`, 'undo_failed');
     }
     return null;
-  }
-
-  /**
-   * Whether a later revision of the report's incident is recorded within `graceMs` of the report
-   * (polled). Counted from when the identifier issued it, so a redelivery or a restart's recovery of
-   * an old abstention does not wait again.
-   */
-  private async supersededWithin(report: RootCauseReport, graceMs: number): Promise<boolean> {
-    const deadline = Math.min(report.occurred_at, Date.now()) + graceMs;
-    for (;;) {
-      const current = await this.deps.incidents.get(report.incident_id);
-      if (current && current.doc.latest_revision > report.report_revision) return true;
-      if (Date.now() >= deadline) return false;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(250, Math.max(0, deadline - Date.now()))));
-    }
   }
 }
 

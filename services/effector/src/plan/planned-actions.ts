@@ -1,6 +1,8 @@
 import type { RootCauseReport } from '@rag-immune/contracts';
 import { PreconditionError, type RepairTool, type ToolContext } from '../actions/repair-tool.ts';
-import { crashPoint, errorMessage, type EffectorDeps } from '../effector-deps.ts';
+import { crashPoint } from '../run/crash-points.ts';
+import { errorMessage } from '../error-message.ts';
+import type { EffectorDeps } from '../effector-deps.ts';
 import type { ActionEvents } from '../events/action-events.ts';
 import type { PlannedStep } from '../policy/decision.ts';
 import { actionKey, newActionDoc, type ActionDoc, type Versioned } from '../state/action-store.ts';

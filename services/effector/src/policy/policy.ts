@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RagComponentName, RootCauseName } from '@rag-immune/memory-client';
-import { loadRulesFile, parseRulesText } from '@rag-immune/worker-runtime';
+import { InvalidRulesFileError, loadRulesFile, parseRulesText, uniqueIds, type RulesFileIssue } from '@rag-immune/worker-runtime';
 import { toolNamed } from '../actions/catalogue.ts';
 
 const Branch = z
@@ -38,23 +38,14 @@ export const RepairPolicySchema = z
     branches: z.array(Branch).min(1),
   })
   .strict()
-  .superRefine((policy, ctx) => {
-    const seen = new Set<string>();
-    policy.branches.forEach((branch, i) => {
-      if (seen.has(branch.id)) ctx.addIssue({ code: 'custom', path: ['branches', i, 'id'], message: `duplicate branch id ${branch.id}` });
-      seen.add(branch.id);
-    });
-  });
+  .superRefine(uniqueIds('branches', 'branch'));
 export type RepairPolicy = z.infer<typeof RepairPolicySchema>;
 export type PolicyBranch = RepairPolicy['branches'][number];
 
 /** The policy file is wrong: each issue names the line (1-based) and the path within the file. */
-export class InvalidPolicyError extends Error {
-  constructor(
-    readonly path: string,
-    readonly issues: { line: number; path: string; message: string }[],
-  ) {
-    super(`invalid repair policy ${path}: ${issues.map((i) => `line ${i.line} (${i.path || 'root'}): ${i.message}`).join('; ')}`);
+export class InvalidPolicyError extends InvalidRulesFileError {
+  constructor(path: string, issues: RulesFileIssue[]) {
+    super('repair policy', path, issues);
     this.name = 'InvalidPolicyError';
   }
 }

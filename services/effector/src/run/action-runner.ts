@@ -1,7 +1,9 @@
 import type { RepairAction, RootCauseReport } from '@rag-immune/contracts';
 import { healingLog } from '@rag-immune/worker-runtime';
 import { PreconditionError, type PriorState, type RepairTool, type ToolContext } from '../actions/repair-tool.ts';
-import { crashPoint, errorMessage, type EffectorDeps } from '../effector-deps.ts';
+import { crashPoint } from './crash-points.ts';
+import { errorMessage } from '../error-message.ts';
+import type { EffectorDeps } from '../effector-deps.ts';
 import type { ActionEvents } from '../events/action-events.ts';
 import type { SnapshotRecord } from '../snapshots/snapshot-record.ts';
 import type { SnapshotPruner } from '../snapshots/snapshot-pruning.ts';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { RootCauseReport } from '@rag-immune/contracts';
-import { errorMessage } from '../effector-deps.ts';
+import { errorMessage } from '../error-message.ts';
 import type { IncidentOutcome } from '../plan/plan-loop.ts';
 import { UNFINISHED } from '../state/action-state.ts';
 import type { ActionDoc, ActionLease, ActionStore } from '../state/action-store.ts';

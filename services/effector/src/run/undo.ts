@@ -1,7 +1,8 @@
 import { RagHttpError } from '@rag-immune/rag-contract';
 import { healingLog, testPause } from '@rag-immune/worker-runtime';
 import { UndoImpossible, type PriorState, type RepairTool, type ToolContext } from '../actions/repair-tool.ts';
-import { errorMessage, type EffectorDeps } from '../effector-deps.ts';
+import { errorMessage } from '../error-message.ts';
+import type { EffectorDeps } from '../effector-deps.ts';
 import type { ActionEvents } from '../events/action-events.ts';
 import type { ActionDoc, Versioned } from '../state/action-store.ts';
 

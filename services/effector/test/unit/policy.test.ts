@@ -215,3 +215,28 @@ test('memory may only reorder the matched branch: a recommended tool outside it 
   );
   assert.match(d.memoryNote, /dropped: restore_collection_snapshot/);
 });
+
+test('a policy naming one branch id twice is refused at the second', () => {
+  const text = [
+    "policy_version: '1.0.0'",
+    'branches:',
+    '  - id: same',
+    '    when: { cause: [reranker_drift] }',
+    "    actions: [{ tool: pin_reranker_version, reason: 'pin' }]",
+    '  - id: same',
+    '    when: { cause: [parser_bug] }',
+    "    actions: [{ tool: reparse_documents, reason: 'reparse' }]",
+  ].join('\n');
+  assert.throws(
+    () => parsePolicy(text, 'p.yaml'),
+    (error: unknown) => {
+      assert.ok(error instanceof InvalidPolicyError);
+      assert.deepEqual(
+        error.issues.map((i) => [i.line, i.path]),
+        [[6, 'branches.1.id']],
+      );
+      assert.match(error.message, /duplicate branch id same/);
+      return true;
+    },
+  );
+});

@@ -13,6 +13,11 @@ const DAY_MS = 86_400_000;
  */
 export const knowledgeSourceFailureDetector: RootCauseDetector = {
   ...catalogued('knowledge_source_failure'),
+  readme: {
+    looksAt: 'context versions, KF lag, freshness lookup',
+    signature:
+      "the online context holds an older version of a knowledge id than the baseline's (and the index does not hold the newer one). Claims say where the staleness lies: `feed_behind_baseline_days` (the feed publishes nothing newer: a backup feed may heal) or `index_behind_feed_days` (the feed is current, ingestion stalled: re-ingesting heals), so memory can learn which repair fits",
+  },
   detect({ result, diff, freshness }) {
     // An id whose newer version the index holds is not stale: retrieval missed it (vector damage).
     const older = diff.versions.older_in_online.filter((change) => !newerVersionIndexed(change, freshness, diff.online_traced_at));

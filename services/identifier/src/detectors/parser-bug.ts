@@ -7,6 +7,7 @@ import { catalogued } from './support/detector-helpers.ts';
  */
 export const parserBugDetector: RootCauseDetector = {
   ...catalogued('parser_bug'),
+  readme: { looksAt: 'chunk text hashes', signature: 'the same chunk id and version with different text online' },
   detect({ diff }) {
     const changed = diff.chunks.text_changed;
     const score = changed.length === 0 ? 0 : diff.query.rewritten_equal ? 0.95 : 0.6;

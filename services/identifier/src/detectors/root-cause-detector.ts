@@ -47,5 +47,10 @@ export interface RootCauseDetector {
   readonly component: RagComponent;
   /** Repair intents for this cause, in order of preference. */
   readonly intents: RepairIntent[];
+  /**
+   * Its row in the detector table of services/identifier/README.md, which `npm run codegen` writes
+   * from DETECTORS: what it looks at, and the signature it scores.
+   */
+  readonly readme?: { looksAt: string; signature: string };
   detect(input: DetectorInput): DetectorVerdict;
 }

@@ -8,6 +8,10 @@ import { catalogued } from './support/detector-helpers.ts';
  */
 export const tokenizerAnomalyDetector: RootCauseDetector = {
   ...catalogued('tokenizer_anomaly'),
+  readme: {
+    looksAt: 'rewritten query',
+    signature: "online rewritten query differs from the baseline's, with zero-width/lookalike characters",
+  },
   detect({ result, diff }) {
     const { query } = diff;
     const suspicious = query.online_suspicious_chars > query.baseline_suspicious_chars;

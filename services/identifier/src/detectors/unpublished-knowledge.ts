@@ -13,6 +13,12 @@ const DAY_MS = 86_400_000;
  */
 export const unpublishedKnowledgeDetector: RootCauseDetector = {
   ...catalogued('unpublished_knowledge'),
+  readme: {
+    looksAt:
+      "the ProbeResult's feed check (`comparison.unpublished_knowledge`, made by the sentinel with `GET /knowledge/{id}`), newer online versions in the trace",
+    signature:
+      "the online side served a version its feed never published (indexed ahead of the feed, or an id the feed does not know): 0.95 when the online trace shows that version newer than the baseline's, 0.85 on the lookup alone. Claims `chunk_pollution` `indexed_version_published_by_feed` = 0 (subject `<id>@<version>`) and `knowledge_staleness` `indexed_ahead_of_feed_days`. Scope: those knowledge ids; repair: re-ingest from the feed (`rebuild_index_incremental`). Misses what the sentinel's check misses (a RAG without the lookup: the first-divergence record's `feed_check` says `lookup_not_served`; versions older than the feed's newest); an id whose chunks are relabelled (another document's version under it) is left to `wrong-attribution`",
+  },
   detect({ result, diff }): DetectorVerdict {
     const relabelled = new Set(result.comparison.attribution?.relabelled_knowledge_ids ?? []);
     const unpublished = (result.comparison.unpublished_knowledge ?? []).filter((u) => !relabelled.has(u.knowledge_id));

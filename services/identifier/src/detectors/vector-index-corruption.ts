@@ -1,7 +1,7 @@
 import { attributeFreshnessLag, type FreshnessLagAttribution } from './support/freshness-lag.ts';
 import { newerVersionIndexed } from './support/knowledge-freshness.ts';
 import type { RootCauseDetector } from './root-cause-detector.ts';
-import { catalogued, clamp01 } from './support/detector-helpers.ts';
+import { catalogued, clamp01, verdict } from './support/detector-helpers.ts';
 
 /** Fewer shared candidates than this cannot show that "the rest of the index is unchanged". */
 const MIN_SHARED = 5;
@@ -25,6 +25,11 @@ const STABLE_FULL = 0.6;
  */
 export const vectorIndexCorruptionDetector: RootCauseDetector = {
   ...catalogued('vector_index_corruption'),
+  readme: {
+    looksAt: 'candidates before rerank, freshness lookup',
+    signature:
+      "same query text; baseline context chunks lost or re-scored while the other shared candidates keep their exact scores (the damage is in some vectors, not the query side); losses explained by version changes or re-parsed text don't count, except an older version served while the index holds the newer one (a chunk retrieval cannot find). Only an index whose other candidates nearly all moved (≤ 0.2 stable: the query side) counts against it; wide damage leaves 0.7-0.8 stable. Damage to chunks the baseline answer did not cite explains a worse answer poorly (×0.3), but it does explain a probe flagged for stale knowledge alone when giving the damaged chunks their baseline retrieval scores back removes at least half of the freshness lag (`src/detectors/support/freshness-lag.ts`; claim `kf_lag_days_with_damaged_scores_restored`): freshness is relevance-weighted, so a zeroed vector drops its chunk's update time out of it",
+  },
   detect({ result, diff, freshness }) {
     const explained = new Set([
       // Unless the index holds the newer version retrieval missed: then the loss is the vector's.
@@ -52,7 +57,7 @@ export const vectorIndexCorruptionDetector: RootCauseDetector = {
       // explain a freshness-only anomaly when their lost relevance is what moved the freshness.
       if (![...lost, ...moved].some((c) => c.cited) && !lagAttribution?.explained) score *= 0.3;
     }
-    if (score === 0) return { cause: this.cause, component: this.component, score, measurements: [], knowledge_ids: [] };
+    if (score === 0) return verdict(this, score);
     return {
       cause: this.cause,
       component: this.component,

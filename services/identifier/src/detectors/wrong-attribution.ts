@@ -14,6 +14,11 @@ import { bool, catalogued } from './support/detector-helpers.ts';
  */
 export const wrongAttributionDetector: RootCauseDetector = {
   ...catalogued('wrong_attribution'),
+  readme: {
+    looksAt: "the ProbeResult's attribution check (`comparison.attribution`), the answer against the baseline's",
+    signature:
+      "chunk metadata names the wrong document: 0.95 when a chunk both sides retrieved carries other knowledge/document ids online; 0.9 when the online answer cites none of the probe's expected sources (the baseline cites one) and still equals the baseline's answer; 0.3 when it cites elsewhere with a wrong answer (lost retrieval looks like that; the retrieval detectors explain it better). Claims `chunk_pollution` `chunk_document_ids_equal_to_baseline` = 0 per relabelled chunk, `cites_expected_source`, `answer_fact_mismatch` `answer_equal_to_baseline`. Scope: both sides of the mix-up (relabelled ids, expected and cited sources); repair: re-ingest those documents (`rebuild_index_incremental`). Misses a swap whose answers also go wrong and whose chunks the baseline does not share (an older baseline); the reranker-drift detector also scores such a run (subject matching moves with the ids: order changed on identical input), lower",
+  },
   detect({ result, diff }): DetectorVerdict {
     const check = result.comparison.attribution;
     if (check === null || check === undefined || !misattributed(check))

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RagComponentName, RepairIntentName, RootCauseName, type ParsedRecommendRequest } from '@rag-immune/memory-client';
-import { loadRulesFile, parseRulesText, type RulesFileIssue } from '@rag-immune/worker-runtime';
+import { InvalidRulesFileError, loadRulesFile, parseRulesText, uniqueIds, type RulesFileIssue } from '@rag-immune/worker-runtime';
 
 const Step = z.object({ intent: RepairIntentName, tool: z.string().min(1).nullable().default(null) }).strict();
 
@@ -44,23 +44,14 @@ export const RulesFile = z
     fallback: z.object({ strategy: z.array(Step).min(1), confidence: z.number().min(0).max(1), why: z.string().min(1) }).strict(),
   })
   .strict()
-  .superRefine((file, ctx) => {
-    const seen = new Set<string>();
-    file.rules.forEach((rule, index) => {
-      if (seen.has(rule.id)) ctx.addIssue({ code: 'custom', path: ['rules', index, 'id'], message: `duplicate rule id ${rule.id}` });
-      seen.add(rule.id);
-    });
-  });
+  .superRefine(uniqueIds('rules', 'rule'));
 export type RulesFile = z.infer<typeof RulesFile>;
 export type ExpertRule = RulesFile['rules'][number];
 
 /** The rules file is missing, not JSON or off-schema: memory refuses to start and names the file and the line. */
-export class RulesFileError extends Error {
-  constructor(
-    readonly path: string,
-    readonly issues: RulesFileIssue[],
-  ) {
-    super(`invalid expert rules file ${path}: ${issues.map((i) => `line ${i.line} (${i.path || 'file'}): ${i.message}`).join('; ')}`);
+export class RulesFileError extends InvalidRulesFileError {
+  constructor(path: string, issues: RulesFileIssue[]) {
+    super('expert rules file', path, issues, 'file');
     this.name = 'RulesFileError';
   }
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ElasticsearchCredentialsEnv, elasticsearchCredentialsIssue } from '@rag-immune/worker-runtime';
+import { ElasticsearchCredentialsEnv, EsIndexPrefixEnv, elasticsearchCredentialsIssue } from '@rag-immune/worker-runtime';
 
 const number = (schema: z.ZodNumber) => z.coerce.number().pipe(schema);
 const int = (min: number, max: number) => number(z.number().int().min(min).max(max));
@@ -14,10 +14,7 @@ export const TrafficEnvSchema = z.object({
   ELASTICSEARCH_URL: z.string().url().default('http://127.0.0.1:19200'),
   ...ElasticsearchCredentialsEnv,
   /** The intake's prefix: user spans are read from `<prefix>-otlp-user-spans`. */
-  ES_INDEX_PREFIX: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lower-case letters, digits, - and _ only (an Elasticsearch index name)')
-    .default('rag-immune'),
+  ...EsIndexPrefixEnv,
   TRAFFIC_POLL_MS: int(100, 600_000).default(2000),
   TRAFFIC_PAGE_SIZE: int(10, 10_000).default(1000),
   TRAFFIC_MAX_PAGES: int(1, 100).default(5),

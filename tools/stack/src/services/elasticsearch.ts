@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fetchArtifact } from '../maven-artifacts.ts';
 import type { StackContext, StackService } from '../service.ts';
+import { ensureSystemUser } from '../unprivileged.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -133,23 +134,6 @@ async function resolveJavaHome(ctx: StackContext): Promise<string> {
 /** Elasticsearch exits at startup when run as root, so as root we switch to a system user. */
 function runsAsRoot(): boolean {
   return process.getuid?.() === 0;
-}
-
-/** Idempotent `useradd`; exit code 9 means another install created it meanwhile. */
-async function ensureSystemUser(user: string): Promise<void> {
-  try {
-    await execFileAsync('id', ['-u', user]);
-    return;
-  } catch {
-    // Not there yet.
-  }
-  try {
-    await execFileAsync('useradd', ['--system', '--no-create-home', '--user-group', '--shell', '/usr/sbin/nologin', user]);
-  } catch (error) {
-    if ((error as { code?: unknown }).code !== 9) {
-      throw new Error(`cannot create system user ${user} for Elasticsearch: ${(error as Error).message}`);
-    }
-  }
 }
 
 async function unzip(zip: string, into: string): Promise<void> {
