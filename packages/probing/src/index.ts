@@ -78,5 +78,5 @@ export {
   type RotationOptions,
 } from './catalog/probe-rotation.ts';
 export { parseQueryLog, type QueryLogEntry } from './catalog/query-log.ts';
-export { readOnlineFcsHistory } from './catalog/probe-history.ts';
+export { readOnlineFcsHistory, readProbeHistory, type ProbeHistory } from './catalog/probe-history.ts';
 export { probesFromQuestions, type LabelledQuestionLike } from './catalog/labelled-question-probes.ts';
