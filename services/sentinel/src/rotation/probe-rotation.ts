@@ -131,6 +131,13 @@ export class ProbeRotation {
           list.map((c) => c.entry),
           size,
         );
+        for (const candidate of list)
+          if (!report.verdicts.some((v) => v.query === candidate.entry.query))
+            turnedDown.push({
+              query: candidate.entry.query,
+              rule: candidate.rule,
+              reason: `not vetted: the builder filled its ${size} places first`,
+            });
         for (const verdict of report.verdicts) {
           const candidate = list.find((c) => c.entry.query === verdict.query);
           if (candidate === undefined) continue;

@@ -23,7 +23,7 @@ import type { TrafficEnv } from '../traffic/config.ts';
 import { UserTraceReader, userSpanIndex } from '../traffic/user-trace-reader.ts';
 import type { RotationEnv } from './config.ts';
 import { IdentifierIncidents } from './identifier-incidents.ts';
-import { ProbeRotation, type RotationPorts } from './probe-rotation.ts';
+import { ProbeRotation, type RotationOptions, type RotationPorts } from './probe-rotation.ts';
 import { ProposalStore } from './proposal.ts';
 import { TrafficDigest } from './traffic-digest.ts';
 
@@ -57,6 +57,29 @@ export async function readTrafficClusters(reader: Pick<UserTraceReader, 'poll'>,
 }
 
 export function probeRotation(config: RotationEnv, traffic: TrafficEnv, parts: RotationParts): ProbeRotation {
+  return new ProbeRotation(
+    rotationPorts(config, traffic, parts),
+    new ProposalStore(proposalFile(config, parts.probesFile)),
+    rotationOptions(config),
+    parts.logger,
+  );
+}
+
+export function rotationOptions(config: RotationEnv): RotationOptions {
+  return {
+    intervalMs: config.ROTATION_INTERVAL_DAYS * 86_400_000,
+    minRuns: config.ROTATION_MIN_RUNS,
+    unmovingAbove: config.ROTATION_UNMOVING_ABOVE,
+    maxRetireShare: config.ROTATION_MAX_RETIRE_SHARE,
+    minAsks: config.ROTATION_MIN_ASKS,
+    fragileShare: config.ROTATION_FRAGILE_SHARE,
+    maxFrequent: config.ROTATION_MAX_ADD_FREQUENT,
+    maxFragile: config.ROTATION_MAX_ADD_FRAGILE,
+  };
+}
+
+/** The rotation's ports on the real parts: probe file, probes topic, online RAG, user spans, identifier, builder. */
+export function rotationPorts(config: RotationEnv, traffic: TrafficEnv, parts: RotationParts): RotationPorts {
   const incidents =
     config.ROTATION_IDENTIFIER_URL === undefined
       ? null
@@ -121,21 +144,7 @@ export function probeRotation(config: RotationEnv, traffic: TrafficEnv, parts: R
         { ...builderOptions, size, headShare: 1, now: new Date() },
       ).build(candidates),
   };
-  return new ProbeRotation(
-    ports,
-    new ProposalStore(proposalFile(config, parts.probesFile)),
-    {
-      intervalMs: config.ROTATION_INTERVAL_DAYS * 86_400_000,
-      minRuns: config.ROTATION_MIN_RUNS,
-      unmovingAbove: config.ROTATION_UNMOVING_ABOVE,
-      maxRetireShare: config.ROTATION_MAX_RETIRE_SHARE,
-      minAsks: config.ROTATION_MIN_ASKS,
-      fragileShare: config.ROTATION_FRAGILE_SHARE,
-      maxFrequent: config.ROTATION_MAX_ADD_FREQUENT,
-      maxFragile: config.ROTATION_MAX_ADD_FRAGILE,
-    },
-    parts.logger,
-  );
+  return ports;
 }
 
 /** Looks every ROTATION_CHECK_S whether a proposal is due; one look at a time. */
