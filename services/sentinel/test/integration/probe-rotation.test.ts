@@ -118,11 +118,11 @@ test('a rotation proposal built from recorded user traffic retires a gone source
   const report = await new TrafficGenerator({
     mix: new UserQueryMix(questions, { zipfExponent: 1.2, paraphraseShare: 0, outOfKnowledgeShare: 0.05, personalDataShare: 0.2, seed: 7 }),
     url: rags.onlineUrl,
-    rate: 25,
-    maxRequests: 100,
+    rate: 30,
+    maxRequests: 80,
     maxDurationMs: 60_000,
   }).run();
-  assert.ok(report.answered >= 90, `answered ${report.answered} of ${report.requests.length}`);
+  assert.ok(report.answered >= 72, `answered ${report.answered} of ${report.requests.length}`);
   phase('traffic sent');
   const byAsks = [...report.asked.entries()].sort((a, b) => b[1] - a[1]);
   const [covered] = byAsks[0]!;
@@ -150,7 +150,7 @@ test('a rotation proposal built from recorded user traffic retires a gone source
   phase('spans stored');
   const config = rotationConfigFromEnv({
     PROBE_ROTATION: '1',
-    ROTATION_MIN_ASKS: '3',
+    ROTATION_MIN_ASKS: '2',
     ROTATION_MAX_ADD_FREQUENT: '1',
     ROTATION_MAX_ADD_FRAGILE: '1',
     ROTATION_MAX_RETIRE_SHARE: '0.5',
@@ -198,7 +198,11 @@ test('a rotation proposal built from recorded user traffic retires a gone source
   const check = await rotation.tick();
   phase('proposal made');
   t.diagnostic(
-    JSON.stringify({ changes: check.proposal?.changes.map((c) => [c.rule, c.probe_id]), considered: check.proposal?.considered }),
+    JSON.stringify({
+      changes: check.proposal?.changes.map((c) => [c.rule, c.probe_id]),
+      declined: check.proposal?.declined,
+      considered: check.proposal?.considered,
+    }),
   );
   assert.equal(check.outcome, 'proposed', check.detail);
   const proposal = check.proposal!;
@@ -221,10 +225,13 @@ test('a rotation proposal built from recorded user traffic retires a gone source
   const stored = readFileSync(proposalFile(config, probesFile), 'utf8');
   assert.doesNotMatch(stored, /@example\.org|4111 1111|7946/);
 
-  const shown = await immune('probes', 'proposal', '--url', url);
-  assert.equal(shown.status, 0, shown.stderr);
-  assert.match(shown.stdout, new RegExp(`${proposal.proposal_id}  pending`));
-  assert.match(shown.stdout, /retire source-gone {2}\[retire-gone-source\]/);
+  const shown = (await (await fetch(`${url}/probes/proposals`, { headers: { authorization: `Bearer ${OPERATOR}` } })).json()) as {
+    proposals: { proposal_id: string; state: string }[];
+  };
+  assert.deepEqual(
+    shown.proposals.map((p) => [p.proposal_id, p.state]),
+    [[proposal.proposal_id, 'pending']],
+  );
   const viewer = await fetch(`${url}/probes/proposals/${proposal.proposal_id}/accept`, {
     method: 'POST',
     headers: { authorization: 'Bearer viewer-token-0123456789abcdef' },
