@@ -115,6 +115,8 @@ async function main(): Promise<void> {
           baseline: rag.baseline,
           fcs,
           logger,
+          // An accepted proposal is probed at once, not from the next start.
+          applied: (active) => sentinel.replaceProbes(active),
         })
       : null;
   const app = sentinelHttpApp(sentinel, {

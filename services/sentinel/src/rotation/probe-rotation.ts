@@ -17,6 +17,8 @@ export interface RotationPorts {
   knowledgeExists(knowledgeId: string): Promise<boolean | null>;
   /** The users' query clusters since `sinceMs`; null when the per-RAG traffic switch is off. */
   traffic(sinceMs: number): Promise<{ answers: number; clusters: TrafficCluster[] } | null>;
+  /** Told the active probes once an accepted proposal is written (the running sentinel switches to them). */
+  applied?(active: GoldenProbe[]): void;
   /** The probe-set builder over these candidates against the frozen baseline, at most `size` probes. */
   vet(candidates: QueryLogEntry[], size: number): Promise<ProbeSetReport>;
 }
@@ -210,7 +212,11 @@ export class ProbeRotation {
     const added = proposal.changes.flatMap((c) =>
       c.kind === 'add' && c.probe !== undefined ? [{ ...c.probe, created_at: iso(now) }] : [],
     );
-    await this.ports.saveCatalog([...kept, ...added]);
+    const next = [...kept, ...added];
+    await this.ports.saveCatalog(next);
+    this.ports.applied?.(
+      next.filter((p) => p.retired_at === null || p.retired_at === undefined || Date.parse(p.retired_at) > now.getTime()),
+    );
     const decided: RotationProposal = { ...proposal, state: 'accepted', decided_at: iso(now), decided_by: actor };
     await this.store.update(decided);
     this.logger?.info({ proposal_id: id, actor, retired: retiring.size, added: added.length }, 'probe rotation accepted');

@@ -36,6 +36,8 @@ export interface RotationParts {
   baseline: RagPort;
   fcs: FactConsistencyPort;
   logger?: Logger;
+  /** The running sentinel's switch to an accepted probe set. */
+  applied?: RotationPorts['applied'];
 }
 
 export function proposalFile(config: Pick<RotationEnv, 'ROTATION_PROPOSAL_FILE'>, probesFile: string): string {
@@ -97,6 +99,7 @@ export function rotationPorts(config: RotationEnv, traffic: TrafficEnv, parts: R
     attributionShare: config.ROTATION_ATTRIBUTION,
   };
   const ports: RotationPorts = {
+    ...(parts.applied ? { applied: parts.applied } : {}),
     loadCatalog: async () => {
       const text = await readFile(parts.probesFile, 'utf8');
       const probes = parseProbeFile(text, parts.probesFile);

@@ -58,6 +58,7 @@ interface World {
 
 function setup(world: World) {
   let text = formatProbeFile(world.probes);
+  const applied: GoldenProbe[][] = [];
   const vetted: QueryLogEntry[][] = [];
   const ports: RotationPorts = {
     loadCatalog: async () => {
@@ -70,6 +71,7 @@ function setup(world: World) {
     saveCatalog: async (probes) => {
       text = formatProbeFile(probes);
     },
+    applied: (active) => applied.push(active),
     openIncidents: async () => (world.incidents === undefined ? [] : world.incidents),
     history: async () => ({ fcs: world.history ?? new Map(), flaggedSegments: world.flagged ?? new Set() }),
     knowledgeExists: async (id) => !(world.gone ?? new Set()).has(id),
@@ -99,6 +101,7 @@ function setup(world: World) {
     rotation,
     store,
     vetted,
+    applied,
     probeFile: () => text,
     editProbeFile: (next: string) => {
       text = next;
@@ -236,7 +239,7 @@ test('a proposal changes nothing until accepted; accepting applies it once; reje
     history: new Map([['still', steady(6)]]),
     clusters: [cluster('pkg-new', 9)],
   };
-  const { rotation, probeFile, editProbeFile } = setup(world);
+  const { rotation, probeFile, editProbeFile, applied } = setup(world);
   const before = probeFile();
   const { proposal } = await rotation.tick();
   assert.equal(proposal!.state, 'pending');
@@ -246,9 +249,15 @@ test('a proposal changes nothing until accepted; accepting applies it once; reje
   world.incidents = ['inc-0123456789abcdef'];
   await assert.rejects(rotation.accept(proposal!.proposal_id, 'alice'), (e: RotationRefusal) => e.status === 409);
   assert.equal(probeFile(), before);
+  assert.equal(applied.length, 0);
   world.incidents = [];
 
   const accepted = await rotation.accept(proposal!.proposal_id, 'alice');
+  assert.deepEqual(
+    applied.at(-1)?.map((p) => p.id),
+    ['keep', 'what-license-does-pkg-new-use-r20261206'],
+    'the running sentinel is told the new active set',
+  );
   assert.equal(accepted.state, 'accepted');
   assert.equal(accepted.decided_by, 'alice');
   const after = probeFile()
