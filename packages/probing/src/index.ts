@@ -78,7 +78,7 @@ export {
   type RotationOptions,
 } from './catalog/probe-rotation.ts';
 export { parseQueryLog, type QueryLogEntry } from './catalog/query-log.ts';
-export { readOnlineFcsHistory } from './catalog/probe-history.ts';
+export { readOnlineFcsHistory, readProbeHistory, type ProbeHistory } from './catalog/probe-history.ts';
 export { probesFromQuestions, type LabelledQuestionLike } from './catalog/labelled-question-probes.ts';
 /** The probe runners' side of the signed probe mark (PROBE_MARK_KEY), for the workers that run probes. */
 export { ProbeMarkSigner, PROBE_MARK_MIN_KEY_LENGTH } from '@rag-immune/traces';

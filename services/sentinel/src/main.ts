@@ -20,6 +20,9 @@ import { startTelemetry } from './telemetry.ts';
 import { listen, traceHeaders, workerLogger } from '@rag-immune/worker-runtime';
 import { TrafficConfigError, trafficConfigFromEnv } from './traffic/config.ts';
 import { trafficWatcher } from './traffic/traffic-module.ts';
+import { RotationConfigError, rotationConfigFromEnv } from './rotation/config.ts';
+import { probeRotation, scheduleRotation } from './rotation/rotation-module.ts';
+import { rotationRoutes } from './rotation/rotation-routes.ts';
 
 // The shared worker logger: its redaction paths blank tokens and API keys on every line.
 const logger = workerLogger('sentinel', SENTINEL_VERSION);
@@ -27,6 +30,7 @@ const logger = workerLogger('sentinel', SENTINEL_VERSION);
 async function main(): Promise<void> {
   const config = sentinelConfigFromEnv(process.env);
   const trafficConfig = trafficConfigFromEnv(process.env);
+  const rotationConfig = rotationConfigFromEnv(process.env);
   const busConfig = busConfigFromEnv(process.env, 'rag-immune-sentinel');
   const catalog = await ProbeCatalog.load(config.SENTINEL_PROBES_FILE);
   const probes = catalog.active();
@@ -103,12 +107,28 @@ async function main(): Promise<void> {
     },
     logger,
   );
+  // The probe set's periodic rotation (issue 38 item 4): off unless PROBE_ROTATION=1; proposals wait for review.
+  const rotation =
+    rotationConfig.PROBE_ROTATION === '1'
+      ? probeRotation(rotationConfig, trafficConfig, {
+          probesFile: config.SENTINEL_PROBES_FILE,
+          bus,
+          online,
+          baseline: rag.baseline,
+          fcs,
+          logger,
+          // An accepted proposal is probed at once, not from the next start.
+          applied: (active) => sentinel.replaceProbes(active),
+        })
+      : null;
   const app = sentinelHttpApp(sentinel, {
     registry,
     logger,
     host: config.SENTINEL_HOST,
     apiToken: config.SENTINEL_API_TOKEN,
     ragSignals: rag.signals,
+    ...(rotationConfig.SENTINEL_API_TOKENS ? { tokens: rotationConfig.SENTINEL_API_TOKENS } : {}),
+    ...(rotation ? { extraRoutes: rotationRoutes(rotation, rotationConfig.SENTINEL_API_ROLES ?? null) } : {}),
   });
   const server = listen(app, {
     worker: 'sentinel',
@@ -130,7 +150,9 @@ async function main(): Promise<void> {
   const traffic =
     trafficConfig.TRAFFIC_WATCH === '1' ? trafficWatcher(trafficConfig, { runner, publish, fcs, online, registry, logger }) : null;
   traffic?.start();
+  const rotationSchedule = rotation ? scheduleRotation(rotation, rotationConfig.ROTATION_CHECK_S * 1000, logger) : null;
   onTerminationSignal(async () => {
+    rotationSchedule?.stop();
     await traffic?.stop();
     await sentinel.stop();
     server.close();
@@ -143,6 +165,7 @@ main().catch((error: unknown) => {
   if (
     error instanceof SentinelConfigError ||
     error instanceof TrafficConfigError ||
+    error instanceof RotationConfigError ||
     error instanceof InvalidConfigError ||
     error instanceof InvalidProbeFileError ||
     error instanceof AdapterFileError

@@ -23,6 +23,8 @@ export class ProbeScheduler {
   private readonly waiting: (() => void)[] = [];
   private running = 0;
   private stopped = false;
+  /** Probes an accepted rotation retired: not scheduled again (a run in progress finishes). */
+  private readonly retired = new Set<string>();
   private readonly random: () => number;
 
   constructor(private readonly options: ProbeSchedulerOptions) {
@@ -39,6 +41,19 @@ export class ProbeScheduler {
     if (current !== undefined) return current;
     const run = this.execute(probe);
     return run;
+  }
+
+  /** Stops scheduling a probe the probe set no longer holds. */
+  retire(probeId: string): void {
+    this.retired.add(probeId);
+    clearTimeout(this.timers.get(probeId));
+    this.timers.delete(probeId);
+  }
+
+  /** Schedules a probe that joined the set, at a random point of the interval as at start. */
+  add(probe: GoldenProbe): void {
+    this.retired.delete(probe.id);
+    if (!this.timers.has(probe.id)) this.schedule(probe, this.random() * this.options.intervalMs);
   }
 
   isRunning(probeId: string): boolean {
@@ -59,7 +74,7 @@ export class ProbeScheduler {
   }
 
   private schedule(probe: GoldenProbe, delayMs: number): void {
-    if (this.stopped) return;
+    if (this.stopped || this.retired.has(probe.id)) return;
     const timer = setTimeout(() => {
       this.timers.delete(probe.id);
       void this.runNow(probe).finally(() => this.schedule(probe, this.nextDelay()));

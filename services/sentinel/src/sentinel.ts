@@ -45,7 +45,7 @@ export class Sentinel {
   private watchdog: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly probes: readonly GoldenProbe[],
+    private probes: readonly GoldenProbe[],
     private readonly runner: ProbeRunner,
     private readonly sink: ProbeResultSink,
     private readonly metrics: SentinelMetrics,
@@ -103,6 +103,28 @@ export class Sentinel {
       );
     }
     if (recovered.length > 0) this.logger?.info({ recovered }, 'overdue probes produced results again');
+  }
+
+  /**
+   * Switches to an accepted probe set (a rotation): probes no longer in it stop, new ones start at a
+   * random point of the interval, the others keep their schedule and status.
+   */
+  replaceProbes(next: readonly GoldenProbe[]): void {
+    const keep = new Set(next.map((p) => p.id));
+    for (const probe of this.probes)
+      if (!keep.has(probe.id)) {
+        this.scheduler.retire(probe.id);
+        this.status.delete(probe.id);
+      }
+    const known = new Set(this.probes.map((p) => p.id));
+    for (const probe of next)
+      if (!known.has(probe.id)) {
+        // Counted from now, so a probe that just joined is not reported overdue for the time before it.
+        this.status.set(probe.id, { probe, running: false, lastFinishedAt: Date.now() });
+        if (this.started) this.scheduler.add(probe);
+      }
+    this.probes = [...next];
+    this.logger?.info({ probes: this.probes.length }, 'probe set replaced');
   }
 
   get isStarted(): boolean {

@@ -25,6 +25,7 @@ import { cliBusConfig } from '../connection.ts';
 import { fileURLToPath } from 'node:url';
 import { emit } from '../output.ts';
 import { CliError, ExitCode } from '../exit-codes.ts';
+import { callWorkerApi } from '../worker-api.ts';
 
 /** The probe file used when neither --file nor SENTINEL_PROBES_FILE says otherwise. */
 export function defaultProbeFile(): string {
@@ -298,7 +299,114 @@ export function probesCommand(): Command {
       process.stderr.write(`${path}: ${retiring} retired, ${replacements.length} added\n`);
     });
 
+  addProposalCommands(probes);
   return probes;
+}
+
+interface SentinelApiOptions {
+  url: string;
+  token?: string;
+  json: boolean;
+}
+
+interface ProposalChange {
+  kind: 'retire' | 'add';
+  rule: string;
+  probe_id: string;
+  query: string;
+  reason: string;
+}
+
+interface Proposal {
+  proposal_id: string;
+  created_at: string;
+  state: string;
+  changes: ProposalChange[];
+  considered: Record<string, unknown>;
+  declined: { query: string; rule: string; reason: string }[];
+  decided_at: string | null;
+  decided_by: string | null;
+}
+
+/** A proposal as a reviewer reads it: every change with its rule and reason, then what was turned down. */
+export function renderProposal(p: Proposal): string {
+  const lines = [
+    `${p.proposal_id}  ${p.state}  made ${p.created_at}${p.decided_by ? `  ${p.state} by ${p.decided_by} at ${p.decided_at}` : ''}`,
+    `  from: ${Object.entries(p.considered)
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(' ')}`,
+  ];
+  if (p.changes.length === 0) lines.push('  no change proposed');
+  for (const c of p.changes) lines.push(`  ${c.kind.padEnd(6)} ${c.probe_id}  [${c.rule}]  ${c.query}`, `         why: ${c.reason}`);
+  for (const d of p.declined) lines.push(`  declined [${d.rule}] ${d.query}: ${d.reason}`);
+  return lines.join('\n');
+}
+
+/**
+ * `immune probes proposal|propose|accept|reject`: the probe-set rotation's proposals, through the
+ * sentinel's API (its token from --token or IMMUNE_API_TOKEN; deciding needs the operate role).
+ */
+function addProposalCommands(probes: Command): void {
+  const withApi = (command: Command) =>
+    command
+      .option('--url <url>', 'sentinel API (env IMMUNE_SENTINEL_URL)', process.env.IMMUNE_SENTINEL_URL ?? 'http://127.0.0.1:9464')
+      .option('--token <token>', 'sentinel API token (default: env IMMUNE_API_TOKEN)')
+      .option('--json', 'one JSON document on stdout', false);
+  const call = <T>(options: SentinelApiOptions, method: string, path: string) =>
+    callWorkerApi<T>({
+      worker: 'sentinel',
+      url: options.url,
+      method,
+      path,
+      token: options.token ?? process.env.IMMUNE_API_TOKEN,
+      timeoutMs: 600_000,
+    });
+
+  withApi(
+    probes
+      .command('proposal')
+      .description('Show the probe-set rotation proposals (default: the newest, and the last schedule check) or one by id')
+      .argument('[id]', 'proposal id (rot-...)')
+      .option('--all', 'every kept proposal', false),
+  ).action(async (id: string | undefined, options: SentinelApiOptions & { all: boolean }) => {
+    if (id !== undefined) {
+      const { proposal } = await call<{ proposal: Proposal }>(options, 'GET', `/probes/proposals/${encodeURIComponent(id)}`);
+      emit(options.json, proposal, () => renderProposal(proposal));
+      return;
+    }
+    const listed = await call<{ proposals: Proposal[]; last_check: { at: string; outcome: string; detail: string } | null }>(
+      options,
+      'GET',
+      '/probes/proposals',
+    );
+    const shown = options.all ? listed.proposals : listed.proposals.slice(-1);
+    emit(options.json, { proposals: shown, last_check: listed.last_check }, () =>
+      [
+        ...(shown.length === 0 ? ['No proposal yet.'] : shown.map(renderProposal)),
+        listed.last_check ? `last check ${listed.last_check.at}: ${listed.last_check.outcome} (${listed.last_check.detail})` : '',
+      ]
+        .filter((l) => l !== '')
+        .join('\n\n'),
+    );
+  });
+
+  withApi(
+    probes.command('propose').description('Make a rotation proposal now, whatever the interval (never while an incident is open)'),
+  ).action(async (options: SentinelApiOptions) => {
+    const made = await call<{ outcome: string; detail: string; proposal?: Proposal }>(options, 'POST', '/probes/proposals');
+    emit(options.json, made, () => (made.proposal ? renderProposal(made.proposal) : `${made.outcome}: ${made.detail}`));
+  });
+
+  for (const [decision, description] of [
+    ['accept', 'Apply a pending proposal to the probe file (operate role)'],
+    ['reject', 'Reject a pending proposal; the probe set stays as it is (operate role)'],
+  ] as const)
+    withApi(probes.command(decision).description(description).argument('<id>', 'proposal id (rot-...)')).action(
+      async (id: string, options: SentinelApiOptions) => {
+        const { proposal } = await call<{ proposal: Proposal }>(options, 'POST', `/probes/proposals/${encodeURIComponent(id)}/${decision}`);
+        emit(options.json, proposal, () => renderProposal(proposal));
+      },
+    );
 }
 
 interface BuildOptions {

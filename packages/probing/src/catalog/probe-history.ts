@@ -8,6 +8,18 @@ import { Topics } from '@rag-immune/contracts';
  * no worker's offsets move. Stops once every partition is read to the end it had when we began.
  */
 export async function readOnlineFcsHistory(bus: EventBus, sinceMs: number, timeoutMs = 120_000): Promise<Map<string, number[]>> {
+  return (await readProbeHistory(bus, sinceMs, timeoutMs)).fcs;
+}
+
+/** What the probes topic says since `sinceMs`: the online FCS per probe, and the segments traffic replays named. */
+export interface ProbeHistory {
+  fcs: Map<string, number[]>;
+  /** Segment (knowledge id) → ProbeResults of origin traffic naming it: the traffic watcher flagged it. */
+  trafficSegments: Map<string, number>;
+}
+
+/** As readOnlineFcsHistory, with the traffic watcher's replays counted per segment (the probe-set rotation). */
+export async function readProbeHistory(bus: EventBus, sinceMs: number, timeoutMs = 120_000): Promise<ProbeHistory> {
   const topic = Topics.probes.name;
   const admin = bus.kafka.admin();
   await admin.connect();
@@ -15,7 +27,8 @@ export async function readOnlineFcsHistory(bus: EventBus, sinceMs: number, timeo
   await admin.disconnect();
   const pending = new Set([...ends].filter(([, o]) => o.high > o.low).map(([partition]) => partition));
   const history = new Map<string, number[]>();
-  if (pending.size === 0) return history;
+  const trafficSegments = new Map<string, number>();
+  if (pending.size === 0) return { fcs: history, trafficSegments };
 
   let finish: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (finish = resolve));
@@ -26,6 +39,8 @@ export async function readOnlineFcsHistory(bus: EventBus, sinceMs: number, timeo
     onPoison: 'skip',
     handle: async (event) => {
       const fcs = event.online.signals?.fcs;
+      if (event.occurred_at >= sinceMs && event.origin === 'traffic' && event.segment)
+        trafficSegments.set(event.segment, (trafficSegments.get(event.segment) ?? 0) + 1);
       if (event.occurred_at >= sinceMs && fcs !== null && fcs !== undefined)
         history.set(event.probe_id, [...(history.get(event.probe_id) ?? []), fcs]);
     },
@@ -42,5 +57,5 @@ export async function readOnlineFcsHistory(bus: EventBus, sinceMs: number, timeo
   clearTimeout(timer);
   await subscriber.stop();
   if (pending.size > 0) throw new Error(`history incomplete: partitions ${[...pending].join(', ')} not read within ${timeoutMs} ms`);
-  return history;
+  return { fcs: history, trafficSegments };
 }

@@ -14,6 +14,10 @@ export interface SentinelHttpOptions {
   apiToken: string | undefined;
   /** Which signals the watched RAG's answers can feed (contract client: all), served at GET /capabilities. */
   ragSignals?: RagSignals;
+  /** SENTINEL_API_TOKENS: one token per caller, whose name the routes' roles and records use. */
+  tokens?: Readonly<Record<string, string>>;
+  /** More routes behind the same guard (the probe-set rotation's proposals). */
+  extraRoutes?: (app: Express) => void;
 }
 
 /**
@@ -31,6 +35,7 @@ export function sentinelHttpApp(sentinel: Sentinel, options: SentinelHttpOptions
       worker: 'sentinel',
       host: options.host,
       token: options.apiToken,
+      tokens: options.tokens,
       tokenEnv: 'SENTINEL_API_TOKEN',
       logger: options.logger,
     }),
@@ -53,6 +58,7 @@ export function sentinelHttpApp(sentinel: Sentinel, options: SentinelHttpOptions
           })),
         );
       });
+      options.extraRoutes?.(app);
     },
   });
 }

@@ -74,3 +74,26 @@ test('the concurrency limit holds across probes, and a failing run does not stop
   assert.ok(maxConcurrent <= 2);
   assert.ok(outcomes.filter((id) => id === 'p0').length >= 2, 'p0 keeps being scheduled after failing');
 });
+
+test('an accepted rotation: a retired probe is not scheduled again, an added one is', async () => {
+  const runs: string[] = [];
+  const scheduler = new ProbeScheduler({
+    intervalMs: 20,
+    jitter: 0,
+    maxConcurrent: 4,
+    random: () => 0,
+    run: async (p) => {
+      runs.push(p.id);
+    },
+  });
+  scheduler.start([probe('old'), probe('kept')]);
+  await sleep(70);
+  scheduler.retire('old');
+  scheduler.add(probe('new'));
+  const at = runs.length;
+  await sleep(120);
+  await scheduler.stop();
+  const later = runs.slice(at);
+  assert.equal(later.filter((id) => id === 'old').length, 0, `runs after the retirement: ${later.join(',')}`);
+  assert.ok(later.includes('new') && later.includes('kept'), `runs after the rotation: ${later.join(',')}`);
+});

@@ -63,3 +63,9 @@ test('a bad traffic watcher setting stops the worker at start (exit 78), naming 
   assert.equal(result.status, 78);
   assert.match(result.stdout + result.stderr, /TRAFFIC_FCS_SHARE/);
 });
+
+test('a bad probe rotation setting stops the worker at start (exit 78), naming the variable', () => {
+  const result = start({ SENTINEL_PROBES_FILE: join(dir, 'x.jsonl'), PROBE_ROTATION: '1', ROTATION_INTERVAL_DAYS: 'monthly' });
+  assert.equal(result.status, 78);
+  assert.match(result.stdout + result.stderr, /ROTATION_INTERVAL_DAYS/);
+});
