@@ -34,6 +34,7 @@ import { sleep } from '@rag-immune/test-kit';
 import { LoopRun } from '@rag-immune/test-kit/loop/loop-run';
 import { expectationOf } from '@rag-immune/test-kit/loop/faults';
 import { installedModelPath } from '@rag-immune/langchain-rag';
+import { callFaultAdmin } from '@rag-immune/rag-contract';
 import {
   OPERATOR_TRAFFIC_FAULTS,
   TRAFFIC_FAULTS,
@@ -227,6 +228,17 @@ async function benchPackages(packages: number): Promise<void> {
       );
       const f0 = await watcherFigures(sentinel());
       const result = await runTrafficTrial(run.context, plan, { timeoutMs });
+      if (isFaultApiTrafficFault(fault)) {
+        // The repair healed the data, not the fault API's record of the fault: retire it (its undo puts
+        // back what the fault changed, a no-op after a verified repair) so the next trial may place it again.
+        await callFaultAdmin(
+          run.context.onlineUrl,
+          'DELETE',
+          fault.split(':')[0]!,
+          {},
+          ...(run.context.ragToken ? [run.context.ragToken] : []),
+        ).catch((error: unknown) => log(`  fault record not retired: ${(error as Error).message}`));
+      }
       const f1 = await watcherFigures(sentinel()).catch(() => f0);
       const row: TrialRow = { packages, result, askedPerMinute, figures: delta(f0, f1) };
       rows.push(row);
