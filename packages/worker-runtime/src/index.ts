@@ -20,6 +20,7 @@ export {
   type Principal,
   type WorkerHttpOptions,
 } from './http-app.ts';
+export { roleTableEnv, callerRoles, roleGate, type RoleTable } from './api-roles.ts';
 export { parseNamedTokens, NamedTokensEnv, NamedTokensFileEnv, MIN_API_TOKEN_LENGTH } from './api-tokens.ts';
 export { listen, listening, httpTlsConfig, HttpTlsEnv, type HttpTlsConfig, type ListenOptions } from './listen.ts';
 export { testPause } from './test-hooks.ts';
