@@ -68,7 +68,11 @@ test('a fault on asked, unprobed knowledge: detected from traffic, confirmed by 
   // detection rate is the benchmark's to measure, bench/traffic). Every miss is named if all fail.
   let result: TrafficTrialResult | undefined;
   const tried: string[] = [];
-  const missed = (r: TrafficTrialResult | undefined) => r === undefined || r.harmless || r.trial.detectedAt === undefined;
+  // A golden probe may catch the fault first (a damaged vector can rank among a probe's neighbours):
+  // the loop then heals it without traffic, which says nothing about the watcher, so another place is
+  // drawn (a clean-clone CI run healed garbage vectors on apt/libcotp-dev that way, no traffic anomaly).
+  const missed = (r: TrafficTrialResult | undefined) =>
+    r === undefined || r.harmless || r.trial.detectedAt === undefined || r.firstTrafficAnomaly === undefined;
   for (let attempt = 0; attempt < 3 && missed(result); attempt++) {
     const plan = placeTrafficFault(
       'vectors-overwritten:garbage',
@@ -80,8 +84,15 @@ test('a fault on asked, unprobed knowledge: detected from traffic, confirmed by 
     assert.ok(!goldenSources(run.probes).has(plan.target), `${plan.target} is a golden probe's source`);
     tried.push(plan.target);
     result = await runTrafficTrial(run.context, plan, { timeoutMs: 180_000, harmlessWatchMs: 0, detectionTimeoutMs: 100_000 });
+    console.log(
+      `attempt ${attempt + 1}: ${plan.target}, answers changed ${result.userAnswersChanged}/${result.userQuestions}, ` +
+        `traffic anomalies ${result.trafficAnomalies}, golden anomalies ${result.goldenAnomalies}, outcome ${result.trial.outcome}`,
+    );
   }
-  assert.ok(result && !missed(result), `no harmful place detected among ${tried.join(', ')}`);
+  assert.ok(
+    result && !missed(result),
+    `no harmful place detected from traffic among ${tried.join(', ')} (seed ${SEED}, logs ${run.runDir})`,
+  );
   const plan = result.plan;
   const { trial } = result;
   const where = `seed ${SEED}, target ${plan.target} (answers changed ${result.userAnswersChanged}/${result.userQuestions}), outcome ${trial.outcome}, logs ${run.runDir}`;

@@ -175,10 +175,8 @@ export class EvidenceLedger {
    * incident's head) stands in for the head of a ledger written before head documents.
    */
   async records(incidentId: string, anchor?: LedgerHead): Promise<EvidenceRecord[]> {
-    const [stored, head] = await Promise.all([this.stored(incidentId), this.heads.get(incidentId)]);
+    const { stored, head } = await this.withClaimed(incidentId);
     const byId = new Map(stored.map(({ id, record }) => [id, record]));
-    // Claimed, not yet written (an append in flight or interrupted): the head document holds them.
-    for (const record of head?.doc.batch ?? []) if (!byId.has(record.record_id)) byId.set(record.record_id, record);
     const newest = stored.map(({ record }) => record).sort((a, b) => b.seq - a.seq || (a.record_id < b.record_id ? -1 : 1))[0];
     const tip = head ? head.doc.hash : anchor && anchor.hash !== GENESIS_HASH ? anchor.hash : newest?.record_id;
     const out: EvidenceRecord[] = [];
@@ -260,7 +258,7 @@ export class EvidenceLedger {
    * the newest of them was cut back, and fails.
    */
   async verify(incidentId: string, anchor?: LedgerHead, externalAnchors: readonly LedgerHead[] = []): Promise<ChainVerification> {
-    const [stored, head] = await Promise.all([this.stored(incidentId), this.heads.get(incidentId)]);
+    const { stored, head } = await this.withClaimed(incidentId);
     const tip = head ? { hash: head.doc.hash, seq: head.doc.seq } : anchor && anchor.hash !== GENESIS_HASH ? anchor : undefined;
     return verifyChain(incidentId, stored, tip, {
       key: this.key,
@@ -295,6 +293,26 @@ export class EvidenceLedger {
     if (records.length === 0) return;
     const outcomes = await this.docs.createMany(records.map((record) => ({ id: record.record_id, doc: record })));
     for (const outcome of outcomes) this.onWrite?.(outcome === 'created' ? 'created' : 'existing');
+  }
+
+  /**
+   * The incident's stored records and its head document, with the records the head claims and an
+   * append has not written yet (in flight, or interrupted by a crash) taken from the head document:
+   * they are chained and, keyed, signed like any other, and the next append writes them. The head is
+   * read first: an append writes its predecessor's claimed records before it claims, so everything
+   * older than the head's own batch is in the index by then. (Read in the other order, or without the
+   * batch, an append in flight made a chain look cut back: an effector refused a sound report as
+   * `ledger_truncated` while traffic anomalies were being appended to its incident.)
+   */
+  private async withClaimed(
+    incidentId: string,
+  ): Promise<{ stored: { id: string; record: EvidenceRecord }[]; head: Awaited<ReturnType<DocumentStore<LedgerHeadDocument>['get']>> }> {
+    const head = await this.heads.get(incidentId);
+    const stored = await this.stored(incidentId);
+    const have = new Set(stored.map(({ id }) => id));
+    for (const record of head?.doc.batch ?? [])
+      if (!have.has(record.record_id) && record.incident_id === incidentId) stored.push({ id: record.record_id, record });
+    return { stored, head };
   }
 
   private async stored(incidentId: string): Promise<{ id: string; record: EvidenceRecord }[]> {

@@ -116,11 +116,24 @@ test('an append interrupted between claiming the head and writing its records is
     ['a'],
     'served from the head document meanwhile',
   );
-  assert.match(problems(await ledger.verify(INCIDENT, first.head)), /missing head/);
+  // Chained and signed in the head document: the evidence is whole, an append in flight is no truncation.
+  const meanwhile = await ledger.verify(INCIDENT, first.head);
+  assert.equal(meanwhile.ok, true, problems(meanwhile));
+  assert.equal(meanwhile.records, 1);
   await ledger.append(INCIDENT, EMPTY_HEAD, [draft('z', 9)]);
   const verified = await ledger.verify(INCIDENT);
   assert.equal(verified.ok, true, problems(verified));
   assert.equal(verified.records, 2);
+});
+
+test('a record claimed by the head but neither indexed nor in the head document fails as missing', async () => {
+  const { ledger, records, heads } = setup({ key: KEY });
+  const first = await ledger.append(INCIDENT, EMPTY_HEAD, [draft('a', 1)]);
+  const second = await ledger.append(INCIDENT, first.head, [draft('b', 2)]);
+  await records.deleteMany(second.records.map((r) => r.record_id));
+  const head = await heads.get(INCIDENT);
+  await heads.replace(INCIDENT, { ...head!.doc, batch: [] }, head);
+  assert.match(problems(await ledger.verify(INCIDENT, second.head)), /missing head/);
 });
 
 test('verify fails on an orphan: a record of the incident off the chain from the head is never served', async () => {
@@ -149,10 +162,11 @@ test('verify fails on a truncated chain: the newest records gone with the head, 
   assert.equal(anchored.ok, false);
   assert.match(problems(anchored), /missing head/);
 
-  // Another chain: its first record removed.
+  // Another chain: its first record removed (an older append's, so the head document no longer holds it).
   const other = setup();
-  const chained = await other.ledger.append(INCIDENT, EMPTY_HEAD, [draft('a', 1), draft('b', 2)]);
-  await other.records.delete(chained.records[0]!.record_id);
+  const older = await other.ledger.append(INCIDENT, EMPTY_HEAD, [draft('a', 1), draft('b', 2)]);
+  const chained = await other.ledger.append(INCIDENT, older.head, [draft('c', 3)]);
+  await other.records.delete(older.records[0]!.record_id);
   const headless2 = await other.ledger.verify(INCIDENT, chained.head);
   assert.equal(headless2.ok, false);
   assert.match(problems(headless2), /missing/);
