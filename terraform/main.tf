@@ -92,6 +92,34 @@ locals {
     }
     memory = {}
   }
+  # The trace intake (helm/trace-intake): no bus; Elasticsearch only.
+  trace_intake_env = merge(
+    {
+      ELASTICSEARCH_URL                       = var.elasticsearch_url
+      ES_INDEX_PREFIX                         = var.index_prefix
+      TRACE_INTAKE_RETENTION_HOURS            = tostring(var.trace_intake.retention_hours)
+      TRACE_INTAKE_USER_TRAFFIC               = var.trace_intake.user_traffic
+      TRACE_INTAKE_USER_TRAFFIC_EXCLUDE       = join(",", var.trace_intake.user_traffic_exclude)
+      TRACE_INTAKE_USER_RETENTION_HOURS       = tostring(var.trace_intake.user_retention_hours)
+      TRACE_INTAKE_MAX_BODY_BYTES             = tostring(var.trace_intake.max_body_bytes)
+      TRACE_INTAKE_MAX_SPANS_PER_TRACE        = tostring(var.trace_intake.max_spans_per_trace)
+      TRACE_INTAKE_RATE_SPANS_PER_SECOND      = tostring(var.trace_intake.rate_spans_per_second)
+      TRACE_INTAKE_RATE_BURST_SPANS           = tostring(var.trace_intake.rate_burst_spans)
+      TRACE_INTAKE_PROBE_MARK_MAX_AGE_SECONDS = tostring(var.trace_intake.probe_mark_max_age_seconds)
+    },
+    var.trace_intake.tokens_file_key == "" ? {} : { TRACE_INTAKE_TOKENS_FILE = "/etc/rag-immune/intake-tokens/${var.trace_intake.tokens_file_key}" },
+    var.otlp_endpoint == "" ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT = var.otlp_endpoint },
+  )
+  trace_intake_secret_env = merge(
+    # Per-RAG tokens replace the shared one (the intake refuses a shared token that is also in the file).
+    var.trace_intake.tokens_file_key == "" ? { TRACE_INTAKE_API_TOKEN = lookup(var.secret_keys, "TRACE_INTAKE_API_TOKEN", "trace-intake-api-token") } : {},
+    { PROBE_MARK_KEY = lookup(var.secret_keys, "PROBE_MARK_KEY", "probe-mark-key") },
+  )
+  trace_intake_volumes = var.trace_intake.tokens_file_key == "" ? {} : {
+    intake-tokens = { secret = local.secret_name, key = var.trace_intake.tokens_file_key, mount_path = "/etc/rag-immune/intake-tokens" }
+  }
+  # The sentinel reads the intake's users' spans (same Elasticsearch and prefix) when the intake is deployed.
+  traffic_env = var.trace_intake.enabled && var.trace_intake.watch_traffic ? { TRAFFIC_WATCH = "1" } : {}
   resources = {
     sentinel = { requests = { cpu = "250m", memory = "768Mi" }, limits = { cpu = "2", memory = "1536Mi" } }
     default  = { requests = { cpu = "200m", memory = "512Mi" }, limits = { cpu = "1", memory = "1Gi" } }
@@ -171,7 +199,7 @@ module "sentinel" {
   namespace   = local.namespace
   image       = var.image
   replicas    = 1
-  env         = merge(local.shared_env, local.sasl_env.sentinel, local.signing_env.sentinel, local.worker_env.sentinel, lookup(var.worker_config, "sentinel", {}))
+  env         = merge(local.shared_env, local.sasl_env.sentinel, local.signing_env.sentinel, local.worker_env.sentinel, local.traffic_env, lookup(var.worker_config, "sentinel", {}))
   secret_name = local.secret_name
   secret_env = merge(local.bus_secret_env, local.sasl_secret_env.sentinel, local.signing_secret_env.sentinel, {
     SENTINEL_API_TOKEN = var.secret_keys["SENTINEL_API_TOKEN"]
@@ -241,4 +269,27 @@ module "effector" {
   pdb_min_available = 1
   pod_name_env      = "EFFECTOR_INSTANCE_ID"
   depends_on        = [module.bus_topics]
+}
+
+module "trace_intake" {
+  count       = var.trace_intake.enabled ? 1 : 0
+  source      = "./modules/worker"
+  name        = "trace-intake"
+  namespace   = local.namespace
+  image       = var.image
+  replicas    = var.trace_intake.replicas
+  env         = merge(local.trace_intake_env, lookup(var.worker_config, "trace-intake", {}))
+  secret_name = local.secret_name
+  secret_env  = local.trace_intake_secret_env
+  resources   = local.resources.default
+  # The scraper and the operators, as every worker; and whoever exports the RAG's spans.
+  network_policy = {
+    enabled         = var.network_policy.enabled
+    ingress_from    = concat(local.network_policy.sentinel.ingress_from, var.trace_intake.ingress_from)
+    egress_restrict = var.network_policy.egress_restrict
+    allow_dns       = var.network_policy.allow_dns
+    egress_to       = var.network_policy.egress_to
+  }
+  secret_volumes    = local.trace_intake_volumes
+  pdb_min_available = 1
 }

@@ -13,6 +13,11 @@ output "worker_urls" {
   }
 }
 
+output "trace_intake_url" {
+  description = "In-cluster OTLP/HTTP endpoint of the trace intake (the RAG's OTEL_EXPORTER_OTLP_ENDPOINT); null when trace_intake.enabled is false."
+  value       = var.trace_intake.enabled ? module.trace_intake[0].service_url : null
+}
+
 output "bus_provision_job" {
   description = "The Job that created the topics and registered the schemas."
   value       = module.bus_topics.job_name
@@ -35,5 +40,7 @@ output "worker_wiring" {
     identifier = module.identifier.wiring
     effector   = module.effector.wiring
     memory     = module.memory.wiring
+    # null when trace_intake.enabled is false.
+    trace_intake = var.trace_intake.enabled ? module.trace_intake[0].wiring : null
   }
 }

@@ -179,8 +179,8 @@ variable "worker_config" {
   type        = map(map(string))
   default     = {}
   validation {
-    condition     = alltrue([for w in keys(var.worker_config) : contains(["sentinel", "identifier", "effector", "memory"], w)])
-    error_message = "worker_config keys are sentinel, identifier, effector, memory."
+    condition     = alltrue([for w in keys(var.worker_config) : contains(["sentinel", "identifier", "effector", "memory", "trace-intake"], w)])
+    error_message = "worker_config keys are sentinel, identifier, effector, memory, trace-intake."
   }
 }
 
@@ -246,5 +246,53 @@ variable "effector_api_roles" {
   validation {
     condition     = alltrue([for roles in values(var.effector_api_roles) : length(roles) > 0 && alltrue([for r in roles : contains(["read", "operate", "grant"], r)])])
     error_message = "effector_api_roles: each caller needs at least one of read, operate, grant."
+  }
+}
+
+variable "trace_intake" {
+  description = <<-EOT
+    The OTLP trace intake (helm/trace-intake): the RAG's exporters send every answer's spans to it; probe spans
+    are evidence for the identifier, users' spans (redacted) feed the sentinel's traffic watcher (watch_traffic
+    sets TRAFFIC_WATCH=1). Settings as the chart's `intake` values; tokens_file_key names a Secret key holding
+    per-RAG tokens ({"tokens": [{"rag", "token", "origins"}]}, TRACE_INTAKE_TOKENS_FILE), otherwise the shared
+    token (secret_keys TRACE_INTAKE_API_TOKEN) posts. ingress_from: who may send spans (default: any pod of any
+    namespace, as the chart; narrow it to the RAG's namespace).
+  EOT
+  type = object({
+    enabled                    = optional(bool, false)
+    replicas                   = optional(number, 2)
+    watch_traffic              = optional(bool, true)
+    retention_hours            = optional(number, 72)
+    user_traffic               = optional(string, "on")
+    user_traffic_exclude       = optional(list(string), [])
+    user_retention_hours       = optional(number, 24)
+    max_body_bytes             = optional(number, 8388608)
+    max_spans_per_trace        = optional(number, 500)
+    rate_spans_per_second      = optional(number, 2000)
+    rate_burst_spans           = optional(number, 20000)
+    probe_mark_max_age_seconds = optional(number, 3600)
+    tokens_file_key            = optional(string, "")
+    ingress_from = optional(list(object({
+      namespace_labels = optional(map(string))
+      pod_labels       = optional(map(string))
+    })), [{ namespace_labels = {} }])
+  })
+  default = {}
+  validation {
+    condition     = contains(["on", "off"], var.trace_intake.user_traffic)
+    error_message = "trace_intake.user_traffic must be on or off."
+  }
+  validation {
+    # The identifier reads at most 2000 spans of a trace; a larger cap would keep spans nobody reads.
+    condition     = var.trace_intake.max_spans_per_trace >= 1 && var.trace_intake.max_spans_per_trace <= 2000
+    error_message = "trace_intake.max_spans_per_trace must be between 1 and 2000 (the identifier's read cap)."
+  }
+  validation {
+    condition     = var.trace_intake.user_retention_hours > 0 && var.trace_intake.retention_hours > 0
+    error_message = "trace_intake retention_hours and user_retention_hours must be positive (users' spans are personal data: keep them for a bounded time)."
+  }
+  validation {
+    condition     = !(var.trace_intake.watch_traffic && var.trace_intake.user_traffic == "off")
+    error_message = "trace_intake.watch_traffic needs user_traffic on: with users' spans dropped the watcher would read nothing."
   }
 }

@@ -96,3 +96,56 @@ run "network_policies_can_be_turned_off" {
     error_message = "enabled = false renders no NetworkPolicy"
   }
 }
+
+run "trace_intake_as_the_chart" {
+  command = plan
+  variables {
+    trace_intake = { enabled = true, tokens_file_key = "intake-tokens", ingress_from = [{ namespace_labels = { "kubernetes.io/metadata.name" = "search" } }] }
+  }
+
+  assert {
+    condition     = output.worker_wiring.trace_intake.env["TRACE_INTAKE_PORT"] == "4318" && output.worker_wiring.trace_intake.env["TRACE_INTAKE_HOST"] == "0.0.0.0"
+    error_message = "the intake listens on OTLP/HTTP's port, as helm/trace-intake"
+  }
+  assert {
+    condition     = output.worker_wiring.trace_intake.env["TRACE_INTAKE_USER_RETENTION_HOURS"] == "24" && output.worker_wiring.trace_intake.env["TRACE_INTAKE_MAX_SPANS_PER_TRACE"] == "500" && output.worker_wiring.trace_intake.env["TRACE_INTAKE_RATE_SPANS_PER_SECOND"] == "2000"
+    error_message = "the chart's defaults: users' spans kept 24 h, 500 spans a trace, 2000 spans a second per token"
+  }
+  assert {
+    condition     = output.worker_wiring.trace_intake.env["TRACE_INTAKE_TOKENS_FILE"] == "/etc/rag-immune/intake-tokens/intake-tokens" && output.worker_wiring.trace_intake.secret_volumes["intake-tokens"] == "/etc/rag-immune/intake-tokens" && !contains(keys(output.worker_wiring.trace_intake.secret_env), "TRACE_INTAKE_API_TOKEN")
+    error_message = "per-RAG tokens are a mounted Secret file and replace the shared token"
+  }
+  assert {
+    condition     = output.worker_wiring.trace_intake.secret_env["PROBE_MARK_KEY"] == "probe-mark-key" && output.worker_wiring.sentinel.secret_env["PROBE_MARK_KEY"] == "probe-mark-key"
+    error_message = "the intake verifies the probe mark with the key the sentinel signs it with"
+  }
+  assert {
+    condition     = !contains(keys(output.worker_wiring.trace_intake.env), "KAFKA_BROKERS")
+    error_message = "the intake has no bus"
+  }
+  assert {
+    condition     = length(output.worker_wiring.trace_intake.ingress_from) == 3
+    error_message = "ingress: the scraper, the operators and the RAG's namespace"
+  }
+  assert {
+    condition     = output.worker_wiring.sentinel.env["TRAFFIC_WATCH"] == "1"
+    error_message = "the sentinel watches the users' traffic the intake keeps"
+  }
+}
+
+run "no_trace_intake_by_default" {
+  command = plan
+
+  assert {
+    condition     = output.worker_wiring.trace_intake == null && output.trace_intake_url == null && !contains(keys(output.worker_wiring.sentinel.env), "TRAFFIC_WATCH")
+    error_message = "without the intake, no intake and no traffic watcher"
+  }
+}
+
+run "traffic_watch_needs_user_traffic" {
+  command = plan
+  variables {
+    trace_intake = { enabled = true, user_traffic = "off" }
+  }
+  expect_failures = [var.trace_intake]
+}
