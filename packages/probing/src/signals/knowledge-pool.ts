@@ -97,11 +97,16 @@ export class KnowledgePooledEvidence {
   observe(probeId: string, knowledgeIds: readonly string[], es: Record<PooledSignal, number | null>): KnowledgePoolVerdict[] {
     return [...new Set(knowledgeIds)].map((knowledgeId) => {
       const pool = this.pool(knowledgeId);
-      pool.probes.add(probeId);
-      pool.runs += 1;
+      // A run that tested nothing (every call of a side failed) is no evidence: it neither counts
+      // as a pooled run nor lets its probe open the pool.
+      const tested = POOLED_SIGNALS.some((signal) => es[signal] !== null);
+      if (tested) {
+        pool.probes.add(probeId);
+        pool.runs += 1;
+      }
       const statistic = {} as Record<PooledSignal, number>;
       const alarm = {} as Record<PooledSignal, boolean>;
-      const open = pool.probes.size >= this.minProbes;
+      const open = tested && pool.probes.size >= this.minProbes;
       for (const signal of POOLED_SIGNALS) {
         const e = es[signal];
         statistic[signal] = e === null ? pool.detectors[signal].statistic : pool.detectors[signal].next(e);

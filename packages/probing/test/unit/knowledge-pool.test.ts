@@ -134,9 +134,13 @@ test('a probe feeds one pool per knowledge id it expects; signals not tested lea
     ['apt/x', 'changelog/x'],
   );
   assert.deepEqual(verdicts[0]!.statistic, { fcs: 2, ic: 0, facts: 3 });
+  // A run that tested nothing (its calls failed) is not pooled: no run counted, the probe not added.
+  const failed = pool.observe('kp-c', ['changelog/x'], { fcs: null, ic: null, facts: null })[0]!;
+  assert.deepEqual([failed.runs, failed.probes, failed.statistic.fcs], [1, 1, 2]);
   const next = pool.observe('kp-b', ['changelog/x'], { fcs: 2, ic: null, facts: null })[0]!;
   assert.deepEqual(next.statistic, { fcs: 4, ic: 0, facts: 3 });
   assert.equal(next.probes, 2);
+  assert.deepEqual(next.probeIds, ['kp-a', 'kp-b']);
 });
 
 test('the pools are bounded and the options are checked', () => {
