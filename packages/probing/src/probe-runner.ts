@@ -261,9 +261,7 @@ export class ProbeRunner {
       async (span) => {
         const pooled = this.pooled;
         // Pooled: as many calls as this probe's evidence so far asks for (decided before the run).
-        const k = pooled
-          ? pooled.sampling.samplesFor(pooled.evidence.leaning(probe.id), pooled.evidence.threshold)
-          : (this.options.samplesPerProbe ?? 1);
+        const k = pooled ? pooled.sampling.samplesFor(this.leaning(probe), pooled.evidence.threshold) : (this.options.samplesPerProbe ?? 1);
         const [onlineSamples, baselineSamples] = await Promise.all([
           this.observeSamples('online', this.options.online, probe, correlationId, k),
           this.observeSamples('baseline', this.options.baseline, probe, correlationId, k),
@@ -366,6 +364,18 @@ export class ProbeRunner {
         };
       },
     );
+  }
+
+  /**
+   * How far the evidence on this probe leans, on the scale of its own threshold: its own detectors'
+   * or, pooled across probes, its knowledge pools' (each relative to its own threshold), whichever
+   * leans more. A probe whose knowledge is in doubt from other probes' runs is then sampled more too.
+   */
+  private leaning(probe: GoldenProbe): number {
+    const { evidence, knowledge } = this.pooled!;
+    const own = evidence.leaning(probe.id);
+    if (knowledge === undefined) return own;
+    return Math.max(own, (knowledge.leaning(probe.expected_sources) / knowledge.threshold) * evidence.threshold);
   }
 
   /**

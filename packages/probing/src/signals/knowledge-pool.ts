@@ -79,6 +79,19 @@ export class KnowledgePooledEvidence {
     return this.pools.size;
   }
 
+  /**
+   * The largest statistic of the pools of these knowledge ids (0 when none was fed): how far the
+   * evidence on the probe's knowledge leans, from earlier runs only (adaptive sampling may use it).
+   */
+  leaning(knowledgeIds: readonly string[]): number {
+    let most = 0;
+    for (const id of knowledgeIds) {
+      const pool = this.pools.get(id);
+      if (pool !== undefined) for (const signal of POOLED_SIGNALS) most = Math.max(most, pool.detectors[signal].statistic);
+    }
+    return most;
+  }
+
   private pool(knowledgeId: string): Pool {
     let entry = this.pools.get(knowledgeId);
     if (entry !== undefined) this.pools.delete(knowledgeId);

@@ -201,3 +201,15 @@ test('across probes, clean runs of two probes on one knowledge id stay quiet', a
       assert.equal(result.comparison.pooled_test!.knowledge_pools[0]!.alarmed.length, 0);
     }
 });
+
+test('across probes with adaptive sampling: a probe whose knowledge leans from another probe runs takes the larger count at once', async () => {
+  const onKnowledge = (id: string): GoldenProbe => ({ ...probe, id, expected_sources: ['changelog/libxml2'] });
+  const firstRunOfB = async (pooled: PooledTestOptions) => {
+    const low = { calls: 0, query: async () => response(`Online: libxml2 is at 2.9.14 now, take ${low.calls++ % 7}.`) };
+    const r = runner(low, rag('2.9.14'), (answer) => (answer.startsWith('Online') ? 0.3 : 0.9), pooled);
+    await r.run(onKnowledge('libxml2-version')); // leans: one run of lower online scores
+    return (await r.run(onKnowledge('libxml2-released'))).comparison.samples;
+  };
+  assert.equal(await firstRunOfB({ alpha: 0.01, maxSamples: 5, leanFraction: 0.001 }), 2);
+  assert.equal(await firstRunOfB({ alpha: 0.01, maxSamples: 5, leanFraction: 0.001, acrossProbes: { alpha: 0.01 } }), 5);
+});
