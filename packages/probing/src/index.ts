@@ -36,6 +36,7 @@ export {
   type PooledSignalState,
   type PooledVerdict,
 } from './signals/pooled-test.ts';
+export { KnowledgePooledEvidence, withPoolAlarms, type KnowledgePoolOptions, type KnowledgePoolVerdict } from './signals/knowledge-pool.ts';
 export { AdaptiveSampling, type AdaptiveSamplingOptions } from './signals/adaptive-sampling.ts';
 export { answersAreConsistent, baselineFactsLossP, factsKey, modalAnswerIndex } from './signals/sample-consensus.ts';
 export {

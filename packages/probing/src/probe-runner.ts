@@ -46,7 +46,8 @@ import { checkAgainstFeed, type FreshnessLookup } from './signals/knowledge-feed
 import { attributionCheck } from './signals/attribution.ts';
 import { mannWhitneyLessNull, smallestPossibleP, type NullDistribution } from './signals/sample-test.ts';
 import { factFrequencyTest } from './signals/fact-frequency-test.ts';
-import { PooledEvidence } from './signals/pooled-test.ts';
+import { PooledEvidence, POOLED_SIGNALS as POOLED_SIGNALS_LIST } from './signals/pooled-test.ts';
+import { KnowledgePooledEvidence, withPoolAlarms } from './signals/knowledge-pool.ts';
 import { AdaptiveSampling } from './signals/adaptive-sampling.ts';
 import { answersAreConsistent, baselineFactsLossP, modalAnswerIndex } from './signals/sample-consensus.ts';
 import type { DebugCapture } from './debug-capture.ts';
@@ -114,6 +115,12 @@ export interface PooledTestOptions {
   callsPerHour?: number;
   /** Probes whose evidence is kept (least recently run forgotten first; default 10,000). */
   maxProbes?: number;
+  /**
+   * Also pool across the probes on the same knowledge (signals/knowledge-pool.ts): every run feeds
+   * one detector per signal for each knowledge id its probe expects; a pool's alarm raises the
+   * signal on the run that crossed, as the probe's own detector would. Absent: per probe only.
+   */
+  acrossProbes?: { alpha: number; minProbes?: number };
 }
 
 export const DEFAULT_SAMPLE_ALPHA = 0.01;
@@ -192,7 +199,7 @@ function failedObservation(error: unknown, latencyMs: number, deadlinePassed = f
 export class ProbeRunner {
   private readonly policies: Record<'online' | 'baseline', IPolicy>;
   private readonly windows: Record<'online' | 'baseline', CallHealthWindow>;
-  private readonly pooled?: { evidence: PooledEvidence; sampling: AdaptiveSampling };
+  private readonly pooled?: { evidence: PooledEvidence; sampling: AdaptiveSampling; knowledge?: KnowledgePooledEvidence };
 
   constructor(private readonly options: ProbeRunnerOptions) {
     const pooled = options.pooled;
@@ -212,6 +219,14 @@ export class ProbeRunner {
           ...(pooled.leanFraction !== undefined ? { leanFraction: pooled.leanFraction } : {}),
           ...(pooled.callsPerHour !== undefined ? { callsPerHour: pooled.callsPerHour } : {}),
         }),
+        ...(pooled.acrossProbes
+          ? {
+              knowledge: new KnowledgePooledEvidence({
+                ...pooled.acrossProbes,
+                ...(pooled.maxProbes ? { maxKnowledge: pooled.maxProbes } : {}),
+              }),
+            }
+          : {}),
       };
     }
     const policy = () =>
@@ -246,9 +261,7 @@ export class ProbeRunner {
       async (span) => {
         const pooled = this.pooled;
         // Pooled: as many calls as this probe's evidence so far asks for (decided before the run).
-        const k = pooled
-          ? pooled.sampling.samplesFor(pooled.evidence.leaning(probe.id), pooled.evidence.threshold)
-          : (this.options.samplesPerProbe ?? 1);
+        const k = pooled ? pooled.sampling.samplesFor(this.leaning(probe), pooled.evidence.threshold) : (this.options.samplesPerProbe ?? 1);
         const [onlineSamples, baselineSamples] = await Promise.all([
           this.observeSamples('online', this.options.online, probe, correlationId, k),
           this.observeSamples('baseline', this.options.baseline, probe, correlationId, k),
@@ -268,15 +281,26 @@ export class ProbeRunner {
                 facts: factFrequencyTest(answersOf(onlineSamples), answersOf(baselineSamples)),
               })
             : undefined;
+        // Across probes: this run's e-values also feed the pools of the knowledge the probe expects,
+        // at once (no commit: concurrent runs on one knowledge id must not overwrite each other).
+        const knowledgePools =
+          pooledRun && pooled!.knowledge
+            ? pooled!.knowledge.observe(probe.id, probe.expected_sources, {
+                fcs: pooledRun.verdict.fcs.e,
+                ic: pooledRun.verdict.ic.e,
+                facts: pooledRun.verdict.facts.e,
+              })
+            : [];
+        const pooledVerdict = pooledRun ? withPoolAlarms(pooledRun.verdict, knowledgePools) : undefined;
         // Pooled, the facts are compared once their detector says the answers differ run after run.
-        const compareFacts = k === 1 || (pooledRun ? pooledRun.verdict.facts.alarm : this.answersDiffer(onlineSamples, baselineSamples));
+        const compareFacts = k === 1 || (pooledVerdict ? pooledVerdict.facts.alarm : this.answersDiffer(onlineSamples, baselineSamples));
         const answers = await this.compareAnswers(probe, online, baseline, compareFacts);
         const calls = this.callHealth(onlineSamples, baselineSamples, online.observation);
         const verdict = compareWithBaseline(online.observation, baseline.observation, this.options.thresholds, {
           ...(answers ? { answers } : {}),
           calls,
           ...(scores ? { samples: scores } : {}),
-          ...(pooledRun ? { pooled: pooledRun.verdict } : {}),
+          ...(pooledVerdict ? { pooled: pooledVerdict } : {}),
         });
         if (pooledRun) {
           pooledRun.commit();
@@ -316,6 +340,18 @@ export class ProbeRunner {
                   facts_e: pv.facts.e,
                   facts_statistic: pv.facts.statistic,
                   rag_calls: ragCalls,
+                  knowledge_pools: knowledgePools.map((pool) => ({
+                    knowledge_id: pool.knowledgeId,
+                    level: pool.alpha,
+                    threshold: pool.threshold,
+                    probe_ids: pool.probeIds,
+                    probes: pool.probes,
+                    runs: pool.runs,
+                    fcs_statistic: pool.statistic.fcs,
+                    ic_statistic: pool.statistic.ic,
+                    facts_statistic: pool.statistic.facts,
+                    alarmed: POOLED_SIGNALS_LIST.filter((signal) => pool.alarm[signal]),
+                  })),
                 }
               : null,
           },
@@ -328,6 +364,18 @@ export class ProbeRunner {
         };
       },
     );
+  }
+
+  /**
+   * How far the evidence on this probe leans, on the scale of its own threshold: its own detectors'
+   * or, pooled across probes, its knowledge pools' (each relative to its own threshold), whichever
+   * leans more. A probe whose knowledge is in doubt from other probes' runs is then sampled more too.
+   */
+  private leaning(probe: GoldenProbe): number {
+    const { evidence, knowledge } = this.pooled!;
+    const own = evidence.leaning(probe.id);
+    if (knowledge === undefined) return own;
+    return Math.max(own, (knowledge.leaning(probe.expected_sources) / knowledge.threshold) * evidence.threshold);
   }
 
   /**

@@ -70,6 +70,16 @@ export const SentinelEnvSchema = z.object({
   SENTINEL_SAMPLE_LEAN: number(z.number().gt(0).max(1)).default(0.01),
   /** Pooled: most RAG calls in any hour (both sides, all probes) before leaning probes stop taking more; none when unset. */
   SENTINEL_SAMPLE_CALLS_PER_HOUR: number(z.number().int().min(1)).optional(),
+  /**
+   * Pooled: also pool the evidence across the probes that expect the same knowledge id (a pool per
+   * id, alarming once SENTINEL_KNOWLEDGE_POOL_MIN_PROBES probes fed it). Off by default: it adds
+   * the pools' false-alarm budget (SENTINEL_KNOWLEDGE_POOL_ALPHA per pooled run) to the probes' own.
+   */
+  SENTINEL_KNOWLEDGE_POOL: z.enum(['on', 'off']).default('off'),
+  /** Level of each knowledge pool: at least 1 / alpha runs of its probes between false alarms; default SENTINEL_SAMPLE_ALPHA. */
+  SENTINEL_KNOWLEDGE_POOL_ALPHA: number(z.number().gt(0).lt(1)).optional(),
+  /** Distinct probes that must have fed a knowledge pool since its restart before it may alarm. */
+  SENTINEL_KNOWLEDGE_POOL_MIN_PROBES: number(z.number().int().min(2).max(1000)).default(2),
   /** Most time one side of a probe may take, retries included; default 1.5 x the call timeout. */
   SENTINEL_PROBE_DEADLINE_MS: number(z.number().int().min(100).max(600_000)).optional(),
   SENTINEL_DEBUG: z.enum(['0', '1']).default('0'),
@@ -116,6 +126,10 @@ export function sentinelConfigFromEnv(env: NodeJS.ProcessEnv): SentinelEnv {
           message: `must be at least SENTINEL_SAMPLES_PER_PROBE (${parsed.data.SENTINEL_SAMPLES_PER_PROBE}), got ${max}`,
         },
       ]);
+    if (parsed.data.SENTINEL_KNOWLEDGE_POOL === 'on' && !pooled)
+      throw new SentinelConfigError([
+        { key: 'SENTINEL_KNOWLEDGE_POOL', message: 'needs the pooled test (SENTINEL_SAMPLES_PER_PROBE >= 2 and SENTINEL_POOLED_TEST=on)' },
+      ]);
     if (parsed.data.SENTINEL_API_TOKEN === undefined && !isLoopback(parsed.data.SENTINEL_HOST))
       throw new SentinelConfigError([
         { key: 'SENTINEL_API_TOKEN', message: `is required to bind SENTINEL_HOST=${parsed.data.SENTINEL_HOST} (beyond loopback)` },
@@ -138,6 +152,14 @@ export function pooledTestOptions(config: SentinelEnv): PooledTestOptions | unde
     leanFraction: config.SENTINEL_SAMPLE_LEAN,
     ...(config.SENTINEL_SAMPLES_MAX !== undefined ? { maxSamples: config.SENTINEL_SAMPLES_MAX } : {}),
     ...(config.SENTINEL_SAMPLE_CALLS_PER_HOUR !== undefined ? { callsPerHour: config.SENTINEL_SAMPLE_CALLS_PER_HOUR } : {}),
+    ...(config.SENTINEL_KNOWLEDGE_POOL === 'on'
+      ? {
+          acrossProbes: {
+            alpha: config.SENTINEL_KNOWLEDGE_POOL_ALPHA ?? config.SENTINEL_SAMPLE_ALPHA,
+            minProbes: config.SENTINEL_KNOWLEDGE_POOL_MIN_PROBES,
+          },
+        }
+      : {}),
   };
 }
 

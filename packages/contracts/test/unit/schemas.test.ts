@@ -100,7 +100,8 @@ const REGISTERED_FINGERPRINTS: Record<string, string> = {
   // 2026-12-06: ProbeObservation's answer_hash, which the identifier checks an intake trace against (issue 40 item 3),
   // RootCauseReport's ledger_head, the evidence ledger head anchored in Kafka (issue 40 item 10), and its index_diff
   // with the open question index_change_unexplained (issue 39, what changed in the index).
-  probes: '18aa0fbb81d603b333ef0bf59fb498b398d48d57266a680cc673dd3caa2a4bf4',
+  // 2026-12-06: ProbeResult's comparison.pooled_test.knowledge_pools, evidence pooled across the probes on one knowledge id (issue 39).
+  probes: '178f7e6b3dccc639d883ec3d0f20c80f6246b3664ba8d3ea75790927dc38f784',
   reports: '6c45a9775665b8377c007e0915e160c77a761da5cbaeeb99806cba35aa9aa340',
   actions: '4ed35718d9cc30bae76bfad873703a8ef3c61c3fb6af8c9a5e40598ea8da15ba',
 };

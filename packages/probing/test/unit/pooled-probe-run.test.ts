@@ -163,3 +163,53 @@ test('a failed online call: the run reports online_error as before and the poole
   );
   assert.deepEqual([pooled.fcs_statistic, pooled.facts_statistic], [before.fcs_statistic, before.facts_statistic]);
 });
+
+test('across probes: two probes on one knowledge id reach an FCS drop in fewer rounds pooled, and the result names the pool and its probes', async () => {
+  const onKnowledge = (id: string): GoldenProbe => ({ ...probe, id, expected_sources: ['changelog/libxml2'] });
+  const probes = [onKnowledge('libxml2-version'), onKnowledge('libxml2-released')];
+  /** Rounds (each probe once a round) until a run raises fcs_drop, and that run's result. */
+  async function roundsToDrop(pooled: PooledTestOptions) {
+    const low = { calls: 0, query: async () => response(`Online: libxml2 is at 2.9.14 now, take ${low.calls++ % 7}.`) };
+    const r = runner(low, rag('2.9.14'), (answer) => (answer.startsWith('Online') ? 0.3 : 0.9), pooled);
+    for (let round = 1; round <= 12; round++)
+      for (const p of probes) {
+        const result = await r.run(p);
+        if (result.anomaly_signals.includes('fcs_drop')) return { round, result };
+      }
+    return { round: 13, result: undefined };
+  }
+  const alone = await roundsToDrop({ alpha: 0.01 });
+  const pooled = await roundsToDrop({ alpha: 0.01, acrossProbes: { alpha: 0.01 } });
+  assert.ok(pooled.round < alone.round, `pooled round ${pooled.round}, per probe ${alone.round}`);
+  assert.deepEqual(alone.result!.comparison.pooled_test!.knowledge_pools, []);
+  const [pool] = pooled.result!.comparison.pooled_test!.knowledge_pools;
+  assert.equal(pool!.knowledge_id, 'changelog/libxml2');
+  assert.deepEqual(pool!.probe_ids, ['libxml2-version', 'libxml2-released']);
+  assert.deepEqual(pool!.alarmed, ['fcs']);
+  assert.ok(pool!.fcs_statistic >= pool!.threshold && pool!.threshold === 300);
+  // The probe's own detector had not reached its threshold: the pool raised the signal.
+  assert.ok(pooled.result!.comparison.pooled_test!.fcs_statistic < 300);
+});
+
+test('across probes, clean runs of two probes on one knowledge id stay quiet', async () => {
+  const onKnowledge = (id: string): GoldenProbe => ({ ...probe, id, expected_sources: ['changelog/libxml2'] });
+  const r = runner(rag('2.9.14'), rag('2.9.14'), () => 0.9, { alpha: 0.01, acrossProbes: { alpha: 0.01 } });
+  for (let round = 0; round < 6; round++)
+    for (const id of ['libxml2-version', 'libxml2-released']) {
+      const result = await r.run(onKnowledge(id));
+      assert.equal(result.anomaly, false, result.anomaly_signals.join(','));
+      assert.equal(result.comparison.pooled_test!.knowledge_pools[0]!.alarmed.length, 0);
+    }
+});
+
+test('across probes with adaptive sampling: a probe whose knowledge leans from another probe runs takes the larger count at once', async () => {
+  const onKnowledge = (id: string): GoldenProbe => ({ ...probe, id, expected_sources: ['changelog/libxml2'] });
+  const firstRunOfB = async (pooled: PooledTestOptions) => {
+    const low = { calls: 0, query: async () => response(`Online: libxml2 is at 2.9.14 now, take ${low.calls++ % 7}.`) };
+    const r = runner(low, rag('2.9.14'), (answer) => (answer.startsWith('Online') ? 0.3 : 0.9), pooled);
+    await r.run(onKnowledge('libxml2-version')); // leans: one run of lower online scores
+    return (await r.run(onKnowledge('libxml2-released'))).comparison.samples;
+  };
+  assert.equal(await firstRunOfB({ alpha: 0.01, maxSamples: 5, leanFraction: 0.001 }), 2);
+  assert.equal(await firstRunOfB({ alpha: 0.01, maxSamples: 5, leanFraction: 0.001, acrossProbes: { alpha: 0.01 } }), 5);
+});

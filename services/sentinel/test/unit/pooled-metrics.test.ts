@@ -20,6 +20,7 @@ test('RAG calls per result: the pooled count when reported, else the calls asked
     facts_e: 0.8,
     facts_statistic: 3.5,
     rag_calls: 7,
+    knowledge_pools: [],
   };
   metrics.record({ ...plain, probe_id: 'p-pooled', comparison: { ...plain.comparison, samples: 5, pooled_test } });
   const calls = await metrics.registry.getSingleMetric('rag_immune_sentinel_rag_calls_per_result')!.get();

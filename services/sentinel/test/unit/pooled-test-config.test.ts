@@ -55,3 +55,37 @@ test('bad pooled settings stop the start, naming the variable', () => {
   refused({ SENTINEL_SAMPLE_LEAN: '0' }, 'SENTINEL_SAMPLE_LEAN', /greater than 0/);
   refused({ SENTINEL_SAMPLE_CALLS_PER_HOUR: '-1' }, 'SENTINEL_SAMPLE_CALLS_PER_HOUR', /greater than or equal to 1/);
 });
+
+test('pooling across probes on the same knowledge: off by default, on with its own level and minimum of probes', () => {
+  const sampled = { ...env, SENTINEL_SAMPLES_PER_PROBE: '3' };
+  assert.equal(pooledTestOptions(sentinelConfigFromEnv(sampled))!.acrossProbes, undefined);
+  assert.deepEqual(pooledTestOptions(sentinelConfigFromEnv({ ...sampled, SENTINEL_KNOWLEDGE_POOL: 'on' }))!.acrossProbes, {
+    alpha: 0.01,
+    minProbes: 2,
+  });
+  assert.deepEqual(
+    pooledTestOptions(
+      sentinelConfigFromEnv({
+        ...sampled,
+        SENTINEL_KNOWLEDGE_POOL: 'on',
+        SENTINEL_KNOWLEDGE_POOL_ALPHA: '0.002',
+        SENTINEL_KNOWLEDGE_POOL_MIN_PROBES: '3',
+      }),
+    )!.acrossProbes,
+    { alpha: 0.002, minProbes: 3 },
+  );
+});
+
+test('bad knowledge-pool settings stop the start, naming the variable', () => {
+  const sampled = { SENTINEL_SAMPLES_PER_PROBE: '3' };
+  refused({ ...sampled, SENTINEL_KNOWLEDGE_POOL: 'yes' }, 'SENTINEL_KNOWLEDGE_POOL', /on|off/);
+  refused({ SENTINEL_KNOWLEDGE_POOL: 'on' }, 'SENTINEL_KNOWLEDGE_POOL', /needs the pooled test/);
+  refused(
+    { SENTINEL_SAMPLES_PER_PROBE: '5', SENTINEL_POOLED_TEST: 'off', SENTINEL_KNOWLEDGE_POOL: 'on' },
+    'SENTINEL_KNOWLEDGE_POOL',
+    /needs the pooled test/,
+  );
+  refused({ ...sampled, SENTINEL_KNOWLEDGE_POOL_ALPHA: '1' }, 'SENTINEL_KNOWLEDGE_POOL_ALPHA', /less than 1/);
+  refused({ ...sampled, SENTINEL_KNOWLEDGE_POOL_MIN_PROBES: '1' }, 'SENTINEL_KNOWLEDGE_POOL_MIN_PROBES', /greater than or equal to 2/);
+  refused({ ...sampled, SENTINEL_KNOWLEDGE_POOL_MIN_PROBES: 'two' }, 'SENTINEL_KNOWLEDGE_POOL_MIN_PROBES', /./);
+});
