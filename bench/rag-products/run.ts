@@ -258,7 +258,7 @@ try {
   if (!recorded.ok) throw new Error(`Flowise prediction ${recorded.status}: ${recordedBody.slice(0, 1000)}`);
   say(`first answer in ${firstAnswerSeconds.toFixed(1)} s: ${recordedBody.slice(0, 300)}`);
   await new Promise((resolve) => setTimeout(resolve, 5000)); // the exporters batch for a second
-  spans = await recordFlowiseSpans([recordedTrace.traceparent]);
+  spans = await recordFlowiseSpans([recordedTrace.traceparent], true);
   say(`the recorded answer's spans in the intake: ${JSON.stringify(spans)}`);
   if (values['record-only']) throw new RecordOnly();
 
@@ -333,7 +333,10 @@ try {
   };
   say(`clean phase: ${JSON.stringify(clean)}`);
   const capabilities = await sentinelCapabilities(system);
-  spans = await recordFlowiseSpans(recorder.probes.map((p) => p.event.online.traceparent));
+  spans = await recordFlowiseSpans(
+    recorder.probes.map((p) => p.event.online.traceparent),
+    false,
+  );
   say(`Flowise's spans in the intake: ${JSON.stringify(spans)}`);
 
   // --- faults from outside, one at a time; the collection and prompt restored between them ---
@@ -417,10 +420,10 @@ interface SpansSeen {
 
 /**
  * Looks the clean probes' online calls up in the intake (by the traceparent the sentinel sent) and
- * records one real trace's spans: bench/rag-products/results/flowise-spans.json, the fixture of
- * packages/traces/test/unit/flowise-spans.test.ts.
+ * (`fixture`: the recorded answer's call) writes that trace's spans to results/flowise-spans.json,
+ * beside its answer in results/flowise-prediction.json: packages/traces/test/unit/flowise-spans.test.ts's fixture.
  */
-async function recordFlowiseSpans(traceparents: (string | null)[]): Promise<SpansSeen> {
+async function recordFlowiseSpans(traceparents: (string | null)[], fixture: boolean): Promise<SpansSeen> {
   const store = new ElasticsearchSpanStore(createElasticsearchClient({ url: endpoints.elasticsearchUrl }), namespace);
   const ids = traceparents.flatMap((t) => {
     const parsed = parseTraceparent(t);
@@ -433,7 +436,7 @@ async function recordFlowiseSpans(traceparents: (string | null)[]): Promise<Span
     seen.tracesWithSpans += 1;
     seen.spansPerTrace.push(found.length);
     if (seen.mapped === null) {
-      writeFileSync(join(here, 'results', 'flowise-spans.json'), JSON.stringify(found, null, 2) + '\n');
+      if (fixture) writeFileSync(join(here, 'results', 'flowise-spans.json'), JSON.stringify(found, null, 2) + '\n');
       const mapped = mapSpans(id, found);
       seen.mapped = {
         trace: mapped?.trace != null,
