@@ -7,7 +7,7 @@
  * The node definitions come from the running Flowise (GET /api/v1/nodes/{name}), as its UI builds them.
  */
 import { readFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export interface FlowSettings {
   name: string;
@@ -226,4 +226,36 @@ export async function waitForFlowise(baseUrl: string, timeoutMs: number, alive: 
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
   throw new Error(`Flowise did not answer ${baseUrl}/api/v1/ping within ${timeoutMs / 1000} s`);
+}
+
+/**
+ * Flowise's environment for tracing into the project's OTLP intake, configuration only. Its Phoenix
+ * analytics provider (the chatflow's `analytic`, a `phoenixApi` credential whose endpoint is the
+ * intake) exports OpenInference spans over OTLP/HTTP, but starts them in the active context, and
+ * Flowise's HTTP server is not instrumented: each prediction would be a new trace, not the caller's,
+ * and the identifier finds a probe's spans by the traceparent the sentinel sent. OpenTelemetry's
+ * zero-code Node instrumentation, already in Flowise's dependency tree
+ * (@opentelemetry/auto-instrumentations-node), loaded through NODE_OPTIONS with only its HTTP
+ * instrumentation on, makes the server continue the caller's trace (traceparent and tracestate, so
+ * the probe mark rides along); the LangChain spans then go through its exporter, to the same intake.
+ * The intake's Bearer token: OTEL_EXPORTER_OTLP_TRACES_HEADERS, merged by both exporters.
+ */
+export function flowiseTracingEnv(flowiseBin: string, tracesUrl: string, token: string): Record<string, string> {
+  // <install>/node_modules/.bin/flowise → <install>/node_modules
+  const modules = dirname(dirname(flowiseBin));
+  const register = join(modules, '@opentelemetry/auto-instrumentations-node/build/src/register.js');
+  if (!existsSync(register)) throw new Error(`no ${register}: Flowise's install lacks OpenTelemetry's Node instrumentation`);
+  return {
+    NODE_OPTIONS: `--require ${register}`,
+    OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http',
+    OTEL_NODE_RESOURCE_DETECTORS: 'env,host',
+    OTEL_SERVICE_NAME: 'flowise',
+    OTEL_TRACES_EXPORTER: 'otlp',
+    OTEL_METRICS_EXPORTER: 'none',
+    OTEL_LOGS_EXPORTER: 'none',
+    OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: tracesUrl,
+    OTEL_EXPORTER_OTLP_TRACES_HEADERS: `Authorization=Bearer%20${token}`,
+    OTEL_BSP_SCHEDULE_DELAY: '1000',
+  };
 }

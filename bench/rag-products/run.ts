@@ -29,7 +29,8 @@ import { loadStackConfig, repoRoot, stackEndpoints } from '@rag-immune/stack';
 import { loadDebianKnowledge } from '@rag-immune/debian-knowledge';
 import { SentenceEmbedder } from '@rag-immune/embeddings';
 import { PROMPTS, knowledgeDocuments, type PromptVersion } from '@rag-immune/langchain-rag';
-import { createQdrantClient } from '@rag-immune/worker-runtime';
+import { createElasticsearchClient, createQdrantClient } from '@rag-immune/worker-runtime';
+import { ElasticsearchSpanStore, mapSpans, newProbeTraceContext, parseTraceparent, probeTraceHeaders } from '@rag-immune/traces';
 import { freePort } from '@rag-immune/test-kit';
 import { ImmuneSystem } from '@rag-immune/test-kit/loop/immune-system';
 import { LoopRecorder } from '@rag-immune/test-kit/loop/timeline';
@@ -37,10 +38,12 @@ import { newNamespace, removeNamespace, removeSnapshots } from '@rag-immune/test
 import { selectLoopProbes, writeProbeFile } from '@rag-immune/test-kit/loop/probes';
 import { expectationOf, type FaultPlan } from '@rag-immune/test-kit/loop/faults';
 import { runTrial, type TrialContext, type TrialResult } from '@rag-immune/test-kit/loop/trial';
+import { startTraceIntakeProcess } from '@rag-immune/test-kit/loop/trace-intake';
+import { randomBytes } from 'node:crypto';
 import { embeddingsApp } from './embeddings-server.ts';
 import { startLlmServer } from './llm-server.ts';
 import { loadKnowledge, reloadKnowledge } from './knowledge.ts';
-import { FlowiseApi, waitForFlowise, type FlowSettings } from './flowise.ts';
+import { FlowiseApi, flowiseTracingEnv, waitForFlowise, type FlowSettings } from './flowise.ts';
 
 const { values } = parseArgs({
   options: {
@@ -88,6 +91,8 @@ const collection = `${namespace}-flowise-online`;
 say(`run ${namespace}; logs in ${runDir}`);
 
 const children: ChildProcess[] = [];
+/** What the intake holds of Flowise's spans for the clean probes (null: not looked yet). */
+let spans: SpansSeen | null = null;
 let system: ImmuneSystem | undefined;
 let recorder: LoopRecorder | undefined;
 const closers: (() => Promise<unknown>)[] = [];
@@ -140,6 +145,24 @@ try {
   const baseline = JSON.parse(baselineOut) as { alias: string; collection: string; points: number };
   say(`baseline: alias ${baseline.alias} -> ${baseline.collection} (${baseline.points} points)`);
 
+  // --- the trace intake Flowise exports its OpenInference spans to (with its own token) ---
+  const intakeToken = randomBytes(24).toString('hex');
+  const intake = await startTraceIntakeProcess({
+    runDir,
+    endpoints,
+    namespace,
+    env: {
+      TRACE_INTAKE_API_TOKEN: intakeToken,
+      // The spans are Flowise's whatever service.name they claim (Phoenix sets the project name).
+      TRACE_INTAKE_API_TOKEN_RAG: 'flowise',
+      // Only the probes' spans matter here: no user traffic is stored.
+      TRACE_INTAKE_USER_TRAFFIC: 'off',
+    },
+  });
+  closers.push(() => intake.process.stop());
+  const intakeBase = intake.tracesUrl.replace(/\/v1\/traces$/, '');
+  say(`trace intake ${intake.tracesUrl}`);
+
   // --- Flowise, as `flowise start` runs it, its state in the run directory ---
   const flowisePort = await freePort();
   const flowiseUrl = `http://127.0.0.1:${flowisePort}`;
@@ -156,6 +179,7 @@ try {
       BLOB_STORAGE_PATH: join(flowiseHome, 'storage'),
       DISABLE_FLOWISE_TELEMETRY: 'true',
       LOG_LEVEL: 'info',
+      ...flowiseTracingEnv(flowiseBin, intake.tracesUrl, intakeToken),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -171,6 +195,16 @@ try {
     qdrant: await api.createCredential('qdrant', 'qdrantApi', { qdrantApiKey: endpoints.qdrantApiKey ?? '' }),
     // The local endpoints ask for no key; the OpenAI nodes need a credential to start.
     openai: await api.createCredential('local-openai-compatible', 'openAIApi', { openAIApiKey: 'sk-local-no-key' }),
+  };
+  // Flowise's Phoenix analytics provider, its endpoint the intake: OpenInference spans over OTLP/HTTP.
+  // Its exporter sends the key as an `api_key` header; the intake's Bearer token comes from the
+  // standard OTEL_EXPORTER_OTLP_TRACES_HEADERS in Flowise's environment (merged by the exporter).
+  const phoenix = {
+    credential: await api.createCredential('rag-immune-trace-intake', 'phoenixApi', {
+      phoenixApiKey: 'unused-see-otlp-headers',
+      phoenixEndpoint: intakeBase,
+    }),
+    projectName: 'flowise',
   };
   const fewShot = PROMPTS['few-shot-v1'].template as string;
   /** The chatflow's response prompt for a prompt version: the few-shot prompt up to its context (the question is the chat's user message). */
@@ -193,6 +227,7 @@ try {
     maxTokens: 48,
     temperature: 0,
     credentials,
+    phoenix,
   });
   const onlineSettings = settings(`${namespace} online`, collection);
   const onlineFlow = await api.createChatflow(onlineSettings);
@@ -208,9 +243,11 @@ try {
   const probes = selectLoopProbes(knowledgeIds, Number(values.probes), 'rpf');
   const first = probes.probes[0]!;
   const recordedStarted = performance.now();
+  // Sent as a probe is (traceparent + the probe mark): its spans should reach the intake under this trace.
+  const recordedTrace = newProbeTraceContext();
   const recorded = await fetch(onlineUrl, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...probeTraceHeaders(recordedTrace) },
     body: JSON.stringify({ question: first.query, streaming: false }),
     signal: AbortSignal.timeout(300_000),
   });
@@ -220,6 +257,9 @@ try {
   writeFileSync(join(here, 'results', 'flowise-prediction.json'), recordedBody);
   if (!recorded.ok) throw new Error(`Flowise prediction ${recorded.status}: ${recordedBody.slice(0, 1000)}`);
   say(`first answer in ${firstAnswerSeconds.toFixed(1)} s: ${recordedBody.slice(0, 300)}`);
+  await new Promise((resolve) => setTimeout(resolve, 5000)); // the exporters batch for a second
+  spans = await recordFlowiseSpans([recordedTrace.traceparent], true);
+  say(`the recorded answer's spans in the intake: ${JSON.stringify(spans)}`);
   if (values['record-only']) throw new RecordOnly();
 
   // --- the immune system, pointed at the two chatflows through the adapter file ---
@@ -250,6 +290,9 @@ try {
         IDENTIFIER_INDEX_PAYLOAD_LAYOUT: 'metadata',
         IDENTIFIER_BASELINE_PINNED_AS_OF: now.toISOString(),
         IDENTIFIER_MAX_WAIT_SECONDS: String(Math.max(60, interval * 3)),
+        // Flowise serves no GET /traces/{id}: its spans are in the intake, under the probe's traceparent.
+        IDENTIFIER_TRACE_SOURCE: 'intake',
+        IDENTIFIER_INTAKE_WAIT_MS: '30000',
       },
       effector: {
         EFFECTOR_RAG_ADAPTER_FILE: adapterFile,
@@ -290,6 +333,11 @@ try {
   };
   say(`clean phase: ${JSON.stringify(clean)}`);
   const capabilities = await sentinelCapabilities(system);
+  spans = await recordFlowiseSpans(
+    recorder.probes.map((p) => p.event.online.traceparent),
+    false,
+  );
+  say(`Flowise's spans in the intake: ${JSON.stringify(spans)}`);
 
   // --- faults from outside, one at a time; the collection and prompt restored between them ---
   const ctx: TrialContext = {
@@ -323,6 +371,7 @@ try {
       firstAnswerSeconds,
       recordedBody,
       probeCount: probes.probes.length,
+      spans,
     });
   // Written after the clean phase and after every fault: a run cut short still leaves its figures.
   write();
@@ -360,6 +409,45 @@ try {
   await cleanUp();
 }
 
+interface SpansSeen {
+  /** Clean probe calls (online side) whose trace the intake holds spans of. */
+  tracesWithSpans: number;
+  tracesLookedAt: number;
+  spansPerTrace: number[];
+  /** What the intake's mappers made of the first such trace: a contract Trace, or the gaps that kept it from one. */
+  mapped: { trace: boolean; gaps: string[]; observedDocuments: number } | null;
+}
+
+/**
+ * Looks the clean probes' online calls up in the intake (by the traceparent the sentinel sent) and
+ * (`fixture`: the recorded answer's call) writes that trace's spans to results/flowise-spans.json,
+ * beside its answer in results/flowise-prediction.json: packages/traces/test/unit/flowise-spans.test.ts's fixture.
+ */
+async function recordFlowiseSpans(traceparents: (string | null)[], fixture: boolean): Promise<SpansSeen> {
+  const store = new ElasticsearchSpanStore(createElasticsearchClient({ url: endpoints.elasticsearchUrl }), namespace);
+  const ids = traceparents.flatMap((t) => {
+    const parsed = parseTraceparent(t);
+    return parsed === null ? [] : [parsed.trace_id];
+  });
+  const seen: SpansSeen = { tracesWithSpans: 0, tracesLookedAt: ids.length, spansPerTrace: [], mapped: null };
+  for (const id of ids) {
+    const found = await store.spansOf(id).catch(() => []);
+    if (found.length === 0) continue;
+    seen.tracesWithSpans += 1;
+    seen.spansPerTrace.push(found.length);
+    if (seen.mapped === null) {
+      if (fixture) writeFileSync(join(here, 'results', 'flowise-spans.json'), JSON.stringify(found, null, 2) + '\n');
+      const mapped = mapSpans(id, found);
+      seen.mapped = {
+        trace: mapped?.trace != null,
+        gaps: mapped?.gaps.map((g) => g.piece) ?? ['no mapper claimed the spans'],
+        observedDocuments: mapped?.observed?.retrieved.length ?? 0,
+      };
+    }
+  }
+  return seen;
+}
+
 /** Waits for the identifier's "closed" [HEALING] line of every incident seen so far; false on timeout. */
 async function incidentsClosed(rec: LoopRecorder, timeoutMs: number): Promise<boolean> {
   const until = Date.now() + timeoutMs;
@@ -393,6 +481,7 @@ interface Summary {
   firstAnswerSeconds: number;
   recordedBody: string;
   probeCount: number;
+  spans: SpansSeen | null;
 }
 
 function writeResults(s: Summary): void {
@@ -437,6 +526,17 @@ function writeResults(s: Summary): void {
     '```json',
     JSON.stringify(s.capabilities, null, 2),
     '```',
+    '',
+    "## Flowise's traces in the intake",
+    '',
+    s.spans === null
+      ? 'Not looked up (the run ended before the clean phase did).'
+      : `Clean probe calls (online side) whose trace the intake holds: ${s.spans.tracesWithSpans} of ${s.spans.tracesLookedAt}; ` +
+        `spans per trace: ${s.spans.spansPerTrace.join(', ') || '—'}. ` +
+        (s.spans.mapped === null
+          ? 'No trace to map.'
+          : `The first mapped (results/flowise-spans.json): contract trace ${s.spans.mapped.trace ? 'made' : 'not made'}, ` +
+            `${s.spans.mapped.observedDocuments} documents observed, gaps: ${s.spans.mapped.gaps.join(', ') || 'none'}.`),
     '',
     '## Clean phase',
     '',
