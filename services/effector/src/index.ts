@@ -68,3 +68,4 @@ export { ModeStore, MODES, type EffectorMode } from './state/mode-store.ts';
 export { ACTION_STATUSES, canMoveAction, InvalidActionTransitionError, type ActionStatus } from './state/action-state.ts';
 export { CollectionAliases, AliasConflictError } from './snapshots/collection-aliases.ts';
 export { RecoveryVerifier, probesOf, verdictOf, type ProbeMeasurement, type Verdict } from './verify/recovery-verifier.ts';
+export { EffectorMetrics } from './metrics.ts';

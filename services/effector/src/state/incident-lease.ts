@@ -143,6 +143,7 @@ class HeldIncidentLease implements IncidentLease {
   private readonly every: number;
   private chain: Promise<unknown> = Promise.resolve();
   private ended = false;
+  private released = false;
 
   constructor(
     public latest: Versioned<IncidentLeaseDoc>,
@@ -201,9 +202,11 @@ class HeldIncidentLease implements IncidentLease {
 
   release(): Promise<void> {
     return this.serial(async () => {
-      if (this.ended) return;
+      if (this.released) return;
+      this.released = true;
       this.stop();
-      // Only if still this hold's: a lease taken over meanwhile is the new holder's to release.
+      // Only if still this hold's (compare-and-set on the last version it wrote): a lease taken over
+      // meanwhile is the new holder's; one lost only to an unreachable store is freed now it answers.
       await this.docs.delete(this.latest.doc.key, this.latest).catch(() => undefined);
     });
   }
