@@ -242,3 +242,53 @@ module "effector" {
   pod_name_env      = "EFFECTOR_INSTANCE_ID"
   depends_on        = [module.bus_topics]
 }
+
+# The trace intake (as helm/trace-intake): OTLP/HTTP in, Elasticsearch out, no bus. The RAG a span set
+# belongs to comes from its token (tokens_key: a mounted per-RAG tokens file); a probe's spans are filed
+# as such only when their mark verifies under PROBE_MARK_KEY, the sentinel's and the effector's key.
+module "trace_intake" {
+  count     = var.trace_intake.enabled ? 1 : 0
+  source    = "./modules/worker"
+  name      = "trace-intake"
+  namespace = local.namespace
+  image     = var.image
+  replicas  = var.trace_intake.replicas
+  env = merge(
+    {
+      ELASTICSEARCH_URL                       = var.elasticsearch_url
+      ES_INDEX_PREFIX                         = var.index_prefix
+      TRACE_INTAKE_RETENTION_HOURS            = tostring(var.trace_intake.retention_hours)
+      TRACE_INTAKE_USER_TRAFFIC               = var.trace_intake.user_traffic
+      TRACE_INTAKE_USER_RETENTION_HOURS       = tostring(var.trace_intake.user_retention_hours)
+      TRACE_INTAKE_MAX_BODY_BYTES             = tostring(var.trace_intake.max_body_bytes)
+      TRACE_INTAKE_MAX_SPANS_PER_TRACE        = tostring(var.trace_intake.max_spans_per_trace)
+      TRACE_INTAKE_RATE_SPANS_PER_SECOND      = tostring(var.trace_intake.rate_spans_per_second)
+      TRACE_INTAKE_RATE_BURST_SPANS           = tostring(var.trace_intake.rate_burst_spans)
+      TRACE_INTAKE_PROBE_MARK_MAX_AGE_SECONDS = tostring(var.trace_intake.probe_mark_max_age_seconds)
+    },
+    var.trace_intake.tokens_key == "" ? {} : { TRACE_INTAKE_TOKENS_FILE = "/etc/rag-immune/intake-tokens/${var.trace_intake.tokens_key}" },
+    var.otlp_endpoint == "" ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT = var.otlp_endpoint },
+    lookup(var.worker_config, "trace-intake", {}),
+  )
+  secret_name = local.secret_name
+  secret_env = merge(
+    { PROBE_MARK_KEY = lookup(var.secret_keys, "PROBE_MARK_KEY", "probe-mark-key") },
+    var.trace_intake.tokens_key != "" ? {} : { TRACE_INTAKE_API_TOKEN = lookup(var.secret_keys, "TRACE_INTAKE_API_TOKEN", "trace-intake-api-token") },
+  )
+  secret_volumes = var.trace_intake.tokens_key == "" ? {} : {
+    intake-tokens = { secret = local.secret_name, key = var.trace_intake.tokens_key, mount_path = "/etc/rag-immune/intake-tokens" }
+  }
+  resources         = local.resources.default
+  pdb_min_available = 1
+  network_policy = {
+    enabled = var.network_policy.enabled
+    # The scraper, and the RAG's exporters (the chart's default: any namespace).
+    ingress_from = concat(
+      [{ namespace_labels = { "kubernetes.io/metadata.name" = var.network_policy.prometheus_namespace }, pod_labels = var.network_policy.prometheus_pod_labels }],
+      var.trace_intake.rag_peers,
+    )
+    egress_restrict = var.network_policy.egress_restrict
+    allow_dns       = var.network_policy.allow_dns
+    egress_to       = var.network_policy.egress_to
+  }
+}

@@ -10,6 +10,8 @@ output "worker_urls" {
     identifier = module.identifier.service_url
     effector   = module.effector.service_url
     memory     = module.memory.service_url
+    # null when trace_intake.enabled is false.
+    trace-intake = one(module.trace_intake[*].service_url)
   }
 }
 
@@ -31,9 +33,10 @@ output "secret_name" {
 output "worker_wiring" {
   description = "Each worker's environment, Secret key references, NetworkPolicy ingress peers and Secret files (no secret values): what tests/parity.tftest.hcl checks against the Helm charts."
   value = {
-    sentinel   = module.sentinel.wiring
-    identifier = module.identifier.wiring
-    effector   = module.effector.wiring
-    memory     = module.memory.wiring
+    sentinel     = module.sentinel.wiring
+    identifier   = module.identifier.wiring
+    effector     = module.effector.wiring
+    memory       = module.memory.wiring
+    trace-intake = one(module.trace_intake[*].wiring)
   }
 }

@@ -248,3 +248,36 @@ variable "effector_api_roles" {
     error_message = "effector_api_roles: each caller needs at least one of read, operate, grant."
   }
 }
+
+variable "trace_intake" {
+  description = <<-EOT
+    The trace intake (services/trace-intake, as helm/trace-intake): the RAG's OTLP/HTTP exporter posts its spans here,
+    the identifier reads them from Elasticsearch. No bus. tokens_key: the Secret key of the per-RAG tokens file
+    (TRACE_INTAKE_TOKENS_FILE: the RAG a span set belongs to comes from its token); empty: the single
+    TRACE_INTAKE_API_TOKEN (secret_keys, default key trace-intake-api-token). rag_peers: who may post spans
+    (NetworkPolicy ingress; default any pod of any namespace, as the chart: narrow it to the RAG's namespace).
+  EOT
+  type = object({
+    enabled                    = optional(bool, true)
+    replicas                   = optional(number, 2)
+    tokens_key                 = optional(string, "")
+    rag_peers                  = optional(list(object({ namespace_labels = optional(map(string)), pod_labels = optional(map(string)) })), [{ namespace_labels = {} }])
+    retention_hours            = optional(number, 72)
+    user_traffic               = optional(string, "on")
+    user_retention_hours       = optional(number, 24)
+    max_body_bytes             = optional(number, 8388608)
+    max_spans_per_trace        = optional(number, 500)
+    rate_spans_per_second      = optional(number, 2000)
+    rate_burst_spans           = optional(number, 20000)
+    probe_mark_max_age_seconds = optional(number, 3600)
+  })
+  default = {}
+  validation {
+    condition     = contains(["on", "off"], var.trace_intake.user_traffic)
+    error_message = "trace_intake.user_traffic is on or off."
+  }
+  validation {
+    condition     = var.trace_intake.max_spans_per_trace >= 1 && var.trace_intake.rate_spans_per_second > 0
+    error_message = "trace_intake.max_spans_per_trace and rate_spans_per_second must be positive."
+  }
+}

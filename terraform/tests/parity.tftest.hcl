@@ -96,3 +96,73 @@ run "network_policies_can_be_turned_off" {
     error_message = "enabled = false renders no NetworkPolicy"
   }
 }
+
+run "trace_intake_as_the_chart" {
+  command = plan
+
+  assert {
+    condition     = output.worker_wiring["trace-intake"].env["TRACE_INTAKE_PORT"] == "4318" && output.worker_wiring["trace-intake"].env["TRACE_INTAKE_HOST"] == "0.0.0.0"
+    error_message = "the intake listens on OTLP/HTTP's port 4318 (TRACE_INTAKE_PORT), as helm/trace-intake"
+  }
+  assert {
+    condition     = output.worker_wiring["trace-intake"].env["TRACE_INTAKE_MAX_SPANS_PER_TRACE"] == "500" && output.worker_wiring["trace-intake"].env["TRACE_INTAKE_RATE_SPANS_PER_SECOND"] == "2000" && output.worker_wiring["trace-intake"].env["TRACE_INTAKE_PROBE_MARK_MAX_AGE_SECONDS"] == "3600"
+    error_message = "the chart's caps: spans per trace, spans per second per token, probe mark age"
+  }
+  assert {
+    condition     = output.worker_wiring["trace-intake"].secret_env["PROBE_MARK_KEY"] == "probe-mark-key" && output.worker_wiring["trace-intake"].secret_env["TRACE_INTAKE_API_TOKEN"] == "trace-intake-api-token"
+    error_message = "the probe mark key and the intake token come from the Secret, as the chart's secretEnv"
+  }
+  assert {
+    condition     = !contains(keys(output.worker_wiring["trace-intake"].env), "KAFKA_BROKERS")
+    error_message = "the intake has no bus"
+  }
+  assert {
+    condition     = length(output.worker_wiring["trace-intake"].ingress_from) == 2
+    error_message = "ingress: the scraper and the RAG's exporters"
+  }
+  assert {
+    condition     = output.worker_urls["trace-intake"] != null
+    error_message = "the intake's URL is an output"
+  }
+}
+
+run "trace_intake_per_rag_tokens" {
+  command = plan
+  variables {
+    trace_intake = {
+      tokens_key = "trace-intake-tokens"
+      rag_peers  = [{ namespace_labels = { "kubernetes.io/metadata.name" = "search" } }]
+    }
+  }
+  assert {
+    condition     = output.worker_wiring["trace-intake"].env["TRACE_INTAKE_TOKENS_FILE"] == "/etc/rag-immune/intake-tokens/trace-intake-tokens" && output.worker_wiring["trace-intake"].secret_volumes["intake-tokens"] == "/etc/rag-immune/intake-tokens"
+    error_message = "per-RAG tokens: a mounted Secret file"
+  }
+  assert {
+    condition     = !contains(keys(output.worker_wiring["trace-intake"].secret_env), "TRACE_INTAKE_API_TOKEN")
+    error_message = "with per-RAG tokens there is no shared token"
+  }
+  assert {
+    condition     = output.worker_wiring["trace-intake"].ingress_from[1].namespace_labels["kubernetes.io/metadata.name"] == "search"
+    error_message = "the RAG's namespace only"
+  }
+}
+
+run "trace_intake_can_be_left_out" {
+  command = plan
+  variables {
+    trace_intake = { enabled = false }
+  }
+  assert {
+    condition     = output.worker_wiring["trace-intake"] == null && output.worker_urls["trace-intake"] == null
+    error_message = "enabled = false deploys no intake"
+  }
+}
+
+run "trace_intake_bad_user_traffic_is_refused" {
+  command = plan
+  variables {
+    trace_intake = { user_traffic = "maybe" }
+  }
+  expect_failures = [var.trace_intake]
+}

@@ -7,9 +7,11 @@ locals {
     identifier = 9465
     effector   = 9466
     memory     = 9467
+    # OTLP/HTTP's registered port: exporters default to it.
+    trace-intake = 4318
   }
   port   = local.ports[var.name]
-  prefix = upper(var.name)
+  prefix = upper(replace(var.name, "-", "_"))
   selector = {
     "app.kubernetes.io/name"     = var.name
     "app.kubernetes.io/instance" = "rag-immune"

@@ -1,9 +1,9 @@
 variable "name" {
-  description = "The worker: sentinel, identifier, effector or memory."
+  description = "The worker: sentinel, identifier, effector, memory or trace-intake."
   type        = string
   validation {
-    condition     = contains(["sentinel", "identifier", "effector", "memory"], var.name)
-    error_message = "name must be sentinel, identifier, effector or memory."
+    condition     = contains(["sentinel", "identifier", "effector", "memory", "trace-intake"], var.name)
+    error_message = "name must be sentinel, identifier, effector, memory or trace-intake."
   }
 }
 
