@@ -342,6 +342,8 @@ export function effectorIndices(prefix: string) {
     rateClaims: `${prefix}-repair-rate-claims`,
     /** Where the RAG's alias pointed over time (a RAG without repair hooks: snapshots/alias-history.ts). */
     aliasHistory: `${prefix}-alias-history`,
+    /** Who acts on each incident now, across replicas (state/incident-lease.ts): the repair run or a manual rollback. */
+    incidentLeases: `${prefix}-repair-incident-leases`,
   };
 }
 export type EffectorIndices = ReturnType<typeof effectorIndices>;

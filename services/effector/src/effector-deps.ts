@@ -18,6 +18,7 @@ import type { SnapshotStore } from './snapshots/snapshot-store.ts';
 import type { CrashPoint } from './run/crash-points.ts';
 import type { ActionStore } from './state/action-store.ts';
 import type { AuditLog } from './state/audit-log.ts';
+import type { IncidentLeases } from './state/incident-lease.ts';
 import type { IncidentStore } from './state/incident-store.ts';
 import type { ModeStore } from './state/mode-store.ts';
 import type { RecoveryVerifier } from './verify/recovery-verifier.ts';
@@ -35,6 +36,12 @@ export interface EffectorDeps {
   sourceByPrefix: Readonly<Record<string, string>>;
   actions: ActionStore;
   incidents: IncidentStore;
+  /**
+   * The incident lease across replicas (state/incident-lease.ts): taken by the repair run and by a
+   * manual rollback, so two replicas never act on one incident at once. Absent (unit tests of one
+   * process): only this process's per-incident chain orders them.
+   */
+  incidentLeases?: IncidentLeases;
   snapshots: SnapshotStore;
   /** The RAG collection's alias switch and retired generations (blue/green reindex). */
   aliases: CollectionAliases;

@@ -10,12 +10,13 @@ import { ActionEvents } from './events/action-events.ts';
 import { GrantGate } from './grants/grant-gate.ts';
 import { decideGrant } from './operator/grant-decisions.ts';
 import { reopenIncident } from './operator/reopen.ts';
-import { Rollback, type RollbackPlan } from './operator/rollback.ts';
+import { Rollback, RollbackRefused, type RollbackPlan } from './operator/rollback.ts';
 import { PlanLoop, refuseImplausible, type IncidentOutcome } from './plan/plan-loop.ts';
 import { DEFAULT_BACKLOG, RepairBacklogFullError, RepairSlots, type BacklogBound, type RepairBacklogBounds } from './plan/repair-slots.ts';
 import { ActionRunner } from './run/action-runner.ts';
 import { Undoer } from './run/undo.ts';
 import { SnapshotPruner } from './snapshots/snapshot-pruning.ts';
+import { IncidentLeaseRefused, type IncidentLease } from './state/incident-lease.ts';
 
 export type { EffectorDeps } from './effector-deps.ts';
 export { CRASH_POINTS, type CrashPoint } from './run/crash-points.ts';
@@ -131,7 +132,7 @@ export class Effector {
    */
   process(report: RootCauseReport): Promise<IncidentOutcome> {
     const previous = this.chains.get(report.incident_id) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(() => this.slots.run(() => this.loop.run(report)));
+    const next = previous.catch(() => undefined).then(() => this.slots.run(() => this.underLease(report)));
     this.chains.set(report.incident_id, next);
     this.depth.set(report.incident_id, (this.depth.get(report.incident_id) ?? 0) + 1);
     void next
@@ -144,6 +145,49 @@ export class Effector {
       })
       .catch(() => undefined);
     return next;
+  }
+
+  /**
+   * The repair run holds the incident's lease across replicas (state/incident-lease.ts): while another
+   * replica repairs it or an operator rolls it back there, this run does nothing now
+   * (`in_progress_elsewhere`) and looks again a little later, so a newer revision it carried is not
+   * dropped once the holder lets go.
+   */
+  private async underLease(report: RootCauseReport): Promise<IncidentOutcome> {
+    const leases = this.deps.incidentLeases;
+    if (leases === undefined) return this.loop.run(report);
+    try {
+      return await leases.withLease(report.incident_id, `repair of revision ${report.report_revision}`, () => this.loop.run(report));
+    } catch (error) {
+      if (!(error instanceof IncidentLeaseRefused)) throw error;
+      this.deps.logger.info(
+        {
+          incident_id: report.incident_id,
+          report_revision: report.report_revision,
+          holder: error.holder.owner,
+          purpose: error.holder.purpose,
+        },
+        'incident leased elsewhere: this run waits its turn',
+      );
+      this.retryWhenFree(report.incident_id, error.holder.until - Date.now());
+      return 'in_progress_elsewhere';
+    }
+  }
+
+  /** Re-runs the incident's latest revision once its lease may be free (at most 5 s apart), while it is open. */
+  private retryWhenFree(incidentId: string, untilFreeMs: number): void {
+    const timer = setTimeout(
+      () => {
+        void (async () => {
+          const incident = await this.deps.incidents.get(incidentId);
+          if (incident?.doc.status === 'open' && !this.chains.has(incidentId)) await this.process(this.deps.incidents.report(incident.doc));
+        })().catch((error: unknown) =>
+          this.deps.logger.error({ incident_id: incidentId, err: errorMessage(error) }, 'retrying a leased incident failed'),
+        );
+      },
+      Math.min(Math.max(untilFreeMs, 1000), 5000),
+    );
+    timer.unref();
   }
 
   /**
@@ -232,11 +276,13 @@ export class Effector {
   rollback(target: string, options: { dryRun: boolean; actor: string }): Promise<RollbackPlan> {
     if (options.dryRun) return this.rollbacks.run(target, options);
     // In the incident's turn, as a repair of it would be: never interleaved with this process's own
-    // work on the incident (other replicas' is refused by the rollback's in-flight check).
+    // work on the incident; another replica's (its repair run or another rollback) holds the
+    // incident's lease and refuses this one with 409 naming it. A snapshot of no incident is leased
+    // per collection (two manual restores of one collection never run at once).
     return this.rollbacks.incidentOf(target).then((incidentId) => {
-      if (incidentId === null) return this.rollbacks.run(target, options);
+      if (incidentId === null) return this.leasedRollback(`collection:${this.deps.collection}`, target, options);
       const previous = this.chains.get(incidentId) ?? Promise.resolve();
-      const next = previous.catch(() => undefined).then(() => this.rollbacks.run(target, options));
+      const next = previous.catch(() => undefined).then(() => this.leasedRollback(incidentId, target, options));
       this.chains.set(incidentId, next);
       this.depth.set(incidentId, (this.depth.get(incidentId) ?? 0) + 1);
       void next
@@ -247,5 +293,29 @@ export class Effector {
         .catch(() => undefined);
       return next;
     });
+  }
+
+  private async leasedRollback(key: string, target: string, options: { dryRun: boolean; actor: string }): Promise<RollbackPlan> {
+    const leases = this.deps.incidentLeases;
+    if (leases === undefined) return this.rollbacks.run(target, options);
+    let lease: IncidentLease;
+    try {
+      lease = await leases.acquire(key, `manual rollback of ${target} by ${options.actor}`);
+    } catch (error) {
+      if (!(error instanceof IncidentLeaseRefused)) throw error;
+      await this.deps.audit.record({
+        actor: options.actor,
+        command: 'rollback',
+        target,
+        outcome: 'refused',
+        detail: { leased_by: error.holder.owner, purpose: error.holder.purpose, until: new Date(error.holder.until).toISOString() },
+      });
+      throw new RollbackRefused(409, `cannot roll back ${target} now: ${error.message}`);
+    }
+    try {
+      return await this.rollbacks.run(target, { ...options, lease });
+    } finally {
+      await lease.release();
+    }
   }
 }

@@ -56,8 +56,16 @@ export {
   type IncidentDoc,
   type RecordVerdict,
 } from './state/incident-store.ts';
+export {
+  IncidentLeases,
+  IncidentLeaseRefused,
+  type IncidentLease,
+  type IncidentLeaseDoc,
+  type IncidentLeaseOptions,
+} from './state/incident-lease.ts';
 export { AuditLog, type AuditEntry } from './state/audit-log.ts';
 export { ModeStore, MODES, type EffectorMode } from './state/mode-store.ts';
 export { ACTION_STATUSES, canMoveAction, InvalidActionTransitionError, type ActionStatus } from './state/action-state.ts';
 export { CollectionAliases, AliasConflictError } from './snapshots/collection-aliases.ts';
 export { RecoveryVerifier, probesOf, verdictOf, type ProbeMeasurement, type Verdict } from './verify/recovery-verifier.ts';
+export { EffectorMetrics } from './metrics.ts';

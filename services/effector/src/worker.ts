@@ -44,6 +44,7 @@ import { QdrantSnapshotArchive } from './snapshots/qdrant-archive.ts';
 import { SnapshotStore } from './snapshots/snapshot-store.ts';
 import { ActionStore } from './state/action-store.ts';
 import { AuditLog } from './state/audit-log.ts';
+import { IncidentLeases } from './state/incident-lease.ts';
 import { IncidentStore } from './state/incident-store.ts';
 import { ModeStore } from './state/mode-store.ts';
 import { RecoveryVerifier } from './verify/recovery-verifier.ts';
@@ -127,6 +128,10 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     // Entries written while serving the API say whether their actor was authenticated (actor_verified).
     audit: withActorProvenance(new AuditLog(docs, indices.audit)),
     modes: new ModeStore(docs, indices.settings, config.EFFECTOR_MODE),
+    incidentLeases: new IncidentLeases(docs, indices.incidentLeases, {
+      owner: config.EFFECTOR_INSTANCE_ID ?? process.env.HOSTNAME ?? hostname(),
+      leaseMs: config.EFFECTOR_LEASE_MS,
+    }),
   };
   for (const store of Object.values(stores)) await store.init();
   const aliasHistory = ragRepair.hooks === 'none' ? new AliasHistory(docs, indices.aliasHistory) : undefined;

@@ -8,6 +8,7 @@ import type { EffectorDeps } from '../effector-deps.ts';
 import type { Undoer } from '../run/undo.ts';
 import { deletedSnapshot, type SnapshotRecord } from '../snapshots/snapshot-record.ts';
 import type { ActionDoc } from '../state/action-store.ts';
+import type { IncidentLease } from '../state/incident-lease.ts';
 
 /**
  * What a person may roll back: a verified repair, or one held applied after an inconclusive
@@ -36,6 +37,12 @@ export class RollbackRefused extends Error {
   }
 }
 
+/** A rollback whose incident lease was lost (not renewed in time, taken over) runs no further step. */
+function refuseLostLease(target: string, lease: IncidentLease | undefined): void {
+  if (lease?.signal.aborted)
+    throw new RollbackRefused(409, `rollback of ${target} stopped before its next step: ${errorMessage(lease.signal.reason)}`);
+}
+
 /**
  * `immune rollback <target>`: an action, every succeeded repair of an incident (newest first), or a
  * snapshot. The plan says what will change; anything that cannot be undone (a snapshot retention
@@ -58,7 +65,8 @@ export class Rollback {
     return (await deps.actions.list({ incident: target })).length > 0 ? target : null;
   }
 
-  async run(target: string, options: { dryRun: boolean; actor: string }): Promise<RollbackPlan> {
+  /** `lease`: the incident's lease this rollback holds (Effector.rollback); lost, no further step runs. */
+  async run(target: string, options: { dryRun: boolean; actor: string; lease?: IncidentLease }): Promise<RollbackPlan> {
     const { deps } = this;
     const byId = (await deps.actions.getById(target)) ?? (await deps.actions.get(target));
     let kind: RollbackPlan['kind'];
@@ -129,9 +137,12 @@ export class Rollback {
     }
     try {
       if (kind === 'snapshot' && snapshot) {
-        await this.restoreSnapshot(snapshot, plan, options.actor, target);
+        await this.restoreSnapshot(snapshot, plan, options.actor, target, options.lease);
       } else {
-        for (const step of plan.steps) await this.undoStep(step, options.actor, target);
+        for (const step of plan.steps) {
+          refuseLostLease(target, options.lease);
+          await this.undoStep(step, options.actor, target);
+        }
       }
     } catch (error) {
       await deps.audit.record({
@@ -160,7 +171,13 @@ export class Rollback {
    * it is now is snapshotted (its id is in the plan: `immune rollback <id>` undoes this restore), and
    * only then restored. A failed safety snapshot refuses the restore.
    */
-  private async restoreSnapshot(snapshot: SnapshotRecord, plan: RollbackPlan, actor: string, target: string): Promise<void> {
+  private async restoreSnapshot(
+    snapshot: SnapshotRecord,
+    plan: RollbackPlan,
+    actor: string,
+    target: string,
+    lease: IncidentLease | undefined,
+  ): Promise<void> {
     const { deps } = this;
     if (snapshot.incident_id)
       await deps.incidents.holdForHuman(snapshot.incident_id, `manual restore of snapshot ${snapshot.snapshot_id} by ${actor}`);
@@ -171,6 +188,7 @@ export class Rollback {
       1,
       `collection ${snapshot.collection} as it was is kept as snapshot ${wayBack.snapshot_id} (immune rollback ${wayBack.snapshot_id} undoes this restore)`,
     );
+    refuseLostLease(target, lease);
     await deps.snapshots.restore(snapshot);
     deps.metrics.rollbacks.inc({ trigger: 'manual' });
   }
