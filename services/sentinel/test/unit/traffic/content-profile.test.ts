@@ -1,6 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Registry } from 'prom-client';
+import { exampleProbeResult } from '@rag-immune/contracts';
+import { DriftMonitor } from '../../../src/traffic/drift-monitor.ts';
+import { SegmentResolver } from '../../../src/traffic/segment-resolver.ts';
+import { ShadowReplay } from '../../../src/traffic/shadow-replay.ts';
 import { ContentProfile, contentKey, keyFacts } from '../../../src/traffic/signals/content-profile.ts';
+import { TrafficMetrics } from '../../../src/traffic/traffic-metrics.ts';
+import { TrafficWatcher } from '../../../src/traffic/traffic-watcher.ts';
 import type { UserAnswer } from '../../../src/traffic/user-answer.ts';
 import { userAnswer } from './user-answer-fixture.ts';
 
@@ -98,4 +105,63 @@ test('profiles are per segment: the same wording in another segment is new there
 
 test('a bad share is refused', () => {
   assert.throws(() => new ContentProfile({ novelShare: 0 }), /novelShare/);
+});
+
+/** The watcher with only the content profile: pkg-b's answers state another fact from `faultAt` polls on. */
+function watcherWithContent(anomalous: boolean) {
+  let swapped = false;
+  const registry = new Registry();
+  const source = {
+    poll() {
+      const answers = ['pkg-a', 'pkg-b', 'pkg-c'].flatMap((k) =>
+        ['version', 'maintainer'].map((q) =>
+          userAnswer({ knowledgeId: k, query: `${q} of ${k}`, answer: `${k}: ${swapped && k === 'pkg-b' ? '9.9.9' : '3.0.2'} (${q}).` }),
+        ),
+      );
+      return Promise.resolve({ answers, skipped: 0, unreadable: 0 });
+    },
+  };
+  const runner = {
+    run: (probe: { id: string; query: string }) =>
+      Promise.resolve({ ...exampleProbeResult(probe.id), query: probe.query, anomaly: anomalous }),
+  };
+  const watcher = new TrafficWatcher(
+    source,
+    [new ContentProfile({ novelShare: 0.5 })],
+    new DriftMonitor({
+      profileAnswers: 10,
+      priorWeight: 20,
+      minCleanRate: 0.005,
+      confidenceZ: 1.645,
+      shift: 0.3,
+      answersPerDay: 100_000,
+      alarmsPerDay: 1,
+      cooldownMs: 0,
+    }),
+    new SegmentResolver(),
+    new ShadowReplay(runner, () => Promise.resolve(), { perSegment: 2, perIncident: 100, incidentWindowMs: 3_600_000, perHour: 100 }, 0.5),
+    new TrafficMetrics(registry),
+    { pollMs: 10, scoreDropRatio: 0.8, queriesKept: 10 },
+  );
+  const count = async (name: string) => ((await registry.getSingleMetric(name)?.get())?.values ?? []).reduce((s, v) => s + v.value, 0);
+  const polls = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      await watcher.tick();
+      await watcher.settled();
+    }
+  };
+  return { polls, count, swap: () => (swapped = true) };
+}
+
+test('in the watcher: a changed fact flags its segment; a rejected replay teaches it, a confirmed one keeps flagging', async () => {
+  for (const anomalous of [false, true]) {
+    const w = watcherWithContent(anomalous);
+    await w.polls(20);
+    assert.equal(await w.count('rag_immune_traffic_segments_flagged_total'), 0, 'clean repeats: quiet');
+    w.swap();
+    await w.polls(20);
+    const flagged = await w.count('rag_immune_traffic_segments_flagged_total');
+    if (anomalous) assert.ok(flagged >= 2, `a confirmed fault is never learned: ${flagged} flags`);
+    else assert.equal(flagged, 1, 'the baseline agreed once: the new fact is clean from then on');
+  }
 });
