@@ -19,6 +19,10 @@
  *   npx tsx bench/traffic/run.ts [--rag reference|langchain] [--packages 25,200] [--trials 3] [--faults a,b]
  *                                [--clean-answers 10000] [--rate 8] [--asked 12] [--probes 10] [--interval 4]
  *                                [--timeout 300] [--out bench/traffic/RESULTS.md]
+ *                                [--kinds a,b (same as --faults)] [--sentinel-env KEY=VALUE,KEY=VALUE]
+ *
+ * --sentinel-env sets the sentinel's traffic variables over LoopRun's (e.g. the spot-check budget
+ * TRAFFIC_SPOT_CHECKS_PER_SEGMENT_HOUR, or TRAFFIC_CONTENT_PROFILE=0 to measure without the content profile).
  *
  * Faults: the operator's, written straight into the online Qdrant collection, and (reference RAG) every
  * knowledge-scoped fault of the RAG's fault API, scoped to the one knowledge id drawn (TRAFFIC_FAULTS).
@@ -59,6 +63,8 @@ const { values: args } = parseArgs({
     packages: { type: 'string', default: '25,200' },
     trials: { type: 'string', default: '3' },
     faults: { type: 'string' },
+    kinds: { type: 'string' },
+    'sentinel-env': { type: 'string' },
     'clean-answers': { type: 'string', default: '10000' },
     rate: { type: 'string', default: '8' },
     asked: { type: 'string', default: '12' },
@@ -73,13 +79,23 @@ const { values: args } = parseArgs({
 const packageCounts = args.packages.split(',').map(Number);
 if (args.rag !== 'reference' && args.rag !== 'langchain') throw new Error(`--rag: ${args.rag} is not reference or langchain`);
 const langchain = args.rag === 'langchain';
-const faults = (args.faults ?? (langchain ? OPERATOR_TRAFFIC_FAULTS : TRAFFIC_FAULTS).join(','))
+const faults = (args.faults ?? args.kinds ?? (langchain ? OPERATOR_TRAFFIC_FAULTS : TRAFFIC_FAULTS).join(','))
   .split(',')
   .filter(Boolean) as TrafficFault[];
 if (langchain && faults.some(isFaultApiTrafficFault)) throw new Error('--faults: the LangChain RAG has no fault API');
 for (const fault of faults)
   if (!(TRAFFIC_FAULTS as readonly string[]).includes(fault))
     throw new Error(`--faults: ${fault} is not one of ${TRAFFIC_FAULTS.join(', ')}`);
+const sentinelEnv = Object.fromEntries(
+  (args['sentinel-env'] ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((pair) => {
+      const at = pair.indexOf('=');
+      if (at <= 0) throw new Error(`--sentinel-env: ${pair} is not KEY=VALUE`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+);
 const trialsPerFault = Number(args.trials);
 const cleanAnswers = Number(args['clean-answers']);
 const rate = Number(args.rate);
@@ -98,7 +114,40 @@ const rawFile = join(benchDir, 'trials.jsonl');
 const startedAt = new Date();
 const startLoad = loadavg();
 
+/** The content profile's and the spot checks' counters (by label, which WatcherFigures sums away). */
+interface BlindSpotFigures {
+  contentMeasured: number;
+  contentBad: number;
+  spotChecks: number;
+  spotDisagree: number;
+}
+
+async function blindSpotFigures(url: string): Promise<BlindSpotFigures> {
+  const response = await fetch(`${url}/metrics`);
+  if (!response.ok) throw new Error(`GET ${url}/metrics: ${response.status}`);
+  const text = await response.text();
+  const value = (pattern: RegExp) =>
+    text
+      .split('\n')
+      .filter((line) => pattern.test(line))
+      .reduce((sum, line) => sum + Number(line.split(/\s+/).at(-1)), 0);
+  return {
+    contentMeasured: value(/^rag_immune_traffic_signal_measured_total\{[^}]*signal="content_novel"/),
+    contentBad: value(/^rag_immune_traffic_signal_bad_total\{[^}]*signal="content_novel"/),
+    spotChecks: value(/^rag_immune_traffic_spot_checks_total\{/),
+    spotDisagree: value(/^rag_immune_traffic_spot_checks_total\{[^}]*outcome="disagree"/),
+  };
+}
+
+const blindDelta = (a: BlindSpotFigures, b: BlindSpotFigures): BlindSpotFigures => ({
+  contentMeasured: b.contentMeasured - a.contentMeasured,
+  contentBad: b.contentBad - a.contentBad,
+  spotChecks: b.spotChecks - a.spotChecks,
+  spotDisagree: b.spotDisagree - a.spotDisagree,
+});
+
 interface CleanPhase {
+  blind: BlindSpotFigures;
   packages: number;
   knowledgeIds: number;
   asked: number;
@@ -123,6 +172,8 @@ interface TrialRow {
   result: TrafficTrialResult;
   askedPerMinute: number;
   figures: { flagged: number; confirmed: number; rejected: number; replayQueries: number };
+  blind: BlindSpotFigures;
+  seconds: number;
 }
 
 const cleanPhases: CleanPhase[] = [];
@@ -143,7 +194,7 @@ async function benchPackages(packages: number): Promise<void> {
     probeCount: Number(args.probes),
     probeIntervalSeconds: Number(args.interval),
     runDir: join(benchDir, `system-${packages}`),
-    traffic: {},
+    traffic: { sentinelEnv },
     ...(langchain
       ? {
           rag: {
@@ -175,12 +226,14 @@ async function benchPackages(packages: number): Promise<void> {
     users = new UserTraffic({ onlineUrl: run.rag.onlineUrl, knowledgeIds: asked, rate, mix: { seed: seed + packages } });
     const sinceReports = new Set(run.recorder.reports.map((r) => r.event.incident_id));
     const c0 = await watcherFigures(sentinel());
+    const b0 = await blindSpotFigures(sentinel());
     const cleanStart = Date.now();
     const probesBefore = run.recorder.probes.length;
     const actionsBefore = run.recorder.actions.length;
     log(`clean traffic: ${rate} answers/s offered until the watcher has read ${cleanAnswers}`);
     const read = await waitForAnswersRead(sentinel(), c0.answersRead, cleanAnswers, Math.max(600_000, (cleanAnswers / rate) * 3000));
     const c1 = await watcherFigures(sentinel());
+    const b1 = await blindSpotFigures(sentinel());
     const seconds = (Date.now() - cleanStart) / 1000;
     if (!read)
       notes.push(
@@ -188,6 +241,7 @@ async function benchPackages(packages: number): Promise<void> {
       );
     const cleanProbes = run.recorder.probes.slice(probesBefore).map((p) => p.event);
     const phase: CleanPhase = {
+      blind: blindDelta(b0, b1),
       packages,
       knowledgeIds: run.rag.knowledgeIds.size,
       asked: asked.length,
@@ -227,6 +281,8 @@ async function benchPackages(packages: number): Promise<void> {
         `trial ${i + 1}/${plans.length}: ${fault} on ${plan.target}${plan.partner ? ` and ${plan.partner}` : ''} (asked ${askedPerMinute.toFixed(1)}/min)`,
       );
       const f0 = await watcherFigures(sentinel());
+      const g0 = await blindSpotFigures(sentinel());
+      const trialStart = Date.now();
       const result = await runTrafficTrial(run.context, plan, { timeoutMs });
       if (isFaultApiTrafficFault(fault)) {
         // The repair healed the data, not the fault API's record of the fault: retire it (its undo puts
@@ -240,7 +296,15 @@ async function benchPackages(packages: number): Promise<void> {
         ).catch((error: unknown) => log(`  fault record not retired: ${(error as Error).message}`));
       }
       const f1 = await watcherFigures(sentinel()).catch(() => f0);
-      const row: TrialRow = { packages, result, askedPerMinute, figures: delta(f0, f1) };
+      const g1 = await blindSpotFigures(sentinel()).catch(() => g0);
+      const row: TrialRow = {
+        packages,
+        result,
+        askedPerMinute,
+        figures: delta(f0, f1),
+        blind: blindDelta(g0, g1),
+        seconds: (Date.now() - trialStart) / 1000,
+      };
       rows.push(row);
       appendFileSync(rawFile, `${JSON.stringify(row)}\n`);
       log(
@@ -276,7 +340,7 @@ function write(final: boolean): void {
   const cleanRows = cleanPhases.map((c) => {
     const extra = c.trafficCpuPerSecond - c.quietCpuPerSecond;
     const answersPerSecond = c.answersRead / c.seconds;
-    return `| ${c.packages} (${c.knowledgeIds} ids, ${c.asked} asked) | ${c.answersRead} (${c.skipped} skipped) | ${c.seconds.toFixed(0)} | ${answersPerSecond.toFixed(2)} | **${c.incidents}** | ${c.actions} | ${c.trafficAnomalies} | ${c.goldenAnomalies} | ${c.flagged} / ${c.confirmed} / ${c.rejected} | ${c.replayQueries} | ${c.quietCpuPerSecond.toFixed(3)} | ${c.trafficCpuPerSecond.toFixed(3)} | ${answersPerSecond > 0 ? ((extra / answersPerSecond) * 1000).toFixed(1) : '—'} | ${answersPerSecond > 0 ? ((c.trafficCpuPerSecond / answersPerSecond) * 1000).toFixed(1) : '—'} |`;
+    return `| ${c.packages} (${c.knowledgeIds} ids, ${c.asked} asked) | ${c.answersRead} (${c.skipped} skipped) | ${c.seconds.toFixed(0)} | ${answersPerSecond.toFixed(2)} | **${c.incidents}** | ${c.actions} | ${c.trafficAnomalies} | ${c.goldenAnomalies} | ${c.flagged} / ${c.confirmed} / ${c.rejected} | ${c.replayQueries} | ${c.blind.contentBad} / ${c.blind.contentMeasured} | ${c.blind.spotChecks} (${c.blind.spotDisagree}) / ${((c.blind.spotChecks / c.seconds) * 3600).toFixed(0)} | ${c.quietCpuPerSecond.toFixed(3)} | ${c.trafficCpuPerSecond.toFixed(3)} | ${answersPerSecond > 0 ? ((extra / answersPerSecond) * 1000).toFixed(1) : '—'} | ${answersPerSecond > 0 ? ((c.trafficCpuPerSecond / answersPerSecond) * 1000).toFixed(1) : '—'} |`;
   });
   const byFault = packageCounts.flatMap((packages) =>
     faults.map((fault) => {
@@ -294,9 +358,9 @@ function write(final: boolean): void {
       )} |`;
     }),
   );
-  const trialRows = rows.map(({ packages, result: r, askedPerMinute, figures }) => {
+  const trialRows = rows.map(({ packages, result: r, askedPerMinute, figures, blind, seconds }) => {
     const t = r.trial;
-    return `| ${packages} | ${r.plan.fault} | ${r.plan.target}${r.plan.partner ? ` + ${r.plan.partner}` : ''} | ${askedPerMinute.toFixed(1)} | ${r.userAnswersChanged} of ${r.userQuestions} | ${sec(r, r.trafficDetectedAt)} | ${figures.flagged} / ${figures.confirmed} / ${figures.rejected} (${figures.replayQueries} replayed) | ${r.trafficAnomalies} | ${r.goldenAnomalies} | ${
+    return `| ${packages} | ${r.plan.fault} | ${r.plan.target}${r.plan.partner ? ` + ${r.plan.partner}` : ''} | ${askedPerMinute.toFixed(1)} | ${r.userAnswersChanged} of ${r.userQuestions} | ${sec(r, r.trafficDetectedAt)} | ${figures.flagged} / ${figures.confirmed} / ${figures.rejected} (${figures.replayQueries} replayed) | ${blind.contentBad} / ${blind.contentMeasured} | ${blind.spotChecks} (${blind.spotDisagree}) in ${seconds.toFixed(0)} s | ${r.trafficAnomalies} | ${r.goldenAnomalies} | ${
       t.finalReport ? `${t.finalReport.root_cause} ${t.finalReport.confidence.toFixed(2)}` : '—'
     } | ${sec(r, t.verifiedAt)} | ${t.actions.map((a) => `${a.intent}:${a.statuses.at(-1)}`).join(' ') || '—'} | ${r.harmless ? 'harmless to users' : t.outcome} |`;
   });
@@ -314,7 +378,16 @@ ${final ? '' : `**Partial: written while the run was going on.**\n\n`}Run of ${s
 fixed Debian corpus (\`loadDebianKnowledge\`), ${args.probes} golden probes every ${args.interval} s, the trace intake, the four workers as
 processes, effector in \`auto\` mode; the online RAG exports every answer's OTLP spans to the intake, which stores users' spans
 redacted; the sentinel's traffic watcher reads them (LoopRun's traffic settings: \`LOOP_TRAFFIC_ENV\` in test/kit/src/loop/loop-run.ts,
-10 answers to profile a segment, FCS on 10% of answers, the default alarm budget of one unconfirmed alarm per 100,000 answers).
+10 answers to profile a segment, FCS on 10% of answers, the default alarm budget of one unconfirmed alarm per 100,000 answers${
+    Object.keys(sentinelEnv).length > 0
+      ? `; over them: ${Object.entries(sentinelEnv)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(', ')}`
+      : ''
+  }).
+"content novel / measured": answers the content profile signal (\`content_novel\`) found novel for their question cluster, of those it
+measured; "spot checks": budgeted replays of a user query against online and baseline with no signal moving (a disagreeing one flags
+the segment for the normal confirmation).
 Simulated users: ${rate} requests/s offered (at most 4 in flight), Zipf popularity over the labelled questions about ${askedCount}
 knowledge ids drawn at random (seed ${seed}), half of them paraphrased, 10% outside the knowledge.
 Every fault is placed on a knowledge id drawn at random among those asked at least ${PROFILED_AFTER} times so far and that **no golden
@@ -331,9 +404,9 @@ per second (on a machine this loaded the golden probes' share varies more than t
 the watcher's cost is under this measurement's noise); the upper bound divides all the sentinel's CPU, golden probes included.
 Answers/s is what the RAG served and the watcher read on this shared machine, not the watcher's ceiling.
 
-| packages | answers read | seconds | answers/s | incidents | actions | traffic anomalies | golden anomalies | flagged / confirmed / rejected | replayed queries | sentinel CPU s/s quiet | sentinel CPU s/s with traffic | watcher CPU ms / answer | sentinel CPU ms / answer (upper bound) |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
-${cleanRows.join('\n') || '| (not run) | | | | | | | | | | | | | |'}
+| packages | answers read | seconds | answers/s | incidents | actions | traffic anomalies | golden anomalies | flagged / confirmed / rejected | replayed queries | content novel / measured | spot checks (disagree) / per hour | sentinel CPU s/s quiet | sentinel CPU s/s with traffic | watcher CPU ms / answer | sentinel CPU ms / answer (upper bound) |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+${cleanRows.join('\n') || '| (not run) | | | | | | | | | | | | | | | |'}
 
 ## Faults on asked, unprobed knowledge
 
@@ -350,8 +423,8 @@ ${byFault.join('\n')}
 published as anomalous ProbeResults (origin traffic); "golden anomalies": golden-probe anomalies after the fault (a golden probe
 retrieving the damaged chunk by chance).
 
-| packages | fault | knowledge id | asked / min | answers changed | detected from traffic | replay | traffic anomalies | golden anomalies | final cause | verified (MTTR) | actions (last status) | outcome |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| packages | fault | knowledge id | asked / min | answers changed | detected from traffic | replay | content novel / measured | spot checks (disagree) | traffic anomalies | golden anomalies | final cause | verified (MTTR) | actions (last status) | outcome |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${trialRows.join('\n')}
 ${notes.length === 0 ? '' : `\n## Notes\n\n${notes.map((n) => `- ${n}`).join('\n')}\n`}`;
   writeFileSync(args.out, markdown);

@@ -57,6 +57,19 @@ export const TrafficEnvSchema = z.object({
   TRAFFIC_PROMOTED_INTERVAL_S: int(1, 86_400).default(300),
   TRAFFIC_PROMOTED_CLEAN_ROUNDS: int(1, 100).default(3),
   TRAFFIC_PROMOTED_TTL_S: int(60, 7 * 86_400).default(86_400),
+  /**
+   * The content profile signal: an answer to a question cluster already answered cleanly whose own
+   * chunks (content keys) or key facts are at least TRAFFIC_CONTENT_NOVEL_SHARE new counts as bad.
+   */
+  TRAFFIC_CONTENT_PROFILE: z.enum(['0', '1']).default('1'),
+  TRAFFIC_CONTENT_NOVEL_SHARE: number(z.number().gt(0).max(1)).default(0.5),
+  /**
+   * Budgeted spot checks: a segment's recent query replayed against online and baseline with no
+   * signal moving, at most TRAFFIC_SPOT_CHECKS_PER_SEGMENT_HOUR per segment (fractions allowed) and
+   * TRAFFIC_SPOT_CHECKS_PER_HOUR over all segments; either at 0 disables them.
+   */
+  TRAFFIC_SPOT_CHECKS_PER_SEGMENT_HOUR: number(z.number().min(0).max(3600)).default(1),
+  TRAFFIC_SPOT_CHECKS_PER_HOUR: int(0, 10_000).default(30),
   /** Read traffic from this long before the start (default: only what arrives after). */
   TRAFFIC_START_LOOKBACK_MS: int(0, 86_400_000).default(0),
 });

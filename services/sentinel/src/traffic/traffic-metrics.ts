@@ -11,6 +11,7 @@ export class TrafficMetrics {
   readonly segmentsConfirmed: Counter;
   readonly segmentsRejected: Counter;
   readonly replayCalls: Counter<'outcome'>;
+  readonly spotChecks: Counter<'outcome'>;
   readonly pollErrors: Counter;
   readonly segments: Gauge;
 
@@ -61,6 +62,12 @@ export class TrafficMetrics {
     this.replayCalls = new Counter({
       name: 'rag_immune_traffic_replay_queries_total',
       help: 'User queries replayed against the online and the baseline RAG',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.spotChecks = new Counter({
+      name: 'rag_immune_traffic_spot_checks_total',
+      help: 'Budgeted spot checks: a user query replayed against online and baseline with no signal moving (agree | disagree | failed)',
       labelNames: ['outcome'],
       registers,
     });

@@ -14,9 +14,12 @@ import { PromotedReplays } from './promoted-replays.ts';
 import { SegmentResolver } from './segment-resolver.ts';
 import { ShadowReplay } from './shadow-replay.ts';
 import { citationCheck } from './signals/citation-check.ts';
+import { contentProfile } from './signals/content-profile.ts';
+import { SpotCheck } from './spot-check.ts';
 import { fcsAgainstContext } from './signals/fcs-against-context.ts';
 import { feedFreshness } from './signals/feed-freshness.ts';
 import { retrievalHealth } from './signals/retrieval-health.ts';
+import type { AnswerSignal } from './signals/answer-signal.ts';
 import { TrafficMetrics } from './traffic-metrics.ts';
 import { TrafficWatcher } from './traffic-watcher.ts';
 import { UserTraceReader, userSpanIndex } from './user-trace-reader.ts';
@@ -43,7 +46,7 @@ export function trafficWatcher(config: TrafficEnv, parts: TrafficParts): Traffic
     startAt: Date.now() - config.TRAFFIC_START_LOOKBACK_MS,
   });
   const online = parts.online;
-  const signals = [
+  const signals: AnswerSignal[] = [
     retrievalHealth({ scoreDropRatio: config.TRAFFIC_SCORE_DROP_RATIO }),
     citationCheck(),
     fcsAgainstContext({ fcs: parts.fcs, minScore: config.TRAFFIC_FCS_MIN, share: config.TRAFFIC_FCS_SHARE }),
@@ -56,6 +59,7 @@ export function trafficWatcher(config: TrafficEnv, parts: TrafficParts): Traffic
       maxLookupsPerMinute: config.TRAFFIC_FEED_LOOKUPS_PER_MINUTE,
     }),
   ];
+  if (config.TRAFFIC_CONTENT_PROFILE === '1') signals.push(contentProfile({ novelShare: config.TRAFFIC_CONTENT_NOVEL_SHARE }));
   const monitor = new DriftMonitor({
     profileAnswers: config.TRAFFIC_PROFILE_ANSWERS,
     priorWeight: config.TRAFFIC_PRIOR_WEIGHT,
@@ -95,6 +99,10 @@ export function trafficWatcher(config: TrafficEnv, parts: TrafficParts): Traffic
       cleanRoundsToExpire: config.TRAFFIC_PROMOTED_CLEAN_ROUNDS,
       ttlMs: config.TRAFFIC_PROMOTED_TTL_S * 1000,
       maxProbes: Math.max(config.TRAFFIC_REPLAY_PER_INCIDENT, 10),
+    }),
+    new SpotCheck(parts.runner, {
+      perSegmentPerHour: config.TRAFFIC_SPOT_CHECKS_PER_SEGMENT_HOUR,
+      perHour: config.TRAFFIC_SPOT_CHECKS_PER_HOUR,
     }),
   );
 }

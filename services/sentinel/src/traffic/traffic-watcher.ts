@@ -11,6 +11,7 @@ import type { DriftMonitor, SegmentSummary } from './drift-monitor.ts';
 import type { SegmentResolver } from './segment-resolver.ts';
 import type { PromotedReplays } from './promoted-replays.ts';
 import type { ReplayOutcome, ShadowReplay } from './shadow-replay.ts';
+import type { SpotCheck } from './spot-check.ts';
 import type { TrafficMetrics } from './traffic-metrics.ts';
 import { topKnowledgeId, topRetrievalScore, type UserAnswer } from './user-answer.ts';
 import type { PollResult } from './user-trace-reader.ts';
@@ -36,6 +37,7 @@ export class TrafficWatcher {
   private readonly badQueries = new Map<string, string[]>();
   private readonly replays = new Map<string, Promise<ReplayOutcome | undefined>>();
   private promotedRun: Promise<void> | undefined;
+  private spotRun: Promise<void> | undefined;
   readonly outcomes: ReplayOutcome[] = [];
 
   constructor(
@@ -48,6 +50,7 @@ export class TrafficWatcher {
     private readonly options: TrafficWatcherOptions,
     private readonly logger?: Logger,
     private readonly promoted?: PromotedReplays,
+    private readonly spotCheck?: SpotCheck,
   ) {}
 
   start(): void {
@@ -66,7 +69,7 @@ export class TrafficWatcher {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
-    await Promise.allSettled([...this.replays.values(), this.promotedRun]);
+    await Promise.allSettled([...this.replays.values(), this.promotedRun, this.spotRun]);
   }
 
   /** One poll: read, judge, detect, start replays. Exposed for tests. */
@@ -85,6 +88,32 @@ export class TrafficWatcher {
     for (const answer of polled.answers) await this.judge(answer);
     this.metrics.segments.set(this.monitor.summary().length);
     this.rerunPromoted();
+    this.runSpotCheck();
+  }
+
+  /**
+   * One budgeted spot check in the background (one at a time): a segment's recent query compared with
+   * the baseline although no signal moved; a disagreement flags the segment for the normal confirmation.
+   */
+  private runSpotCheck(): void {
+    if (this.spotCheck === undefined || this.spotRun !== undefined) return;
+    const candidates = new Map([...this.badQueries].filter(([segment]) => segment !== NO_KNOWLEDGE && !this.replays.has(segment)));
+    const due = this.spotCheck.next(candidates);
+    if (due === undefined) return;
+    this.metrics.replayCalls.inc({ outcome: 'spot_check' });
+    this.spotRun = this.spotCheck
+      .check(due.segment, due.query)
+      .then((outcome) => {
+        this.metrics.spotChecks.inc({ outcome: outcome.disagrees ? 'disagree' : 'agree' });
+        if (!outcome.disagrees) return;
+        this.logger?.warn({ segment: outcome.segment }, 'traffic spot check disagrees with the baseline');
+        this.flag(outcome.segment, outcome.query);
+      })
+      .catch((error: unknown) => {
+        this.metrics.spotChecks.inc({ outcome: 'failed' });
+        this.logger?.warn({ err: error, segment: due.segment }, 'traffic spot check failed');
+      })
+      .finally(() => (this.spotRun = undefined));
   }
 
   /** The promoted replay probes that are due, in the background (one batch at a time). */
@@ -106,8 +135,9 @@ export class TrafficWatcher {
     return this.monitor.summary();
   }
 
-  /** Waits for the replays in flight (tests). */
+  /** Waits for the spot check and the replays in flight (tests). */
   async settled(): Promise<void> {
+    await this.spotRun;
     await Promise.allSettled([...this.replays.values()]);
   }
 
@@ -151,7 +181,8 @@ export class TrafficWatcher {
     this.badQueries.set(segment, next.slice(0, this.options.queriesKept));
   }
 
-  private flag(segment: string): void {
+  /** Starts the segment's confirmation by shadow replay; `first`: a query to replay first (a spot check's). */
+  private flag(segment: string, first?: string): void {
     this.metrics.segmentsFlagged.inc();
     const summary = this.monitor.summary().find((s) => s.segment === segment);
     this.logger?.warn(
@@ -159,7 +190,8 @@ export class TrafficWatcher {
       'traffic segment drifting: confirming by shadow replay',
     );
     if (this.replays.has(segment)) return;
-    const queries = this.badQueries.get(segment) ?? [];
+    const recent = this.badQueries.get(segment) ?? [];
+    const queries = first === undefined ? recent : [first, ...recent.filter((q) => q !== first)];
     const run = this.replay
       .confirm(segment, queries)
       .then((outcome) => {
@@ -169,6 +201,11 @@ export class TrafficWatcher {
           this.metrics.segmentsConfirmed.inc();
           this.promoted?.promote(segment, outcome.publishedResults);
         } else this.metrics.segmentsRejected.inc();
+        // Learning signals hear the verdict; a replay that asked nothing (capped) decides nothing.
+        if (outcome.replayed > 0)
+          for (const signal of this.signals)
+            if (outcome.confirmed) signal.segmentConfirmed?.(segment);
+            else signal.segmentCleared?.(segment);
         const log = {
           segment,
           replayed: outcome.replayed,

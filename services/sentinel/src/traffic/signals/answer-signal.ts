@@ -25,4 +25,8 @@ export interface SignalReading {
 export interface AnswerSignal {
   readonly name: string;
   read(answer: UserAnswer, segment: SegmentView): Promise<SignalReading | null>;
+  /** A signal that learns hears what the segment's shadow replay decided: rejected (the baseline agrees: clean)... */
+  segmentCleared?(segment: string): void;
+  /** ...or confirmed (what it saw is a fault's, not to be learned). */
+  segmentConfirmed?(segment: string): void;
 }

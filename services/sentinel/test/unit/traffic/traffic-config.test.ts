@@ -7,6 +7,9 @@ test('traffic watching is off unless switched on, with the documented defaults',
   assert.equal(config.TRAFFIC_WATCH, '0');
   assert.equal(config.TRAFFIC_ALARMS_PER_DAY, 1);
   assert.equal(config.ES_INDEX_PREFIX, 'rag-immune');
+  assert.equal(config.TRAFFIC_CONTENT_PROFILE, '1');
+  assert.equal(config.TRAFFIC_SPOT_CHECKS_PER_SEGMENT_HOUR, 1);
+  assert.equal(config.TRAFFIC_SPOT_CHECKS_PER_HOUR, 30);
 });
 
 test('a bad value refuses to start, naming the variable', () => {
@@ -16,6 +19,10 @@ test('a bad value refuses to start, naming the variable', () => {
     ['TRAFFIC_WATCH', 'yes'],
     ['ES_INDEX_PREFIX', 'Bad/Prefix'],
     ['TRAFFIC_REPLAY_PER_HOUR', 'many'],
+    ['TRAFFIC_CONTENT_PROFILE', 'on'],
+    ['TRAFFIC_CONTENT_NOVEL_SHARE', '0'],
+    ['TRAFFIC_SPOT_CHECKS_PER_SEGMENT_HOUR', '-1'],
+    ['TRAFFIC_SPOT_CHECKS_PER_HOUR', '2.5'],
   ] as const)
     assert.throws(
       () => trafficConfigFromEnv({ [key]: value }),

@@ -1,0 +1,163 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Registry } from 'prom-client';
+import { exampleProbeResult, type ProbeResult } from '@rag-immune/contracts';
+import type { GoldenProbe } from '@rag-immune/probing';
+import { DriftMonitor } from '../../../src/traffic/drift-monitor.ts';
+import { SegmentResolver } from '../../../src/traffic/segment-resolver.ts';
+import { ShadowReplay } from '../../../src/traffic/shadow-replay.ts';
+import { SpotCheck } from '../../../src/traffic/spot-check.ts';
+import { retrievalHealth } from '../../../src/traffic/signals/retrieval-health.ts';
+import { TrafficMetrics } from '../../../src/traffic/traffic-metrics.ts';
+import { TrafficWatcher } from '../../../src/traffic/traffic-watcher.ts';
+import type { UserAnswer } from '../../../src/traffic/user-answer.ts';
+import { userAnswer } from './user-answer-fixture.ts';
+
+function runner(anomalous: (probe: GoldenProbe) => boolean) {
+  const ran: GoldenProbe[] = [];
+  return {
+    ran,
+    run(probe: GoldenProbe) {
+      ran.push(probe);
+      return Promise.resolve({ ...exampleProbeResult(probe.id), query: probe.query, anomaly: anomalous(probe) });
+    },
+  };
+}
+
+const recent = (segments: number) => new Map(Array.from({ length: segments }, (_, i) => [`pkg-${i}`, [`question ${i}`]]));
+
+test('each segment is checked at most perSegmentPerHour times an hour, all at most perHour', () => {
+  let now = 0;
+  const spot = new SpotCheck(
+    runner(() => false),
+    { perSegmentPerHour: 2, perHour: 10, now: () => now, random: () => 0.5 },
+  );
+  const checked: string[] = [];
+  for (; now < 3 * 3_600_000; now += 10_000) {
+    const due = spot.next(recent(3));
+    if (due) checked.push(due.segment);
+    assert.ok(spot.lastHour() <= 10);
+  }
+  for (const segment of ['pkg-0', 'pkg-1', 'pkg-2']) {
+    const n = checked.filter((s) => s === segment).length;
+    assert.ok(n >= 5 && n <= 6, `${segment}: ${n} checks in 3 hours at 2 an hour`);
+  }
+  // 20 segments at 2 an hour would want 40 an hour: the RAG's cap holds it to 10.
+  const capped = new SpotCheck(
+    runner(() => false),
+    { perSegmentPerHour: 2, perHour: 10, now: () => now, random: () => 0 },
+  );
+  let n = 0;
+  for (const end = now + 3_600_000; now < end; now += 10_000) if (capped.next(recent(20))) n++;
+  assert.equal(n, 10);
+});
+
+test('either budget at 0 disables spot checks', () => {
+  for (const options of [
+    { perSegmentPerHour: 0, perHour: 10 },
+    { perSegmentPerHour: 1, perHour: 0 },
+  ]) {
+    const spot = new SpotCheck(
+      runner(() => true),
+      { ...options, random: () => 0 },
+    );
+    assert.equal(spot.enabled, false);
+    assert.equal(spot.next(recent(3)), undefined);
+  }
+});
+
+test('a check replays the query as a traffic probe and reports whether it disagrees with the baseline', async () => {
+  const r = runner((p) => p.query === 'bad question');
+  const spot = new SpotCheck(r, { perSegmentPerHour: 1, perHour: 1 });
+  assert.equal((await spot.check('pkg-a', 'bad question')).disagrees, true);
+  assert.equal((await spot.check('pkg-a', 'good question')).disagrees, false);
+  assert.ok(r.ran.every((p) => p.cluster === 'traffic:pkg-a' && p.id.startsWith('traffic-pkg-a-')));
+});
+
+/**
+ * The blind spot: after the fault, pkg-b's answers look exactly as healthy as before (same retrieval,
+ * same score), only the baseline tells them apart. No per-answer signal moves; the spot check does.
+ */
+function silentDrift(spotBudget: { perSegmentPerHour: number; perHour: number }) {
+  let now = 0;
+  let faulty = false;
+  const registry = new Registry();
+  const metrics = new TrafficMetrics(registry);
+  const published: ProbeResult[] = [];
+  const r = runner((p) => faulty && p.cluster === 'traffic:pkg-b');
+  const source = {
+    poll() {
+      const answers: UserAnswer[] = ['pkg-a', 'pkg-b', 'pkg-c'].map((k) => userAnswer({ knowledgeId: k, query: `question about ${k}` }));
+      return Promise.resolve({ answers, skipped: 0, unreadable: 0 });
+    },
+  };
+  const monitor = new DriftMonitor({
+    profileAnswers: 5,
+    priorWeight: 20,
+    minCleanRate: 0.005,
+    confidenceZ: 1.645,
+    shift: 0.3,
+    answersPerDay: 100_000,
+    alarmsPerDay: 1,
+    cooldownMs: 600_000,
+    now: () => now,
+  });
+  const replay = new ShadowReplay(
+    r,
+    (p) => (published.push(p), Promise.resolve()),
+    { perSegment: 3, perIncident: 10, incidentWindowMs: 3_600_000, perHour: 60 },
+    0.5,
+    () => now,
+  );
+  const spot = new SpotCheck(r, { ...spotBudget, now: () => now, random: () => 0.5 });
+  const watcher = new TrafficWatcher(
+    source,
+    [retrievalHealth({ scoreDropRatio: 0.8 })],
+    monitor,
+    new SegmentResolver(),
+    replay,
+    metrics,
+    { pollMs: 10, scoreDropRatio: 0.8, queriesKept: 10 },
+    undefined,
+    undefined,
+    spot,
+  );
+  const minutes = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      now += 60_000;
+      await watcher.tick();
+      await watcher.settled();
+    }
+  };
+  return { watcher, registry, published, ran: r.ran, minutes, breakAt: () => (faulty = true) };
+}
+
+const metric = async (registry: Registry, name: string, labels: Record<string, string> = {}) =>
+  ((await registry.getSingleMetric(name)?.get())?.values ?? [])
+    .filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))
+    .reduce((sum, v) => sum + v.value, 0);
+
+test('a drift no signal sees is caught by a spot check and confirmed by the normal shadow replay', async () => {
+  const drift = silentDrift({ perSegmentPerHour: 2, perHour: 10 });
+  await drift.minutes(60);
+  assert.equal(drift.published.length, 0, 'clean: spot checks agree, nothing published');
+  assert.ok((await metric(drift.registry, 'rag_immune_traffic_spot_checks_total', { outcome: 'agree' })) >= 3);
+  drift.breakAt();
+  await drift.minutes(60);
+  // Unrepaired here, so each of pkg-b's 2 checks an hour disagrees, and each goes through the confirmation.
+  const disagreed = await metric(drift.registry, 'rag_immune_traffic_spot_checks_total', { outcome: 'disagree' });
+  assert.ok(disagreed >= 1 && disagreed <= 2, `${disagreed} disagreeing checks`);
+  assert.equal(await metric(drift.registry, 'rag_immune_traffic_segments_confirmed_total'), disagreed);
+  assert.equal(await metric(drift.registry, 'rag_immune_traffic_segments_flagged_total'), disagreed);
+  assert.ok(drift.published.length > 0 && drift.published.every((p) => p.origin === 'traffic' && p.segment === 'pkg-b'));
+  const spotCalls = await metric(drift.registry, 'rag_immune_traffic_replay_queries_total', { outcome: 'spot_check' });
+  assert.ok(spotCalls <= 20, `${spotCalls} spot checks in two hours at 10 an hour at most`);
+});
+
+test('without spot checks the same drift is never compared with the baseline', async () => {
+  const drift = silentDrift({ perSegmentPerHour: 0, perHour: 10 });
+  drift.breakAt();
+  await drift.minutes(120);
+  assert.equal(drift.ran.length, 0);
+  assert.equal(drift.published.length, 0);
+});
