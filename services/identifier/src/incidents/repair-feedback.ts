@@ -3,7 +3,7 @@ import type { RepairAction } from '@rag-immune/contracts';
 import { healingLog } from '@rag-immune/worker-runtime';
 import type { IdentifierMetrics } from '../metrics.ts';
 import { DEFAULT_INCIDENT_CAPS, rollIncident, type IncidentCaps } from './incident-caps.ts';
-import type { IncidentState } from './incident-state.ts';
+import { canTransition, type IncidentState } from './incident-state.ts';
 import { moveTo, note } from './incident.ts';
 import type { IncidentStore } from './incident-store.ts';
 
@@ -24,6 +24,17 @@ export function incidentStateAfter(action: Pick<RepairAction, 'status' | 'verifi
     default:
       return null;
   }
+}
+
+/**
+ * The states an action's outcome moves its incident through: straight to `to`, or through
+ * `repairing` when a new report revision was issued while the repair ran (the incident is back at
+ * `reported` when the earlier repair's outcome arrives: it did run, and it ended); null when neither fits.
+ */
+export function pathTo(from: IncidentState, to: IncidentState): IncidentState[] | null {
+  if (canTransition(from, to)) return [to];
+  if (to !== 'repairing' && canTransition(from, 'repairing') && canTransition('repairing', to)) return ['repairing', to];
+  return null;
 }
 
 /** The effector's RepairActions fed back into the incident they name: repairing, verified, failed, escalated. */
@@ -65,12 +76,22 @@ export class RepairFeedback {
       intent: action.intent,
       attempt: action.attempt,
     };
-    if (to === null || to === incident.state) note(incident, now, `repair_${action.status}`, detail);
-    else {
-      moveTo(incident, to, now, `repair_${action.status}`, detail);
-      metrics.transitions.inc({ to });
-      healingLog(logger, { incident_id: incident.incident_id, ...detail }, `incident ${to} (repair ${action.status})`);
-    }
+    const path = to === null || to === incident.state ? [] : pathTo(incident.state, to);
+    if (path === null) {
+      // Nothing the state machine allows (e.g. a closed-then-reopened incident's older repair): kept in
+      // the timeline, never thrown. An error here is not transient: retried, it would block the partition.
+      note(incident, now, `repair_${action.status}_out_of_order`, { ...detail, state: incident.state });
+      logger.info(
+        { incident_id: incident.incident_id, state: incident.state, ...detail },
+        'repair step kept in the timeline only: no transition fits it',
+      );
+    } else if (path.length === 0) note(incident, now, `repair_${action.status}`, detail);
+    else
+      for (const step of path) {
+        moveTo(incident, step, now, `repair_${action.status}`, detail);
+        metrics.transitions.inc({ to: step });
+        healingLog(logger, { incident_id: incident.incident_id, ...detail }, `incident ${step} (repair ${action.status})`);
+      }
     rollIncident(incident, this.deps.incidentCaps ?? DEFAULT_INCIDENT_CAPS);
     await store.save(incident, current);
   }
