@@ -39,7 +39,14 @@ export {
   type QdrantConnection,
   type QdrantRetryLogger,
 } from './qdrant-client.ts';
-export { isSocketError, mayResend, qdrantOperationClass, type QdrantOperationClass } from './qdrant-retry-policy.ts';
+export {
+  isRequestTimeout,
+  isResendableFailure,
+  isSocketError,
+  mayResend,
+  qdrantOperationClass,
+  type QdrantOperationClass,
+} from './qdrant-retry-policy.ts';
 export {
   createElasticsearchClient,
   elasticsearchConnection,

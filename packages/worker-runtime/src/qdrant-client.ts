@@ -3,7 +3,7 @@ import { ExponentialBackoff, handleWhen, retry, type RetryPolicy } from 'cockati
 import { Agent } from 'undici';
 import { isLoopback } from './http-app.ts';
 import { workerLogger } from './logger.ts';
-import { isSocketError, mayResend, socketErrorCode } from './qdrant-retry-policy.ts';
+import { isRequestTimeout, isResendableFailure, mayResend, socketErrorCode } from './qdrant-retry-policy.ts';
 
 /**
  * How long a pooled connection to Qdrant may sit idle before the client closes it itself. Qdrant
@@ -89,7 +89,7 @@ function withRequestPolicy(client: QdrantClient, connection: QdrantConnection): 
   const policyFor = (operation: string): RetryPolicy => {
     let policy = policies.get(operation);
     if (policy === undefined) {
-      policy = retry(handleWhen(isSocketError), {
+      policy = retry(handleWhen(isResendableFailure), {
         maxAttempts: QDRANT_REQUEST_ATTEMPTS - 1,
         backoff: new ExponentialBackoff(BACKOFF),
       });
@@ -100,10 +100,10 @@ function withRequestPolicy(client: QdrantClient, connection: QdrantConnection): 
             qdrant_operation: operation,
             attempt: event.attempt,
             delay_ms: Math.round(event.delay),
-            code: socketErrorCode(error),
+            code: isRequestTimeout(error) ? 'HTTP_408' : socketErrorCode(error),
             err: error,
           },
-          `qdrant ${operation}: the connection dropped under the request; resending (attempt ${event.attempt + 1} of ${QDRANT_REQUEST_ATTEMPTS})`,
+          `qdrant ${operation}: ${isRequestTimeout(error) ? 'Qdrant answered 408 Request Timeout' : 'the connection dropped under the request'}; resending (attempt ${event.attempt + 1} of ${QDRANT_REQUEST_ATTEMPTS})`,
         );
       });
       policies.set(operation, policy);

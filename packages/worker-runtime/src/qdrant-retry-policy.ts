@@ -166,6 +166,20 @@ export function isSocketError(error: unknown): boolean {
   return false;
 }
 
+/**
+ * Qdrant's 408 Request Timeout: the server gave up on the request before applying it or while waiting
+ * for it (`wait=true` on a loaded server). A request that may be resent is, like one whose socket
+ * dropped: a reference RAG's startup ingest died on one at load 20 (issue 38's CI trial).
+ */
+export function isRequestTimeout(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { status?: unknown }).status === 408;
+}
+
+/** A failure after which a request that may be resent is: a dropped socket or Qdrant's 408. */
+export function isResendableFailure(error: unknown): boolean {
+  return isSocketError(error) || isRequestTimeout(error);
+}
+
 /** The error's socket code along its cause chain, for the log line. */
 export function socketErrorCode(error: unknown): string | undefined {
   let current: unknown = error;

@@ -5,9 +5,17 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { QdrantClient } from '@qdrant/js-client-rest';
-import { createQdrantClient, isSocketError, mayResend, qdrantOperationClass, QDRANT_REQUEST_ATTEMPTS } from '../../src/index.ts';
+import {
+  createQdrantClient,
+  isResendableFailure,
+  isSocketError,
+  mayResend,
+  qdrantOperationClass,
+  QDRANT_REQUEST_ATTEMPTS,
+} from '../../src/index.ts';
 import { IdleClosingServer } from './qdrant-idle-close.ts';
 
 /** A logger that keeps what the policy warns. */
@@ -197,4 +205,50 @@ test('which requests may be resent, and which errors are a dropped socket', () =
   );
   assert.equal(isSocketError(new TypeError('fetch failed')), false);
   assert.equal(isSocketError(Object.assign(new Error('Conflict'), { status: 409 })), false);
+});
+
+test("Qdrant's 408 Request Timeout: an upsert is resent, a snapshot create is not", async () => {
+  const seen: string[] = [];
+  // Answers the first request of each kind 408 (a loaded server giving up on a wait=true write), then 200.
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const key = `${req.method} ${req.url}`;
+      const first = !seen.includes(key);
+      seen.push(key);
+      res.setHeader('content-type', 'application/json');
+      if (first) {
+        res.statusCode = 408;
+        res.end(JSON.stringify({ status: { error: 'Request Timeout' }, time: 0 }));
+        return;
+      }
+      res.end(
+        JSON.stringify({
+          result: { operation_id: 1, status: 'completed', name: 's', creation_time: null, size: 0 },
+          status: 'ok',
+          time: 0,
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  const logger = recordingLogger();
+  try {
+    const client = createQdrantClient({ url: `http://127.0.0.1:${port}`, logger });
+    assert.equal((await client.upsert('kb', { wait: true, points })).status, 'completed');
+    assert.equal(seen.filter((k) => k === 'PUT /collections/kb/points?wait=true').length, 2);
+    assert.equal(logger.lines[0]?.fields.code, 'HTTP_408');
+    await assert.rejects(client.createSnapshot('kb', { wait: true }), (error) => (error as { status?: number }).status === 408);
+    assert.equal(
+      seen.filter((k) => k === 'POST /collections/kb/snapshots?wait=true').length,
+      1,
+      'not resent: a repeat would take a second snapshot',
+    );
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+  assert.equal(isResendableFailure(Object.assign(new Error('Request Timeout'), { status: 408 })), true);
+  assert.equal(isResendableFailure(Object.assign(new Error('Conflict'), { status: 409 })), false);
 });
