@@ -63,13 +63,24 @@ def best_window(answer, evidence, budget):
     return " ".join(sents[best_i:best_j])
 
 
-def load_rows(split, exclude):
+def dev_part(row_id):
+    """'fit' or 'train': the same split of a factcheck dev id as `devPart` in packages/fcs/scripts/real-eval.ts
+    (a WiCE claim and its oracle twin on the same side), so the combination can be fitted on the 'fit' part
+    the model never trained on (--hold-out-fit), the way V2.md's v2.1 candidate was."""
+    claim = re.sub(r"^wice_oracle-", "wice-", row_id)
+    return "fit" if int(hashlib.sha1(f"fcs-dev-part:{claim}".encode()).hexdigest()[:2], 16) < 52 else "train"
+
+
+def load_rows(split, exclude, hold_out_fit=False):
     rows = []
     with open(os.path.join(DATA, f"{split}.jsonl"), encoding="utf-8") as fh:
         for line in fh:
             r = json.loads(line)
-            if not any(r["set"].startswith(p) for p in exclude):
-                rows.append(r)
+            if any(r["set"].startswith(p) for p in exclude):
+                continue
+            if hold_out_fit and r["set"].startswith(("factcheck_", "snli")) and dev_part(r["id"]) == "fit":
+                continue
+            rows.append(r)
     return rows
 
 
@@ -116,7 +127,8 @@ def cached_encoding(rows, enc_fn, a):
     with open(os.path.join(DATA, "train.jsonl"), "rb") as fh:
         for blk in iter(lambda: fh.read(1 << 20), b""):
             h.update(blk)
-    h.update(json.dumps([a.model, a.max_tokens, a.window_words, a.exclude_sets]).encode())
+    key = [a.model, a.max_tokens, a.window_words, a.exclude_sets] + (["hold-out-fit"] if a.hold_out_fit else [])
+    h.update(json.dumps(key).encode())
     p = os.path.join(TRAIN_DIR, f"enc-{a.model}-{h.hexdigest()[:16]}.pt")
     if os.path.exists(p):
         return torch.load(p)
@@ -177,6 +189,8 @@ def main():
     ap.add_argument("--run", required=True, help="checkpoint folder name under fcs-train/")
     ap.add_argument("--exclude-sets", default="", help="comma-separated set-name prefixes to leave out "
                     "(e.g. factcheck_ to keep the factcheck dev splits for evaluation)")
+    ap.add_argument("--hold-out-fit", action="store_true", help="leave out the factcheck and SNLI dev rows of the "
+                    "'fit' part (real-eval.ts devPart), so the key-fact combination is fitted on triples not trained on")
     ap.add_argument("--epochs", type=float, default=1.0)
     ap.add_argument("--bs", type=int, default=16)
     ap.add_argument("--lr", type=float, default=None, help="default 3e-5 student, 2e-5 teacher")
@@ -211,7 +225,7 @@ def main():
         if os.path.exists(ck):
             model.load_state_dict(torch.load(ck, weights_only=False)["model"])
             print(f"loaded {ck}", flush=True)
-        rows = load_rows("dev" if a.eval else "train", exclude)
+        rows = load_rows("dev" if a.eval else "train", exclude, a.hold_out_fit)
         rows = rows[:a.limit] if a.limit else rows
         t0 = time.time()
         lo = np.array(predict(model, a, encode_rows(rows, enc_fn, a)))
@@ -233,7 +247,7 @@ def main():
             json.dump(res, open(os.path.join(run_dir, "eval-dev.json"), "w"), indent=1)
         return
 
-    rows = load_rows("train", exclude)
+    rows = load_rows("train", exclude, a.hold_out_fit)
     teacher = None
     if a.teacher_logits:
         tl = {}
@@ -292,7 +306,9 @@ def main():
         if step % 20 == 0:
             el = time.time() - t0
             rec = {"step": step, "epoch": epoch, "loss": round(tl_ / tn, 4), "lr": opt.param_groups[0]["lr"],
-                   "s_per_step": round(el / (step - step0), 3)}
+                   "s_per_step": round(el / (step - step0), 3),
+                   "cpu_s_per_step": round((time.process_time() - c0) / (step - step0), 3),
+                   "load_1m": round(os.getloadavg()[0], 2), "utc": time.strftime("%H:%M:%S", time.gmtime())}
             bar.set_postfix(loss=rec["loss"]); log.write(json.dumps(rec) + "\n"); log.flush(); tl_, tn = 0.0, 0
         stop = (time.time() - t0) > a.max_minutes * 60
         if not a.throughput and (step % a.ckpt_every == 0 or step == steps or stop):
