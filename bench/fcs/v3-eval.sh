@@ -13,6 +13,8 @@
 # 4. the test splits, up to 1,000 per set (the same 6,407 triples as bench/fcs/RESULTS.md's v2.3 table), scored
 #    once with the INT8 export; real-table.ts compares v2.3 (shipped), the control and the candidate.
 # real-eval.ts resumes from its --out file, so a cut-off run continues where it stopped when rerun.
+# DEADLINE=<UTC HH:MM:SS> stops the test scoring 90 s before it (the table and results file then say how many
+# of the 6,407 triples were read); rerunning without it completes the same records.
 set -euo pipefail
 RUN=${1:?usage: v3-eval.sh <run>}
 TOOLS=${RAG_IMMUNE_TOOLS_DIR:-$HOME/.cache/rag-immune-tools}
@@ -47,13 +49,15 @@ npx tsx packages/fcs/scripts/real-fit.ts --dev "$OUT/v3$RUN-dev-fit.jsonl" --out
 npx tsx packages/fcs/scripts/real-fit.ts --dev "$OUT/v23-dev-fitpart-$RUN.jsonl" --out "$OUT/combination-v23-fitpart-$RUN.json" "${FIT[@]}" \
   | tee "$RD/fit-control.log" | tail -15
 stamp "combinations fitted"
-nice -n 10 npx tsx packages/fcs/scripts/real-eval.ts --scorer v2 --split test --max-per-set 1000 \
-  --model "$M" --out "$OUT/v3$RUN-test-1000.jsonl" 2> >(tail -3 >&2)
-stamp "test scored"
+LIMIT=()
+if [[ -n ${DEADLINE:-} ]]; then LIMIT=(timeout $(($(date -u -d "$DEADLINE" +%s) - $(date -u +%s) - 90))); fi
+"${LIMIT[@]}" nice -n 10 npx tsx packages/fcs/scripts/real-eval.ts --scorer v2 --split test --max-per-set 1000 \
+  --model "$M" --out "$OUT/v3$RUN-test-1000.jsonl" 2> >(tail -3 >&2) || stamp "test scoring stopped (rc $?): partial"
+stamp "test scored: $(wc -l < "$OUT/v3$RUN-test-1000.jsonl") of 6407 triples"
 npx tsx packages/fcs/scripts/real-table.ts --run v2.3=$OUT/v23-test-1000.jsonl \
   --run "v2.3-fitpart=$OUT/v23-test-1000.jsonl@$OUT/combination-v23-fitpart-$RUN.json" \
   --run "v3$RUN=$OUT/v3$RUN-test-1000.jsonl@$OUT/combination-v3$RUN-candidate.json" \
-  --bootstrap 2000 --out "$OUT/table-1000-v3$RUN.json" | tail -3
+  --bootstrap 2000 --out "$OUT/table-1000-v3$RUN.json" | tail -3 || stamp "real-table failed"
 stamp "table written"
-python3.11 bench/fcs/v3_results.py --run "$RUN"
+python3.11 bench/fcs/v3_results.py --run "$RUN" || stamp "v3_results.py failed"
 stamp "done"
