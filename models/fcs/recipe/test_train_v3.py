@@ -34,5 +34,14 @@ class HoldOutFitTest(unittest.TestCase):
         self.assertEqual(len(every), 5)
 
 
+class ResumeTest(unittest.TestCase):
+    def test_resume_refuses_other_data_settings(self):
+        saved = {"model": "student", "hold_out_fit": True, "epochs": 1.0, "bs": 16, "max_minutes": 12.5}
+        self.assertEqual(train_v3.resume_mismatch(saved, dict(saved, max_minutes=13.0)), [])  # chunk length may change
+        bad = train_v3.resume_mismatch(saved, dict(saved, hold_out_fit=False))
+        self.assertEqual(len(bad), 1)
+        self.assertIn("--hold-out-fit", bad[0])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -137,6 +137,18 @@ def cached_encoding(rows, enc_fn, a):
     return enc
 
 
+# The settings that decide which rows, in which order, at which step: a resumed run must use the checkpoint's, or
+# its saved sampler position would point into a different batch list (and its schedule into a different length).
+RESUME_KEYS = ("model", "init", "exclude_sets", "hold_out_fit", "epochs", "bs", "lr", "warmup", "max_tokens",
+               "window_words", "seed", "teacher_logits", "alpha")
+
+
+def resume_mismatch(saved, current):
+    """The RESUME_KEYS whose values differ between a checkpoint's saved args and this run's (as 'key: saved != now')."""
+    return [f"--{k.replace('_', '-')}: {saved.get(k)!r} in the checkpoint, {current.get(k)!r} now"
+            for k in RESUME_KEYS if saved.get(k) != current.get(k)]
+
+
 def pad(items, pad_id):
     L = max(len(i) for i, _ in items)
     ids = torch.full((len(items), L), pad_id, dtype=torch.long)
@@ -274,6 +286,10 @@ def main():
         {"params": [p for n, p in named if nd(n)], "weight_decay": 0.0}], lr=lr, betas=(0.9, 0.98), eps=1e-6)
     warm = max(1, int(a.warmup * steps))
     sched = lambda s: min(1.0, (s + 1) / warm) * max(0.0, (steps - s) / max(1, steps - warm))
+    if a.resume and not a.throughput and os.path.exists(ck):
+        bad = resume_mismatch(torch.load(ck, weights_only=False)["args"], vars(a))
+        if bad:
+            sys.exit("train_v3: --resume with other settings than the checkpoint's:\n  " + "\n  ".join(bad))
     step, epoch, pos = resume_checkpoint(ck, model, opt) if a.resume and not a.throughput else (0, 0, 0)
     model.train()
     order = batches(enc, a.bs, random.Random(a.seed + epoch))
