@@ -63,13 +63,24 @@ def best_window(answer, evidence, budget):
     return " ".join(sents[best_i:best_j])
 
 
-def load_rows(split, exclude):
+def dev_part(row_id):
+    """'fit' or 'train': the same split of a factcheck dev id as `devPart` in packages/fcs/scripts/real-eval.ts
+    (a WiCE claim and its oracle twin on the same side), so the combination can be fitted on the 'fit' part
+    the model never trained on (--hold-out-fit), the way V2.md's v2.1 candidate was."""
+    claim = re.sub(r"^wice_oracle-", "wice-", row_id)
+    return "fit" if int(hashlib.sha1(f"fcs-dev-part:{claim}".encode()).hexdigest()[:2], 16) < 52 else "train"
+
+
+def load_rows(split, exclude, hold_out_fit=False):
     rows = []
     with open(os.path.join(DATA, f"{split}.jsonl"), encoding="utf-8") as fh:
         for line in fh:
             r = json.loads(line)
-            if not any(r["set"].startswith(p) for p in exclude):
-                rows.append(r)
+            if any(r["set"].startswith(p) for p in exclude):
+                continue
+            if hold_out_fit and r["set"].startswith(("factcheck_", "snli")) and dev_part(r["id"]) == "fit":
+                continue
+            rows.append(r)
     return rows
 
 
@@ -116,13 +127,26 @@ def cached_encoding(rows, enc_fn, a):
     with open(os.path.join(DATA, "train.jsonl"), "rb") as fh:
         for blk in iter(lambda: fh.read(1 << 20), b""):
             h.update(blk)
-    h.update(json.dumps([a.model, a.max_tokens, a.window_words, a.exclude_sets]).encode())
+    key = [a.model, a.max_tokens, a.window_words, a.exclude_sets] + (["hold-out-fit"] if a.hold_out_fit else [])
+    h.update(json.dumps(key).encode())
     p = os.path.join(TRAIN_DIR, f"enc-{a.model}-{h.hexdigest()[:16]}.pt")
     if os.path.exists(p):
         return torch.load(p)
     enc = encode_rows(rows, enc_fn, a)
     torch.save(enc, p + ".tmp"); os.replace(p + ".tmp", p)
     return enc
+
+
+# The settings that decide which rows, in which order, at which step: a resumed run must use the checkpoint's, or
+# its saved sampler position would point into a different batch list (and its schedule into a different length).
+RESUME_KEYS = ("model", "init", "exclude_sets", "hold_out_fit", "epochs", "bs", "lr", "warmup", "max_tokens",
+               "window_words", "seed", "teacher_logits", "alpha")
+
+
+def resume_mismatch(saved, current):
+    """The RESUME_KEYS whose values differ between a checkpoint's saved args and this run's (as 'key: saved != now')."""
+    return [f"--{k.replace('_', '-')}: {saved.get(k)!r} in the checkpoint, {current.get(k)!r} now"
+            for k in RESUME_KEYS if saved.get(k) != current.get(k)]
 
 
 def pad(items, pad_id):
@@ -177,6 +201,8 @@ def main():
     ap.add_argument("--run", required=True, help="checkpoint folder name under fcs-train/")
     ap.add_argument("--exclude-sets", default="", help="comma-separated set-name prefixes to leave out "
                     "(e.g. factcheck_ to keep the factcheck dev splits for evaluation)")
+    ap.add_argument("--hold-out-fit", action="store_true", help="leave out the factcheck and SNLI dev rows of the "
+                    "'fit' part (real-eval.ts devPart), so the key-fact combination is fitted on triples not trained on")
     ap.add_argument("--epochs", type=float, default=1.0)
     ap.add_argument("--bs", type=int, default=16)
     ap.add_argument("--lr", type=float, default=None, help="default 3e-5 student, 2e-5 teacher")
@@ -211,7 +237,7 @@ def main():
         if os.path.exists(ck):
             model.load_state_dict(torch.load(ck, weights_only=False)["model"])
             print(f"loaded {ck}", flush=True)
-        rows = load_rows("dev" if a.eval else "train", exclude)
+        rows = load_rows("dev" if a.eval else "train", exclude, a.hold_out_fit)
         rows = rows[:a.limit] if a.limit else rows
         t0 = time.time()
         lo = np.array(predict(model, a, encode_rows(rows, enc_fn, a)))
@@ -233,7 +259,7 @@ def main():
             json.dump(res, open(os.path.join(run_dir, "eval-dev.json"), "w"), indent=1)
         return
 
-    rows = load_rows("train", exclude)
+    rows = load_rows("train", exclude, a.hold_out_fit)
     teacher = None
     if a.teacher_logits:
         tl = {}
@@ -260,6 +286,10 @@ def main():
         {"params": [p for n, p in named if nd(n)], "weight_decay": 0.0}], lr=lr, betas=(0.9, 0.98), eps=1e-6)
     warm = max(1, int(a.warmup * steps))
     sched = lambda s: min(1.0, (s + 1) / warm) * max(0.0, (steps - s) / max(1, steps - warm))
+    if a.resume and not a.throughput and os.path.exists(ck):
+        bad = resume_mismatch(torch.load(ck, weights_only=False)["args"], vars(a))
+        if bad:
+            sys.exit("train_v3: --resume with other settings than the checkpoint's:\n  " + "\n  ".join(bad))
     step, epoch, pos = resume_checkpoint(ck, model, opt) if a.resume and not a.throughput else (0, 0, 0)
     model.train()
     order = batches(enc, a.bs, random.Random(a.seed + epoch))
@@ -292,7 +322,9 @@ def main():
         if step % 20 == 0:
             el = time.time() - t0
             rec = {"step": step, "epoch": epoch, "loss": round(tl_ / tn, 4), "lr": opt.param_groups[0]["lr"],
-                   "s_per_step": round(el / (step - step0), 3)}
+                   "s_per_step": round(el / (step - step0), 3),
+                   "cpu_s_per_step": round((time.process_time() - c0) / (step - step0), 3),
+                   "load_1m": round(os.getloadavg()[0], 2), "utc": time.strftime("%H:%M:%S", time.gmtime())}
             bar.set_postfix(loss=rec["loss"]); log.write(json.dumps(rec) + "\n"); log.flush(); tl_, tn = 0.0, 0
         stop = (time.time() - t0) > a.max_minutes * 60
         if not a.throughput and (step % a.ckpt_every == 0 or step == steps or stop):
