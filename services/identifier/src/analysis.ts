@@ -11,6 +11,7 @@ import type { IndexDiff } from './index-diff/index-diff.ts';
 import { diffDetail, idsToDiff, weighByIndexDiff, type IndexDiffer } from './index-diff/index-evidence.ts';
 import { diffTraces, type TraceDiff } from './trace-diff/trace-diff.ts';
 import { fetchTracePair } from './trace-diff/trace-fetcher.ts';
+import { diffScoreless, scorelessVerdict, type ScorelessDiff } from './trace-diff/scoreless.ts';
 import { EndpointTraceSource, type TraceSource } from './trace-diff/trace-sources.ts';
 import type { Cause, Layer, ProbeAnalysis } from './verdict/verdict.ts';
 
@@ -27,6 +28,11 @@ export interface PreparedAnalysis {
   indexDiff?: IndexDiff | null;
   /** An intake trace that is not this call's (its query or answer differs): refused as evidence, counted. */
   traceMismatch?: { side: 'online' | 'baseline'; field: 'query' | 'answer' };
+  /**
+   * Set when the traces lacked only retrieval scores and the index diff named the cause instead
+   * (status ok, diff null): the contexts' set diff the verdict rests on (scoreless.ts).
+   */
+  scoreless?: ScorelessDiff;
 }
 
 const LAYER_CLAIM: Record<Layer, ClaimKind> = {
@@ -81,7 +87,7 @@ export async function prepareAnalysis(
         : fetched.incomplete
           ? 'trace_incomplete'
           : 'trace_unavailable';
-    return {
+    const incomplete: PreparedAnalysis = {
       result,
       status,
       problem: `${fetched.side}: ${fetched.reason}`,
@@ -89,6 +95,27 @@ export async function prepareAnalysis(
       verdicts: [],
       layer: 'none',
       ...(fetched.mismatch ? { traceMismatch: { side: fetched.side, field: fetched.mismatch } } : {}),
+    };
+    if (status !== 'trace_incomplete' || fetched.scoreless === undefined || indexDiffer === undefined) return incomplete;
+    // Only the scores are missing: the index diff of the contexts' knowledge may still name a data
+    // cause. Nothing else is inferred; without a named cause the analysis stays trace_incomplete.
+    const { online, baseline, source } = fetched.scoreless;
+    const scoreless = diffScoreless(online, baseline);
+    const indexDiff = scoreless.knowledge_ids.length === 0 ? null : await indexDiffer.diff(scoreless.knowledge_ids);
+    const verdict = indexDiff === null ? null : scorelessVerdict(scoreless, indexDiff);
+    if (indexDiff === null || verdict === null) return incomplete;
+    const gapsOf = (gaps: readonly { piece: string }[]) => [...new Set(gaps.map((g) => g.piece))];
+    return {
+      result,
+      status: 'ok',
+      problem: null,
+      diff: null,
+      verdicts: [verdict],
+      // The contexts differ and the store shows damaged vectors: retrieval is where they part.
+      layer: 'retrieval',
+      indexDiff,
+      scoreless,
+      provenance: { source, gaps: { online: gapsOf(online.gaps), baseline: gapsOf(baseline.gaps) } },
     };
   }
   const diff = diffTraces(fetched.online, fetched.baseline);
@@ -128,6 +155,7 @@ async function lookUpFreshness(online: RagClient, diff: TraceDiff, timeoutMs: nu
 export function evidenceDrafts(prepared: PreparedAnalysis): EvidenceDraft[] {
   const { result } = prepared;
   const base = { probe_event_id: result.event_id, probe_id: result.probe_id, occurred_at: result.occurred_at };
+  if (prepared.scoreless !== undefined) return scorelessDrafts(prepared, prepared.scoreless, base);
   if (prepared.diff === null)
     return [
       {
@@ -178,6 +206,44 @@ export function evidenceDrafts(prepared: PreparedAnalysis): EvidenceDraft[] {
       },
     },
   ];
+  drafts.push(...indexDiffDrafts(prepared, base), ...verdictDrafts(prepared, base));
+  return drafts;
+}
+
+type DraftBase = Pick<EvidenceDraft, 'probe_event_id' | 'probe_id' | 'occurred_at'>;
+
+/** A score-less analysis: the contexts' set diff (scores recorded as absent), the index diff, the verdict's measurements. */
+function scorelessDrafts(prepared: PreparedAnalysis, scoreless: ScorelessDiff, base: DraftBase): EvidenceDraft[] {
+  const { result } = prepared;
+  return [
+    {
+      ...base,
+      kind: 'measurement',
+      detector: null,
+      claim_kind: LAYER_CLAIM[prepared.layer],
+      subject: result.probe_id,
+      metric: 'first_diverging_layer',
+      observed: LAYERS.indexOf(prepared.layer),
+      baseline: 0,
+      detail: {
+        layer: prepared.layer,
+        // No span carried a retrieval score: the retrieval and rerank layers could not be compared.
+        retrieval_scores: 'absent',
+        online_trace_id: result.online.trace_id,
+        baseline_trace_id: result.baseline.trace_id,
+        context_jaccard: scoreless.context_jaccard,
+        lost_context_chunks: scoreless.lost.map((c) => c.chunk_id),
+        gained_context_chunks: scoreless.gained.map((c) => c.chunk_id),
+        ...(prepared.provenance ? { trace_source: prepared.provenance.source, trace_gaps: prepared.provenance.gaps } : {}),
+      },
+    },
+    ...indexDiffDrafts(prepared, base),
+    ...verdictDrafts(prepared, base),
+  ];
+}
+
+function indexDiffDrafts(prepared: PreparedAnalysis, base: DraftBase): EvidenceDraft[] {
+  const drafts: EvidenceDraft[] = [];
   if (prepared.indexDiff) {
     const changed = diffDetail(prepared.indexDiff);
     drafts.push({
@@ -192,6 +258,11 @@ export function evidenceDrafts(prepared: PreparedAnalysis): EvidenceDraft[] {
       detail: changed,
     });
   }
+  return drafts;
+}
+
+function verdictDrafts(prepared: PreparedAnalysis, base: DraftBase): EvidenceDraft[] {
+  const drafts: EvidenceDraft[] = [];
   for (const verdict of prepared.verdicts) {
     if (verdict.score <= 0) continue;
     for (const m of verdict.measurements)
@@ -204,7 +275,7 @@ export function evidenceDrafts(prepared: PreparedAnalysis): EvidenceDraft[] {
         metric: m.metric,
         observed: m.observed,
         baseline: m.baseline,
-        detail: { detector_score: verdict.score },
+        detail: { detector_score: verdict.score, ...(prepared.scoreless ? { retrieval_scores: 'absent' } : {}) },
       });
   }
   return drafts;
@@ -223,6 +294,8 @@ export function toProbeAnalysis(prepared: PreparedAnalysis, records: readonly Ev
   }
   const first = records.find((r) => r.detector === null);
   const indexRecord = records.find((r) => r.detector === null && r.metric === 'index_changed');
+  // A score-less analysis has no trace diff but did diverge: its first record is the divergence.
+  const traced = prepared.diff !== null || prepared.scoreless !== undefined;
   return {
     probe_event_id: result.event_id,
     probe_id: result.probe_id,
@@ -230,12 +303,12 @@ export function toProbeAnalysis(prepared: PreparedAnalysis, records: readonly Ev
     query: result.query,
     occurred_at: result.occurred_at,
     trace_status: prepared.status,
-    trace_evidence_id: prepared.diff === null ? (first?.record_id ?? null) : null,
+    trace_evidence_id: traced ? null : (first?.record_id ?? null),
     scores,
     evidence_ids: evidence,
     knowledge_ids: knowledge,
     first_diverging_layer: prepared.layer,
-    divergence_evidence_id: prepared.diff === null ? null : (first?.record_id ?? null),
+    divergence_evidence_id: traced ? (first?.record_id ?? null) : null,
     ...(prepared.indexDiff ? { index_diff: { evidence_id: indexRecord?.record_id ?? null, diff: prepared.indexDiff } } : {}),
   };
 }

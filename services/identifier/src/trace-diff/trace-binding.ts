@@ -16,7 +16,11 @@ export type TraceBinding = { ok: true } | { ok: false; field: TraceMismatchField
 
 const normalised = (text: string) => text.normalize('NFC').trim().replace(/\s+/g, ' ');
 
-export function checkTraceBinding(result: Pick<ProbeResult, 'query'>, observation: ProbeObservation, trace: Trace): TraceBinding {
+export function checkTraceBinding(
+  result: Pick<ProbeResult, 'query'>,
+  observation: ProbeObservation,
+  trace: Pick<Trace, 'query' | 'answer'>,
+): TraceBinding {
   if (normalised(trace.query) !== normalised(result.query))
     return { ok: false, field: 'query', reason: "the trace's query is not the probe's: not this call's trace, not used as evidence" };
   // A result from a sentinel that predates answer_hash is checked on its query only.

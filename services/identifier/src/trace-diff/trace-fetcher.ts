@@ -1,8 +1,9 @@
 import type { ProbeResult } from '@rag-immune/contracts';
 import type { Trace } from '@rag-immune/rag-contract';
-import type { TraceGap } from '@rag-immune/traces';
+import { BLOCKING_PIECES, type TraceGap } from '@rag-immune/traces';
+import { onlyScoresMissing, scorelessSide, sideOfTrace, type ScorelessSide } from './scoreless.ts';
 import { checkTraceBinding, type TraceMismatchField } from './trace-binding.ts';
-import type { TraceSource } from './trace-sources.ts';
+import type { TraceRead, TraceSource } from './trace-sources.ts';
 
 export type TraceFetch =
   | {
@@ -19,7 +20,30 @@ export type TraceFetch =
       incomplete: boolean;
       /** Set when an intake trace was there but is not this call's (checkTraceBinding). */
       mismatch?: TraceMismatchField;
+      /**
+       * Set when what kept a Trace from being made is only the retrieval scores, on one side or both,
+       * and both sides name their context chunks by id (and are this call's): see scoreless.ts.
+       */
+      scoreless?: { online: ScorelessSide; baseline: ScorelessSide; source: { online: string; baseline: string } };
     };
+
+/** A side of a score-less pair: a whole Trace, or spans that lack only the scores; null otherwise. */
+function scorelessOf(read: TraceRead): ScorelessSide | null {
+  if (read.ok) return sideOfTrace(read.trace, read.gaps);
+  if (!read.incomplete || read.partial === undefined || !onlyScoresMissing(read.partial.gaps, BLOCKING_PIECES)) return null;
+  return scorelessSide(read.partial.observed, read.partial.gaps);
+}
+
+/** Both sides as a score-less pair when that is all they lack and they are this call's; undefined otherwise. */
+function scorelessPair(result: ProbeResult, online: TraceRead, baseline: TraceRead): Extract<TraceFetch, { ok: false }>['scoreless'] {
+  const sides = { online: scorelessOf(online), baseline: scorelessOf(baseline) };
+  if (sides.online === null || sides.baseline === null) return undefined;
+  // Spans under the sentinel's trace id are evidence only when they carry this call's query and answer.
+  const sourceOf = (read: TraceRead) => (read.ok ? read.source : 'intake');
+  if (sourceOf(online) === 'intake' && !checkTraceBinding(result, result.online, sides.online).ok) return undefined;
+  if (sourceOf(baseline) === 'intake' && !checkTraceBinding(result, result.baseline, sides.baseline).ok) return undefined;
+  return { online: sides.online, baseline: sides.baseline, source: { online: sourceOf(online), baseline: sourceOf(baseline) } };
+}
 
 /**
  * Fetches both traces of one probe run from each side's source. Whatever goes wrong (no trace id,
@@ -37,8 +61,19 @@ export async function fetchTracePair(
     sources.online.read(result.online, timeoutMs),
     sources.baseline.read(result.baseline, timeoutMs),
   ]);
-  if (!online.ok) return { ok: false, side: 'online', reason: online.reason, incomplete: online.incomplete };
-  if (!baseline.ok) return { ok: false, side: 'baseline', reason: baseline.reason, incomplete: baseline.incomplete };
+  if (!online.ok || !baseline.ok) {
+    const scoreless = scorelessPair(result, online, baseline);
+    const failed = !online.ok
+      ? { side: 'online' as const, read: online }
+      : { side: 'baseline' as const, read: baseline as Extract<TraceRead, { ok: false }> };
+    return {
+      ok: false,
+      side: failed.side,
+      reason: failed.read.reason,
+      incomplete: failed.read.incomplete,
+      ...(scoreless ? { scoreless } : {}),
+    };
+  }
   for (const [side, read] of [
     ['online', online],
     ['baseline', baseline],

@@ -12,12 +12,18 @@ import {
   type Trace,
   type TraceSourceKind,
 } from '@rag-immune/rag-contract';
-import type { ProbeTraceReader, TraceGap } from '@rag-immune/traces';
+import type { ObservedCall, ProbeTraceReader, TraceGap } from '@rag-immune/traces';
 
 export type TraceRead =
   | { ok: true; trace: Trace; source: 'endpoint' | 'intake'; gaps: TraceGap[] }
   /** `incomplete`: the spans are there but lack what a diff needs (an open question of its own). */
-  | { ok: false; reason: string; incomplete: boolean };
+  | {
+      ok: false;
+      reason: string;
+      incomplete: boolean;
+      /** An incomplete intake trace: what its spans did say, and what they lacked (for a score-less analysis). */
+      partial?: { gaps: TraceGap[]; observed?: ObservedCall };
+    };
 
 export interface TraceSource {
   read(observation: ProbeObservation, timeoutMs: number): Promise<TraceRead>;
@@ -53,7 +59,9 @@ export class IntakeTraceSource implements TraceSource {
     try {
       const read = await this.reader.read(observation.traceparent);
       if (read.ok) return { ok: true, trace: read.mapped.trace!, source: 'intake', gaps: read.mapped.gaps };
-      return { ok: false, reason: `trace intake: ${read.reason}`, incomplete: read.mapped !== null };
+      if (read.mapped === null) return { ok: false, reason: `trace intake: ${read.reason}`, incomplete: false };
+      const partial = { gaps: read.mapped.gaps, ...(read.mapped.observed ? { observed: read.mapped.observed } : {}) };
+      return { ok: false, reason: `trace intake: ${read.reason}`, incomplete: true, partial };
     } catch (error) {
       return { ok: false, reason: `trace intake unavailable: ${describe(error)}`, incomplete: false };
     }
