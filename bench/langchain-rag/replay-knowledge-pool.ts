@@ -41,6 +41,7 @@ import {
   type AnswerComparison,
   type PooledVerdict,
 } from '@rag-immune/probing';
+import { seededRandom as seeded } from '@rag-immune/probing';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({
@@ -93,16 +94,6 @@ const groups = Math.floor(probeIds.length / group);
 /** The knowledge id a probe stands for: probes i, i + groups, i + 2 groups ... share one. */
 const knowledgeOf = new Map(probeIds.map((id, i) => [id, i < groups * group ? `knowledge/${i % groups}` : `knowledge/alone-${i}`]));
 const membersOf = (knowledge: string) => probeIds.filter((id) => knowledgeOf.get(id) === knowledge);
-
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const observation = (fcs: number | null): ProbeObservation => ({
   call_status: 'ok',

@@ -28,6 +28,7 @@ import { loadDebianKnowledge } from '@rag-immune/debian-knowledge';
 import { loadQuestions } from '@rag-immune/reference-rag/testing';
 import {
   AdaptiveSampling,
+  seededRandom,
   PooledEvidence,
   compareWithBaseline,
   defaultThresholds,
@@ -152,13 +153,7 @@ interface Outcome {
 type WindowSource = (probeRows: Row[], at: number, k: number, probeRun: number) => Row[] | null;
 const recorded: WindowSource = (probeRows, at, k) => (at + k > probeRows.length ? null : probeRows.slice(at, at + k));
 function bootstrap(runs: number, seed: number): WindowSource {
-  let state = seed >>> 0;
-  const random = () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = seededRandom(seed);
   return (probeRows, _at, k, probeRun) => {
     if (probeRun >= runs) return null;
     const pooled = probeRows.flatMap((r) => [

@@ -22,6 +22,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { RepairAction, RootCauseReport } from '@rag-immune/contracts';
+import { seededRandom } from '@rag-immune/probing';
+
+/** The seeded generator the synthetic history draws from. */
+export const prng = seededRandom;
 
 type Claim = RootCauseReport['claims'][number];
 type Intent = RepairAction['intent'];
@@ -29,18 +33,6 @@ type Intent = RepairAction['intent'];
 export interface HistoryLine {
   topic: 'reports' | 'actions';
   event: RootCauseReport | RepairAction;
-}
-
-/** Mulberry32: a small seeded PRNG, so the history is the same for the same seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const PACKAGES = Array.from(

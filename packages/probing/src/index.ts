@@ -83,3 +83,4 @@ export { readOnlineFcsHistory, readProbeHistory, type ProbeHistory } from './cat
 export { probesFromQuestions, type LabelledQuestionLike } from './catalog/labelled-question-probes.ts';
 /** The probe runners' side of the signed probe mark (PROBE_MARK_KEY), for the workers that run probes. */
 export { ProbeMarkSigner, PROBE_MARK_MIN_KEY_LENGTH } from '@rag-immune/traces';
+export { seededRandom } from './random.ts';

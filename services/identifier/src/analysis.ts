@@ -179,32 +179,18 @@ export function evidenceDrafts(prepared: PreparedAnalysis): EvidenceDraft[] {
     ];
   const diff = prepared.diff;
   const drafts: EvidenceDraft[] = [
-    {
-      ...base,
-      kind: 'measurement',
-      detector: null,
-      claim_kind: LAYER_CLAIM[prepared.layer],
-      subject: result.probe_id,
-      metric: 'first_diverging_layer',
-      observed: LAYERS.indexOf(prepared.layer),
-      baseline: 0,
-      detail: {
-        layer: prepared.layer,
-        online_trace_id: result.online.trace_id,
-        baseline_trace_id: result.baseline.trace_id,
-        rewritten_equal: diff.query.rewritten_equal,
-        candidate_jaccard: diff.candidates.jaccard,
-        shared_score_stable_fraction: diff.candidates.shared_score_stable_fraction,
-        rerank_order_changed: diff.rerank.order_changed,
-        context_jaccard: diff.context.jaccard,
-        answer_equal_to_baseline: diff.answer.equal_to_baseline,
-        online_unsupported_facts: diff.answer.online_unsupported,
-        models_changed: diff.models.changed,
-        // Whether the newer online knowledge could be checked against its feed (null: nothing newer).
-        feed_check: result.comparison.feed_check ?? null,
-        ...(prepared.provenance ? { trace_source: prepared.provenance.source, trace_gaps: prepared.provenance.gaps } : {}),
-      },
-    },
+    divergingLayerDraft(prepared, base, {
+      rewritten_equal: diff.query.rewritten_equal,
+      candidate_jaccard: diff.candidates.jaccard,
+      shared_score_stable_fraction: diff.candidates.shared_score_stable_fraction,
+      rerank_order_changed: diff.rerank.order_changed,
+      context_jaccard: diff.context.jaccard,
+      answer_equal_to_baseline: diff.answer.equal_to_baseline,
+      online_unsupported_facts: diff.answer.online_unsupported,
+      models_changed: diff.models.changed,
+      // Whether the newer online knowledge could be checked against its feed (null: nothing newer).
+      feed_check: result.comparison.feed_check ?? null,
+    }),
   ];
   drafts.push(...indexDiffDrafts(prepared, base), ...verdictDrafts(prepared, base));
   return drafts;
@@ -214,32 +200,39 @@ type DraftBase = Pick<EvidenceDraft, 'probe_event_id' | 'probe_id' | 'occurred_a
 
 /** A score-less analysis: the contexts' set diff (scores recorded as absent), the index diff, the verdict's measurements. */
 function scorelessDrafts(prepared: PreparedAnalysis, scoreless: ScorelessDiff, base: DraftBase): EvidenceDraft[] {
-  const { result } = prepared;
   return [
-    {
-      ...base,
-      kind: 'measurement',
-      detector: null,
-      claim_kind: LAYER_CLAIM[prepared.layer],
-      subject: result.probe_id,
-      metric: 'first_diverging_layer',
-      observed: LAYERS.indexOf(prepared.layer),
-      baseline: 0,
-      detail: {
-        layer: prepared.layer,
-        // No span carried a retrieval score: the retrieval and rerank layers could not be compared.
-        retrieval_scores: 'absent',
-        online_trace_id: result.online.trace_id,
-        baseline_trace_id: result.baseline.trace_id,
-        context_jaccard: scoreless.context_jaccard,
-        lost_context_chunks: scoreless.lost.map((c) => c.chunk_id),
-        gained_context_chunks: scoreless.gained.map((c) => c.chunk_id),
-        ...(prepared.provenance ? { trace_source: prepared.provenance.source, trace_gaps: prepared.provenance.gaps } : {}),
-      },
-    },
+    divergingLayerDraft(prepared, base, {
+      // No span carried a retrieval score: the retrieval and rerank layers could not be compared.
+      retrieval_scores: 'absent',
+      context_jaccard: scoreless.context_jaccard,
+      lost_context_chunks: scoreless.lost.map((c) => c.chunk_id),
+      gained_context_chunks: scoreless.gained.map((c) => c.chunk_id),
+    }),
     ...indexDiffDrafts(prepared, base),
     ...verdictDrafts(prepared, base),
   ];
+}
+
+/** The analysis's first record: which layer diverged first, with the traces it was read from and the path's own figures. */
+function divergingLayerDraft(prepared: PreparedAnalysis, base: DraftBase, figures: Record<string, unknown>): EvidenceDraft {
+  const { result } = prepared;
+  return {
+    ...base,
+    kind: 'measurement',
+    detector: null,
+    claim_kind: LAYER_CLAIM[prepared.layer],
+    subject: result.probe_id,
+    metric: 'first_diverging_layer',
+    observed: LAYERS.indexOf(prepared.layer),
+    baseline: 0,
+    detail: {
+      layer: prepared.layer,
+      online_trace_id: result.online.trace_id,
+      baseline_trace_id: result.baseline.trace_id,
+      ...figures,
+      ...(prepared.provenance ? { trace_source: prepared.provenance.source, trace_gaps: prepared.provenance.gaps } : {}),
+    },
+  };
 }
 
 function indexDiffDrafts(prepared: PreparedAnalysis, base: DraftBase): EvidenceDraft[] {

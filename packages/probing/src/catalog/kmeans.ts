@@ -1,14 +1,6 @@
-/** Seeded PRNG (mulberry32): the same query log and seed always give the same probe set. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../random.ts';
+
+export { seededRandom };
 
 function squaredDistance(a: Float32Array, b: Float32Array): number {
   let sum = 0;

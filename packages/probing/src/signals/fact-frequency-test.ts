@@ -10,6 +10,7 @@
  */
 import { keyFacts } from './answer-agreement.ts';
 import type { NullDistribution } from './sample-test.ts';
+import { seededRandom } from '../random.ts';
 
 /** Above this many splits, the null distribution is sampled (k = 7 a side is 3,432 splits, exact). */
 const MAX_EXACT_SPLITS = 20_000;
@@ -100,14 +101,7 @@ function everySplit(total: number, size: number): number[][] {
 
 /** Random size-subsets from a fixed seed: independent of the answers, so the sampled p stays valid. */
 function sampledSplits(total: number, size: number, count: number): number[][] {
-  let state = 0x9e3779b9;
-  const random = () => {
-    // mulberry32
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = seededRandom(0x9e3779b9);
   const out: number[][] = [];
   const items = Array.from({ length: total }, (_, i) => i);
   for (let c = 0; c < count; c++) {

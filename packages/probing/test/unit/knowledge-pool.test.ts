@@ -9,17 +9,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { KnowledgePooledEvidence, PooledEvidence, eValue, mannWhitneyLessNull, pooledThreshold } from '../../src/index.ts';
-
-/** A seeded generator (mulberry32): the simulations are the same on every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as seeded } from '../../src/random.ts';
 
 /** An FCS-like score: a normal around 0.6 (sd 0.2) minus the shift, clipped to [0, 1], rounded to 0.01 (ties happen). */
 function score(random: () => number, shift: number): number {

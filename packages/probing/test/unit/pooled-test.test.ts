@@ -15,17 +15,7 @@ import {
   pooledThreshold,
   type NullDistribution,
 } from '../../src/index.ts';
-
-/** A seeded generator (mulberry32): the simulations are the same on every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as seeded } from '../../src/random.ts';
 
 /** The expectation of a run's e-value over the exact null distribution of its p. */
 const nullExpectation = (test: NullDistribution) =>

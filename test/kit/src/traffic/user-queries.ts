@@ -6,6 +6,9 @@
  * seed gives the same sequence, so a bench or a test is reproducible.
  */
 import type { LabelledQuestion } from '@rag-immune/reference-rag/testing';
+import { seededRandom } from '@rag-immune/probing';
+
+export { seededRandom };
 
 type QuestionKind = LabelledQuestion['kind'];
 
@@ -63,18 +66,6 @@ const OFF_TOPIC = [
   'What is the best way to learn the guitar?',
 ];
 const UNKNOWN_PACKAGES = ['quuxd', 'flibbertools', 'zarniwoop-utils', 'snorkelfs', 'wibblectl'];
-
-/** mulberry32: a small, fast, well-distributed 32-bit PRNG; enough for traffic, not for secrets. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** Cumulative Zipf weights for n ranks: P(rank r) = r^-s / H(n, s). */
 export function zipfCumulative(n: number, exponent: number): number[] {

@@ -1,18 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BernoulliCusum, alternativeRate, bernoulliCusumDesign, expectedDelay } from '../../../src/traffic/bernoulli-cusum.ts';
-
-/** A seeded generator (mulberry32), so a failure reproduces. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as rng } from '@rag-immune/probing';
 
 for (const p0 of [0.01, 0.05, 0.2]) {
   test(`clean streams at p0=${p0}: false alarms stay within the budget the threshold was set from`, () => {

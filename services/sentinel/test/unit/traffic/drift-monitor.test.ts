@@ -2,17 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DriftMonitor } from '../../../src/traffic/drift-monitor.ts';
 import { SegmentResolver, querySignature } from '../../../src/traffic/segment-resolver.ts';
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as rng } from '@rag-immune/probing';
 
 const options = { profileAnswers: 30, priorWeight: 20, minCleanRate: 0.005, confidenceZ: 1.645, shift: 0.3, cooldownMs: 0 };
 

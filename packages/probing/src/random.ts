@@ -1,0 +1,14 @@
+/**
+ * A seeded PRNG (mulberry32): the same seed gives the same sequence on every run, so a probe set built from
+ * a query log, a fact-frequency permutation test or a simulation is reproducible. Not for anything secret.
+ */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
