@@ -39,6 +39,7 @@ import { EffectorMetrics } from '../../../src/metrics.ts';
 import { PreconditionError } from '../../../src/actions/repair-tool.ts';
 import type { SnapshotRetentionPolicy } from '../../../src/snapshots/snapshot-retention.ts';
 import type { RagRepairAccess } from '../../../src/actions/rag-repair-access.ts';
+import type { KnowledgePointsPort } from '../../../src/snapshots/knowledge-points.ts';
 
 /** The RAG the fake tools repair: healthy or not, and what was done to it. */
 export class FakeRag {
@@ -231,6 +232,8 @@ export interface LoopOptions {
   ragRepair?: RagRepairAccess;
   /** Qdrant's aliases as real tools see them; default a client of nothing (the fake tools never switch one). */
   aliases?: CollectionAliases;
+  /** The points of named knowledge as the in-place restore sees them; default none (that tool refuses). */
+  points?: KnowledgePointsPort;
 }
 
 export interface Loop {
@@ -349,6 +352,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     ...(options.undoRetryMs !== undefined ? { undoRetryMs: options.undoRetryMs } : {}),
     ...(options.restoreMaxSnapshotAgeMs !== undefined ? { restoreMaxSnapshotAgeMs: options.restoreMaxSnapshotAgeMs } : {}),
     ...(options.ragRepair !== undefined ? { ragRepair: options.ragRepair } : {}),
+    ...(options.points !== undefined ? { points: options.points } : {}),
   });
   const crashingReplica = async (instanceId: string, crashAt: CrashPoint) => {
     let dead = false;
