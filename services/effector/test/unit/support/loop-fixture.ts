@@ -234,6 +234,10 @@ export interface LoopOptions {
   aliases?: CollectionAliases;
   /** The points of named knowledge as the in-place restore sees them; default none (that tool refuses). */
   points?: KnowledgePointsPort;
+  /** Where snapshots are taken and recovered (a real Qdrant's, for an integration test); default the fake archive. */
+  snapshotArchive?: SnapshotArchive;
+  /** The RAG's collection; default `kb`. */
+  collection?: string;
 }
 
 export interface Loop {
@@ -283,7 +287,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
   const stores = {
     actions: new ActionStore(docs, indices.actions),
     incidents: new IncidentStore(docs, indices.incidents),
-    snapshots: new SnapshotStore(archive, docs, indices.snapshots),
+    snapshots: new SnapshotStore(options.snapshotArchive ?? archive, docs, indices.snapshots),
     grants: new GrantStore(docs, indices.grants, 60_000),
     audit: new AuditLog(docs, indices.audit),
     modes: new ModeStore(docs, indices.settings, options.mode ?? 'auto'),
@@ -317,7 +321,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     policy,
     online: rags,
     baseline: rags,
-    collection: 'kb',
+    collection: options.collection ?? 'kb',
     sourceByPrefix: {},
     ...stores,
     // The fake tools never switch an alias: a client of nothing, never called.
