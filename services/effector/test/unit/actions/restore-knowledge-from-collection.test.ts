@@ -162,6 +162,22 @@ test('execute puts the vectors back, deletes the point the fault added, leaves o
   ]);
 });
 
+test('an execute cut short between the upsert and the delete, run again (resumed), ends as one uninterrupted run', async () => {
+  const { ctx, points } = pinned();
+  const args = await tool.plan(ctx, {});
+  corrupt(points);
+  const remove = points.delete.bind(points);
+  points.delete = async () => {
+    throw new Error('Qdrant unreachable');
+  };
+  await assert.rejects(tool.execute(ctx, args), /Qdrant unreachable/);
+  assert.match((await tool.verify(ctx, args)) ?? '', /still live \(99\)/);
+  points.delete = remove;
+  const { detail } = (await tool.execute(ctx, args)) as { detail: Record<string, unknown> };
+  assert.equal(detail.deleted, 1);
+  assert.equal(await tool.verify(ctx, args), null);
+});
+
 test('verify names a payload that differs from the source’s', async () => {
   const { ctx, points } = pinned();
   const args = await tool.plan(ctx, {});
