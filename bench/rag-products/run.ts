@@ -144,6 +144,13 @@ try {
   );
   const baseline = JSON.parse(baselineOut) as { alias: string; collection: string; points: number };
   say(`baseline: alias ${baseline.alias} -> ${baseline.collection} (${baseline.points} points)`);
+  // The adapter as an operator would deploy it: its `repair.rebuild_from` names this run's baseline alias
+  // (Flowise reads its collection by name: the effector restores knowledge in place from the baseline).
+  const adapterText = readFileSync(adapterFile, 'utf8');
+  const runAdapterText = adapterText.replace(/^(\s+rebuild_from:).*$/m, `$1 ${baseline.alias}`);
+  if (runAdapterText === adapterText) throw new Error(`${adapterFile} has no repair.rebuild_from to point at the baseline`);
+  const runAdapterFile = join(runDir, 'flowise-adapter.yaml');
+  writeFileSync(runAdapterFile, runAdapterText);
 
   // --- the trace intake Flowise exports its OpenInference spans to (with its own token) ---
   const intakeToken = randomBytes(24).toString('hex');
@@ -278,7 +285,7 @@ try {
     effectorMode: 'auto',
     env: {
       sentinel: {
-        SENTINEL_RAG_ADAPTER_FILE: adapterFile,
+        SENTINEL_RAG_ADAPTER_FILE: runAdapterFile,
         SENTINEL_MAX_CONCURRENT: '1',
         SENTINEL_CALL_TIMEOUT_MS: '180000',
       },
@@ -295,7 +302,7 @@ try {
         IDENTIFIER_INTAKE_WAIT_MS: '30000',
       },
       effector: {
-        EFFECTOR_RAG_ADAPTER_FILE: adapterFile,
+        EFFECTOR_RAG_ADAPTER_FILE: runAdapterFile,
         EFFECTOR_VERIFY_CONCURRENCY: '1',
         EFFECTOR_VERIFY_TIMEOUT_MS: '600000',
       },

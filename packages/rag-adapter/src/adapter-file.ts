@@ -155,6 +155,12 @@ export const RepairDeclaration = z
     hooks: z.enum(['contract', 'none']).default('contract'),
     /** A collection or alias holding known-good points to rebuild from (e.g. `immune baseline create`'s `<collection>-baseline`). */
     rebuild_from: QdrantName.optional(),
+    /**
+     * How the RAG reads its collection: `alias` (default: the effector may switch the alias back or to a
+     * rebuild) or `by_name` (a product such as Flowise that names the collection itself: the affected
+     * knowledge is restored in place from `rebuild_from`, the live collection snapshotted first).
+     */
+    collection_mode: z.enum(['alias', 'by_name']).default('alias'),
     ingestion: IngestionWebhook.optional(),
     /** What an operator runs to re-ingest when no webhook is declared (named in the recommendation). */
     operator_step: z.string().min(1).optional(),
@@ -171,6 +177,12 @@ export const RepairDeclaration = z
         code: z.ZodIssueCode.custom,
         path: ['hooks'],
         message: 'ingestion and rebuild_from are for a RAG without repair hooks: set hooks: none',
+      });
+    if (repair.hooks === 'contract' && repair.collection_mode === 'by_name')
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['collection_mode'],
+        message: 'by_name chooses the hookless in-place restore: set hooks: none (a RAG with repair hooks repairs itself)',
       });
   });
 export type RepairDeclaration = z.infer<typeof RepairDeclaration>;

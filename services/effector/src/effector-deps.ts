@@ -14,6 +14,7 @@ import type { RepairBacklogBounds } from './plan/repair-slots.ts';
 import type { RepairPolicy } from './policy/policy.ts';
 import type { SnapshotRetentionPolicy } from './snapshots/snapshot-retention.ts';
 import type { CollectionAliases } from './snapshots/collection-aliases.ts';
+import type { KnowledgePointsPort } from './snapshots/knowledge-points.ts';
 import type { SnapshotStore } from './snapshots/snapshot-store.ts';
 import type { CrashPoint } from './run/crash-points.ts';
 import type { ActionStore } from './state/action-store.ts';
@@ -45,6 +46,8 @@ export interface EffectorDeps {
   snapshots: SnapshotStore;
   /** The RAG collection's alias switch and retired generations (blue/green reindex). */
   aliases: CollectionAliases;
+  /** The points of named knowledge in the RAG's collection (restore_knowledge_from_collection). Absent: that tool refuses. */
+  points?: KnowledgePointsPort;
   /** What the RAG lets the effector do (its adapter file's `repair`). Absent: the contract's repair hooks. */
   ragRepair?: RagRepairAccess;
   /** Where the RAG's alias pointed over time (switch_alias_back). Absent: none recorded. */

@@ -38,6 +38,7 @@ import { effectorRoutes, withActorProvenance } from './http/routes.ts';
 import { EffectorMetrics } from './metrics.ts';
 import { loadPolicy } from './policy/policy.ts';
 import { CollectionAliases } from './snapshots/collection-aliases.ts';
+import { KnowledgePoints } from './snapshots/knowledge-points.ts';
 import { AliasHistory, watchAlias } from './snapshots/alias-history.ts';
 import { ragRepairAccess } from './actions/rag-repair-access.ts';
 import { QdrantSnapshotArchive } from './snapshots/qdrant-archive.ts';
@@ -96,7 +97,11 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
   const ragRepair = ragRepairAccess(adapted?.adapter ?? null);
   if (ragRepair.hooks === 'none')
     logger.info(
-      { rebuild_from: ragRepair.rebuildFrom, ingestion: ragRepair.ingestion?.describe() ?? null },
+      {
+        rebuild_from: ragRepair.rebuildFrom,
+        collection_mode: ragRepair.collectionMode,
+        ingestion: ragRepair.ingestion?.describe() ?? null,
+      },
       'effector: the RAG serves no repair hooks: Qdrant-only repairs, its ingestion webhook or a recommendation',
     );
   const registry = options.registry ?? new Registry();
@@ -198,6 +203,7 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     sourceByPrefix: config.EFFECTOR_SOURCE_BY_PREFIX,
     ...stores,
     aliases,
+    points: new KnowledgePoints(qdrant),
     ragRepair,
     ...(aliasHistory !== undefined ? { aliasHistory } : {}),
     // Re-reads the identifier's record at every measurement: probes that joined the incident since admission are verified too.

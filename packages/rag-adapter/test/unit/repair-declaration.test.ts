@@ -63,3 +63,14 @@ test('a bad `repair` is refused naming the key', () => {
     'repair.hooks: ingestion and rebuild_from are for a RAG without repair hooks: set hooks: none',
   ]);
 });
+
+test('`repair.collection_mode`: alias by default, by_name for a RAG that names its collection, refused with hooks: contract', () => {
+  assert.equal(parseAdapter(`${BASE}repair: { hooks: none }\n`).repair?.collection_mode, 'alias');
+  assert.equal(parseAdapter(`${BASE}repair: { hooks: none, collection_mode: by_name }\n`).repair?.collection_mode, 'by_name');
+  assert.deepEqual(issuesOf(`${BASE}repair: { hooks: none, collection_mode: name }\n`), [
+    "repair.collection_mode: Invalid enum value. Expected 'alias' | 'by_name', received 'name'",
+  ]);
+  assert.deepEqual(issuesOf(`${BASE}repair: { collection_mode: by_name }\n`), [
+    'repair.collection_mode: by_name chooses the hookless in-place restore: set hooks: none (a RAG with repair hooks repairs itself)',
+  ]);
+});

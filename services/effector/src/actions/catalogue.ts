@@ -14,6 +14,7 @@ import { setQueryRewriteRules } from './set-query-rewrite-rules.ts';
 import { escalateToHuman } from './escalate-to-human.ts';
 import { switchAliasBack } from './switch-alias-back.ts';
 import { rebuildFromCollection } from './rebuild-from-collection.ts';
+import { restoreKnowledgeFromCollection } from './restore-knowledge-from-collection.ts';
 import { callIngestionWebhook } from './call-ingestion-webhook.ts';
 import { recommendOperatorStep } from './recommend-operator-step.ts';
 
@@ -53,6 +54,8 @@ export const TOOLS: readonly RepairTool[] = [
   // same intent, so memory's default tool for an intent is unchanged.
   switchAliasBack,
   rebuildFromCollection,
+  // A hookless RAG reading its collection by name (`repair.collection_mode: by_name`): no alias to switch.
+  restoreKnowledgeFromCollection,
   callIngestionWebhook,
   recommendOperatorStep,
 ] as unknown as readonly RepairTool[];

@@ -9,6 +9,9 @@ import { IngestionWebhookClient } from '@rag-immune/rag-adapter';
 
 export type ToolAvailability = 'repair_hooks' | 'without_repair_hooks';
 
+/** How the RAG reads its Qdrant collection: through an alias the effector may switch, or by its name (Flowise). */
+export type CollectionMode = 'alias' | 'by_name';
+
 /** The user's ingestion job as the webhook tool calls it. */
 export interface IngestionPort {
   call(request: IngestionRequest, options?: IngestionCallOptions): Promise<IngestionResult>;
@@ -21,6 +24,8 @@ export interface RagRepairAccess {
   hooks: 'contract' | 'none';
   /** A collection or alias of known-good points to rebuild from (the pinned baseline copy); null: none named. */
   rebuildFrom: string | null;
+  /** Absent: `alias` (the switching tools apply, the in-place restore does not), as before the key existed. */
+  collectionMode?: CollectionMode;
   ingestion: IngestionPort | null;
   /** What an operator runs to re-ingest, named in the recommendation; null: a generic description. */
   operatorStep: string | null;
@@ -38,9 +43,14 @@ export const CONTRACT_HOOKS: RagRepairAccess = {
 };
 
 /** Whether `tool` applies to a RAG with this access (an unknown tool is left to the plan to refuse). */
-export function toolAvailable(tool: { availability?: ToolAvailability } | undefined, access: RagRepairAccess = CONTRACT_HOOKS): boolean {
+export function toolAvailable(
+  tool: { availability?: ToolAvailability; readsCollection?: CollectionMode } | undefined,
+  access: RagRepairAccess = CONTRACT_HOOKS,
+): boolean {
   if (tool?.availability === undefined) return true;
-  return tool.availability === 'repair_hooks' ? access.hooks === 'contract' : access.hooks === 'none';
+  if (tool.availability === 'repair_hooks') return access.hooks === 'contract';
+  // An alias switch cannot reach a RAG reading its collection by name; an in-place restore is not needed behind an alias.
+  return access.hooks === 'none' && (tool.readsCollection === undefined || tool.readsCollection === (access.collectionMode ?? 'alias'));
 }
 
 /**
@@ -66,6 +76,7 @@ export function ragRepairAccess(
   return {
     hooks: 'none',
     rebuildFrom: repair.rebuild_from ?? null,
+    collectionMode: repair.collection_mode,
     ingestion: port,
     operatorStep: repair.operator_step ?? null,
     operatorWaitMs: repair.operator_wait_seconds * 1000,

@@ -40,6 +40,7 @@ export const rebuildFromCollection = defineTool({
   reversible: true,
   coversAllKnowledge: true,
   availability: 'without_repair_hooks',
+  readsCollection: 'alias',
   protectedCollections: (args, prior) =>
     [args.target_collection, args.source_collection, prior.from_collection].filter((name): name is string => typeof name === 'string'),
   async plan(ctx) {

@@ -2,8 +2,9 @@ import type { z } from 'zod';
 import type { RepairIntent, RootCauseReport } from '@rag-immune/contracts';
 import type { RagClient, RepairResult } from '@rag-immune/rag-contract';
 import type { CollectionAliases } from '../snapshots/collection-aliases.ts';
+import type { KnowledgePointsPort } from '../snapshots/knowledge-points.ts';
 import type { SnapshotRecord } from '../snapshots/snapshot-record.ts';
-import type { AliasHistoryPort, RagRepairAccess, ToolAvailability } from './rag-repair-access.ts';
+import type { AliasHistoryPort, CollectionMode, RagRepairAccess, ToolAvailability } from './rag-repair-access.ts';
 
 /** What a tool may read and call: the RAG pair (with the configured headers) and the snapshot records. */
 export interface ToolContext {
@@ -18,6 +19,8 @@ export interface ToolContext {
   restoreSnapshot(record: SnapshotRecord): Promise<void>;
   /** The alias switch and the generations it retires (blue/green reindex). */
   aliases: CollectionAliases;
+  /** The points of named knowledge in a collection (the in-place restore); absent: that tool refuses. */
+  points?: KnowledgePointsPort;
   /** Collections an action still in flight names (its way back or its build): retention keeps them. */
   collectionsInFlight(): Promise<Set<string>>;
   timeoutMs: number;
@@ -78,6 +81,11 @@ export interface RepairTool<A extends Record<string, unknown> = Record<string, u
    * `without_repair_hooks` (a stand-in for a RAG that serves none). Absent: every RAG (it needs only Qdrant).
    */
   readonly availability?: ToolAvailability;
+  /**
+   * How a RAG without repair hooks must read its collection for the tool to apply (its adapter's
+   * `repair.collection_mode`): `alias` (the tools that switch it) or `by_name` (in place). Absent: either.
+   */
+  readonly readsCollection?: CollectionMode;
   /**
    * Reaching this tool ends the plan: the executor escalates the incident to a human instead of
    * running it (the escalation tool). Absent: an ordinary repair.

@@ -25,6 +25,7 @@ export const switchAliasBack = defineTool({
   touchesQdrant: false,
   reversible: true,
   availability: 'without_repair_hooks',
+  readsCollection: 'alias',
   protectedCollections: (args) => [args.from_collection, args.to_collection],
   async plan(ctx) {
     const alias = ctx.collection;

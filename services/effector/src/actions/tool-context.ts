@@ -17,6 +17,7 @@ export function toolContextFor(deps: EffectorDeps, report: RootCauseReport): Too
     listSnapshots: (collection) => deps.snapshots.list({ collection }),
     restoreSnapshot: async (record) => void (await deps.snapshots.restore(record)),
     aliases: deps.aliases,
+    ...(deps.points !== undefined ? { points: deps.points } : {}),
     collectionsInFlight: async () => {
       const unfinished = await deps.actions.list({ statuses: [...UNFINISHED] });
       return new Set(unfinished.flatMap((a) => collectionsProtectedBy(tools, a)));

@@ -96,3 +96,33 @@ response: { answer: $.text }
     /repair\.ingestion\.headers\.authorization: environment variable INGEST_TOKEN is not set/,
   );
 });
+
+test('a hookless RAG reading its collection by name restores the knowledge in place first; no alias switch is planned', () => {
+  const byName: RagRepairAccess = { ...HOOKLESS, collectionMode: 'by_name' };
+  assert.deepEqual(plan('vector_index_corruption', byName), [
+    'restore_knowledge_from_collection',
+    'restore_collection_snapshot',
+    'escalate_to_human',
+  ]);
+  // Knowledge changed in place (a version never published): put back as pinned, before the RAG's own ingestion.
+  assert.deepEqual(plan('unpublished_knowledge', byName), [
+    'restore_knowledge_from_collection',
+    'call_ingestion_webhook',
+    'recommend_operator_step',
+    'escalate_to_human',
+  ]);
+  // Unscoped: nothing to restore in place (the tool is not in that branch); the snapshot, else a person.
+  assert.deepEqual(plan('vector_index_corruption', byName, []), ['restore_collection_snapshot', 'escalate_to_human']);
+  assert.equal(
+    ragRepairAccess(
+      parseAdapter(`apiVersion: rag-immune/v1
+kind: RagAdapter
+metadata: { name: t }
+request: { url: '\${base_url}/q', body: { q: '\${query}' } }
+response: { answer: $.text }
+repair: { hooks: none, rebuild_from: kb-baseline, collection_mode: by_name }
+`),
+    ).collectionMode,
+    'by_name',
+  );
+});

@@ -29,6 +29,24 @@ test('tool input schemas accept what the tools plan and refuse malformed argumen
       good: { alias: 'kb', rebuild_from: 'kb-baseline', source_collection: 'kb-baseline--1', target_collection: 'kb--1' },
       bad: { alias: 'kb', rebuild_from: 'kb-baseline', source_collection: '../x', target_collection: 'kb--1' },
     },
+    restore_knowledge_from_collection: {
+      good: {
+        collection: 'kb',
+        rebuild_from: 'kb-baseline',
+        source_collection: 'kb-baseline--1',
+        knowledge_ids: ['apt/curl'],
+        source_points: 3,
+        max_points: 2000,
+      },
+      bad: {
+        collection: 'kb',
+        rebuild_from: 'kb-baseline',
+        source_collection: 'kb-baseline--1',
+        knowledge_ids: [],
+        source_points: 3,
+        max_points: 2000,
+      },
+    },
     call_ingestion_webhook: { good: { knowledge_ids: ['apt/curl'], sources: [] }, bad: { knowledge_ids: [], sources: [] } },
     recommend_operator_step: {
       good: { operator_step: 're-ingest apt/curl', knowledge_ids: ['apt/curl'], wait_seconds: 240 },
@@ -54,6 +72,7 @@ test('tools that write to Qdrant are snapshotted first; refresh is the irreversi
     'reindex_knowledge',
     'reparse_documents',
     'restore_collection_snapshot',
+    'restore_knowledge_from_collection',
     'switch_to_backup_source',
   ]);
   assert.deepEqual(

@@ -39,6 +39,7 @@ import { EffectorMetrics } from '../../../src/metrics.ts';
 import { PreconditionError } from '../../../src/actions/repair-tool.ts';
 import type { SnapshotRetentionPolicy } from '../../../src/snapshots/snapshot-retention.ts';
 import type { RagRepairAccess } from '../../../src/actions/rag-repair-access.ts';
+import type { KnowledgePointsPort } from '../../../src/snapshots/knowledge-points.ts';
 
 /** The RAG the fake tools repair: healthy or not, and what was done to it. */
 export class FakeRag {
@@ -231,6 +232,12 @@ export interface LoopOptions {
   ragRepair?: RagRepairAccess;
   /** Qdrant's aliases as real tools see them; default a client of nothing (the fake tools never switch one). */
   aliases?: CollectionAliases;
+  /** The points of named knowledge as the in-place restore sees them; default none (that tool refuses). */
+  points?: KnowledgePointsPort;
+  /** Where snapshots are taken and recovered (a real Qdrant's, for an integration test); default the fake archive. */
+  snapshotArchive?: SnapshotArchive;
+  /** The RAG's collection; default `kb`. */
+  collection?: string;
 }
 
 export interface Loop {
@@ -280,7 +287,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
   const stores = {
     actions: new ActionStore(docs, indices.actions),
     incidents: new IncidentStore(docs, indices.incidents),
-    snapshots: new SnapshotStore(archive, docs, indices.snapshots),
+    snapshots: new SnapshotStore(options.snapshotArchive ?? archive, docs, indices.snapshots),
     grants: new GrantStore(docs, indices.grants, 60_000),
     audit: new AuditLog(docs, indices.audit),
     modes: new ModeStore(docs, indices.settings, options.mode ?? 'auto'),
@@ -314,7 +321,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     policy,
     online: rags,
     baseline: rags,
-    collection: 'kb',
+    collection: options.collection ?? 'kb',
     sourceByPrefix: {},
     ...stores,
     // The fake tools never switch an alias: a client of nothing, never called.
@@ -349,6 +356,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     ...(options.undoRetryMs !== undefined ? { undoRetryMs: options.undoRetryMs } : {}),
     ...(options.restoreMaxSnapshotAgeMs !== undefined ? { restoreMaxSnapshotAgeMs: options.restoreMaxSnapshotAgeMs } : {}),
     ...(options.ragRepair !== undefined ? { ragRepair: options.ragRepair } : {}),
+    ...(options.points !== undefined ? { points: options.points } : {}),
   });
   const crashingReplica = async (instanceId: string, crashAt: CrashPoint) => {
     let dead = false;
