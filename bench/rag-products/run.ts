@@ -178,6 +178,7 @@ try {
     qdrantUrl: endpoints.qdrantUrl,
     qdrantApiKey: endpoints.qdrantApiKey,
     onlineCollection: collection,
+    baselineAlias: baseline.alias,
     baselineCollection: baseline.collection,
     embeddingsBaseUrl: `http://127.0.0.1:${embPort}/v1`,
     llmBaseUrl: llm.url,
@@ -194,7 +195,7 @@ try {
   const recordedStarted = performance.now();
   // Sent as a probe is (traceparent + the probe mark): its spans should reach the intake under this trace.
   const recordedTrace = newProbeTraceContext();
-  const recorded = await fetch(running.askUrl, {
+  const recorded = await fetch(running.askUrl.online, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...probeTraceHeaders(recordedTrace) },
     body: JSON.stringify(running.requestBody(first.query)),
@@ -209,7 +210,18 @@ try {
   await new Promise((resolve) => setTimeout(resolve, 5000)); // the exporters batch for a second
   spans = await recordProductSpans([recordedTrace.traceparent], true);
   say(`the recorded answer's spans in the intake: ${JSON.stringify(spans)}`);
-  if (values['record-only']) throw new RecordOnly();
+  if (values['record-only']) {
+    // The baseline instance too (it reads the copy `immune baseline create` made): one plain question.
+    const answer = await fetch(running.askUrl.baseline, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(running.requestBody(first.query)),
+      signal: AbortSignal.timeout(300_000),
+    });
+    say(`the baseline instance answered ${answer.status}: ${(await answer.text()).slice(0, 200)}`);
+    if (!answer.ok) throw new Error(`the baseline ${product.name} instance answered ${answer.status}`);
+    throw new RecordOnly();
+  }
 
   // --- the immune system, pointed at the two instances through the adapter file ---
   const probesFile = join(runDir, 'probes.jsonl');

@@ -99,7 +99,7 @@ export const flowise: RagProduct = {
         onlineUrl: api.predictionUrl(onlineFlow),
         baselineUrl: api.predictionUrl(baselineFlow),
         startSeconds,
-        askUrl: api.predictionUrl(onlineFlow),
+        askUrl: { online: api.predictionUrl(onlineFlow), baseline: api.predictionUrl(baselineFlow) },
         requestBody: (query) => ({ question: query, streaming: false }),
         // A prompt change is made where a Flowise user makes it: the chatflow saved with another prompt.
         setOnlinePrompt: (version) => api.updateChatflow(onlineFlow, { ...onlineSettings, responsePrompt: responsePrompt(version) }),

@@ -1,7 +1,7 @@
 /**
  * A LangServe route in the rag-products bench: ../langserve/app.py (a retrieval chain over Qdrant, as a
  * LangChain user writes one), in the venv tools/rag-products/install-langserve.sh makes, run twice with
- * uvicorn: online on the RAG's collection, baseline on the pinned copy. Configured by its environment
+ * uvicorn: online on the RAG's collection, baseline on the baseline alias. Configured by its environment
  * only, as its users deploy it; a prompt change is a redeploy of the online instance with another
  * RAG_PROMPT (same port). Its traces: LangChain's OpenInference instrumentation, the FastAPI
  * instrumentation continuing the caller's trace, exported over OTLP/HTTP to the intake (standard OTEL_* env).
@@ -73,9 +73,10 @@ export const langserve: RagProduct = {
     const startSeconds = (performance.now() - started) / 1000;
     let baseline: ChildProcess | undefined;
     try {
-      // The pinned copy's own name, not the alias: langchain-qdrant's from_existing_collection checks the
-      // collection's config by name, as Flowise's node does (which missed the alias there).
-      baseline = await launch(setup.baselineCollection, baselinePort, 'few-shot-v1', 'langserve-baseline');
+      // The alias, as `immune baseline create` tells LangChain users: langchain-qdrant's
+      // from_existing_collection checks the collection by name (collection_exists, get_collection),
+      // which Qdrant answers for an alias too (1.18.3, seen), unlike Flowise's node's list lookup.
+      baseline = await launch(setup.baselineAlias, baselinePort, 'few-shot-v1', 'langserve-baseline');
     } catch (error) {
       await stopChild(online);
       throw error;
@@ -84,7 +85,7 @@ export const langserve: RagProduct = {
       onlineUrl: `http://127.0.0.1:${onlinePort}/rag`,
       baselineUrl: `http://127.0.0.1:${baselinePort}/rag`,
       startSeconds,
-      askUrl: `http://127.0.0.1:${onlinePort}/rag/invoke`,
+      askUrl: { online: `http://127.0.0.1:${onlinePort}/rag/invoke`, baseline: `http://127.0.0.1:${baselinePort}/rag/invoke` },
       requestBody: (query) => ({ input: { input: query }, config: {}, kwargs: {} }),
       async setOnlinePrompt(version) {
         if (version === prompt) return; // nothing to redeploy (between faults, after a fault that changed no prompt)
@@ -102,7 +103,7 @@ export const langserve: RagProduct = {
     return [
       `- ${this.description}, ${running.startSeconds.toFixed(0)} s to serve its route;`,
       "  a retrieval chain (langchain-qdrant retriever top 4, OpenAIEmbeddings, ChatOpenAI, create_retrieval_chain's output shape) at /rag,",
-      '  a second instance on the baseline copy (by its collection name); a prompt change is a redeploy of the online instance with another RAG_PROMPT.',
+      '  a second instance on the baseline alias; a prompt change is a redeploy of the online instance with another RAG_PROMPT.',
       "  Its traces: LangChain's OpenInference instrumentation, the FastAPI instrumentation continuing the caller's trace, OTLP/HTTP to the intake.",
     ];
   },

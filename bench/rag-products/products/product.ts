@@ -16,7 +16,8 @@ export interface ProductSetup {
   qdrantApiKey: string | undefined;
   /** The RAG's own collection (the platform team's ingestion writes it). */
   onlineCollection: string;
-  /** The pinned copy `immune baseline create` made (its collection name, not the alias: see each product). */
+  /** The baseline `immune baseline create` made: its alias (follows a refresh) and the pinned copy's own name. */
+  baselineAlias: string;
   baselineCollection: string;
   /** OpenAI-compatible endpoints (./llm-server.ts, ./embeddings-server.ts), each ending in /v1. */
   embeddingsBaseUrl: string;
@@ -33,8 +34,8 @@ export interface RunningProduct {
   baselineUrl: string;
   /** Seconds from start to the online instance answering its health check. */
   startSeconds: number;
-  /** Where a user POSTs a question to the online instance, and the body (the recorded answer is asked so). */
-  askUrl: string;
+  /** Where a user POSTs a question to each instance, and the body (the recorded answer is asked so). */
+  askUrl: { online: string; baseline: string };
   requestBody(query: string): unknown;
   /** The prompt-regressed fault, made where the product's users change a prompt (and put back with few-shot-v1). */
   setOnlinePrompt(version: PromptVersion): Promise<void>;
