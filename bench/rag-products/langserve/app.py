@@ -3,9 +3,10 @@ served by LangServe's add_routes at /rag (POST /rag/invoke). The second RAG nobo
 (issue 42 item 5), installed by tools/rag-products/install-langserve.sh. Its model endpoints are the
 same OpenAI-compatible ones Flowise uses (bench/rag-products/llm-server.ts, embeddings-server.ts).
 
-Settings (environment): QDRANT_URL, QDRANT_API_KEY, QDRANT_COLLECTION (the collection in LangChain's
-layout: `content` / `metadata`), OPENAI_BASE_URL_LLM, OPENAI_BASE_URL_EMBEDDINGS, LLM_MODEL (default gemma-3-270m), PORT, RAG_PROMPT (the
-system prompt, `{context}` the retrieved documents; default the project's few-shot prompt).
+Settings (environment): QDRANT_URL, QDRANT_API_KEY, QDRANT_COLLECTION (the collection, or the baseline
+alias, in LangChain's layout: `content` / `metadata`), OPENAI_BASE_URL_LLM, OPENAI_BASE_URL_EMBEDDINGS,
+LLM_MODEL (default gemma-3-270m), PORT, RAG_PROMPT (the system prompt, `{context}` the retrieved
+documents, `{input}` the question; default the project's few-shot prompt).
 
 Traces, only when the standard OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (or OTEL_EXPORTER_OTLP_ENDPOINT) is
 set: LangChain's OpenInference instrumentation (openinference-instrumentation-langchain) makes the chain's
@@ -43,7 +44,8 @@ def tracer_provider():
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-    # The SDK's provider flushes its batch at interpreter exit (shutdown_on_exit): a SIGTERM'd uvicorn loses no span.
+    # The SDK's provider flushes its batch at interpreter exit (shutdown_on_exit): spans still batched when
+    # uvicorn stops on SIGTERM are sent then.
     provider = TracerProvider(resource=Resource.create())
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     trace.set_tracer_provider(provider)
