@@ -1,26 +1,28 @@
 /**
  * bench/rag-products: the closed loop on a RAG nobody here wrote, as its users run it, offline (issue
- * 42 item 5). Flowise 2.2.8 from npm (tools/rag-products/install-flowise.sh) serves a Conversational
- * Retrieval QA chatflow over a Qdrant collection; its LLM and embeddings are OpenAI-compatible
- * endpoints over the project's Gemma 3 270M and all-MiniLM-L6-v2 (./llm-server.ts, ./embeddings-server.ts).
- * The platform team's side, all from outside Flowise: the knowledge loaded into its collection
+ * 42 item 5). The product (--product, ./products/): Flowise 2.2.8 from npm serving a Conversational
+ * Retrieval QA chatflow, or a LangServe 0.3.3 route (./langserve/app.py) serving a retrieval chain, each
+ * over a Qdrant collection; their LLM and embeddings are OpenAI-compatible endpoints over the project's
+ * Gemma 3 270M and all-MiniLM-L6-v2 (./llm-server.ts, ./embeddings-server.ts).
+ * The platform team's side, all from outside the product: the knowledge loaded into its collection
  * (./knowledge.ts), a baseline copied from that collection by `immune baseline create` and served by a
- * second chatflow, and the four workers (sentinel and effector verification through the adapter file
- * packages/rag-adapter/examples/flowise.yaml; the identifier diffing the two Qdrant collections).
+ * second instance, and the four workers (sentinel and effector verification through the product's
+ * adapter file in packages/rag-adapter/examples/; the identifier diffing the two Qdrant collections and
+ * reading the product's own spans from the trace intake).
  * Then N clean probe results (anomalous share, incidents), and the faults an operator can cause from
  * outside: vectors overwritten or deleted in its collection, an unpublished version ingested into it,
- * its prompt changed through Flowise's API. For each: detection, cause, repair, MTTR, what was only
- * recommended. Results: bench/rag-products/RESULTS.md (written by the run) and results/.
+ * its prompt changed where its users change it. For each: detection, cause, repair, MTTR, what was only
+ * recommended. Results: bench/rag-products/RESULTS-<product>.md (written by the run) and results/.
  *
- * Usage (stack up: `npm run stack -- up`; Flowise installed: tools/rag-products/install-flowise.sh):
- *   flock /tmp/bench.lock flock /tmp/stack.lock npx tsx bench/rag-products/run.ts
+ * Usage (stack up: `npm run stack -- up`; the product installed by tools/rag-products/install-<product>.sh):
+ *   flock /tmp/bench.lock flock /tmp/stack.lock npx tsx bench/rag-products/run.ts [--product flowise|langserve]
  *     [--packages 25 --probes 5 --interval 30 --clean-results 100 --trial-minutes 10 --max-minutes 80
  *      --faults vectors-overwritten:garbage,vectors-overwritten:deleted,unpublished-knowledge,prompt-regressed:instruct-v2]
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { pino, destination } from 'pino';
@@ -43,10 +45,16 @@ import { randomBytes } from 'node:crypto';
 import { embeddingsApp } from './embeddings-server.ts';
 import { startLlmServer } from './llm-server.ts';
 import { loadKnowledge, reloadKnowledge } from './knowledge.ts';
-import { FlowiseApi, flowiseTracingEnv, waitForFlowise, type FlowSettings } from './flowise.ts';
+import type { ProductName, RagProduct, RunningProduct } from './products/product.ts';
+import { flowise } from './products/flowise.ts';
+import { langserve } from './products/langserve.ts';
+
+const PRODUCTS: Record<ProductName, RagProduct> = { flowise, langserve };
 
 const { values } = parseArgs({
   options: {
+    /** The RAG product under trial (./products/). */
+    product: { type: 'string', default: 'flowise' },
     packages: { type: 'string', default: '25' },
     probes: { type: 'string', default: '5' },
     interval: { type: 'string', default: '30' },
@@ -60,7 +68,7 @@ const { values } = parseArgs({
       default: 'vectors-overwritten:garbage,vectors-overwritten:deleted,unpublished-knowledge,prompt-regressed:instruct-v2',
     },
     'keep-namespace': { type: 'boolean', default: false },
-    /** Stop after the recorded answer: checks the install, the chatflow and the adapter in a few minutes. */
+    /** Stop after the recorded answer and its spans: checks the install, the product's setup, the adapter and its traces in a few minutes. */
     'record-only': { type: 'boolean', default: false },
   },
 });
@@ -74,24 +82,26 @@ const deadline = Math.min(
   values.until === undefined ? Infinity : Date.parse(values.until),
 );
 if (Number.isNaN(deadline)) throw new Error(`--until ${values.until}: not an ISO time`);
+const resultsFile = join(here, `RESULTS-${values.product}.md`);
 const say = (line: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
 
-// --- the product, installed by the project's script (idempotent: prints the binary) ---
-const flowiseBin = execFileSync('bash', [join(root, 'tools/rag-products/install-flowise.sh')], { encoding: 'utf8' }).trim();
-const adapterFile = join(root, 'packages/rag-adapter/examples/flowise.yaml');
+// --- the product, installed by the project's script (idempotent) ---
+if (!(values.product in PRODUCTS)) throw new Error(`--product ${values.product}: one of ${Object.keys(PRODUCTS).join(', ')}`);
+const product = PRODUCTS[values.product as ProductName];
+product.install();
+const adapterFile = product.adapterFile;
 
 const endpoints = stackEndpoints(loadStackConfig());
 const qdrant = createQdrantClient({ url: endpoints.qdrantUrl, apiKey: endpoints.qdrantApiKey });
-const namespace = newNamespace('rp-flowise');
+const namespace = newNamespace(`rp-${product.name}`);
 const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
 const runDir = join(root, '.runs', `${stamp}-${namespace}`);
-const flowiseHome = join(runDir, 'flowise');
-mkdirSync(flowiseHome, { recursive: true });
-const collection = `${namespace}-flowise-online`;
+mkdirSync(runDir, { recursive: true });
+const collection = `${namespace}-${product.name}-online`;
 say(`run ${namespace}; logs in ${runDir}`);
 
-const children: ChildProcess[] = [];
-/** What the intake holds of Flowise's spans for the clean probes (null: not looked yet). */
+let running: RunningProduct | undefined;
+/** What the intake holds of the product's spans for the clean probes (null: not looked yet). */
 let spans: SpansSeen | null = null;
 let system: ImmuneSystem | undefined;
 let recorder: LoopRecorder | undefined;
@@ -99,8 +109,8 @@ const closers: (() => Promise<unknown>)[] = [];
 async function cleanUp(): Promise<void> {
   await recorder?.stop().catch(() => undefined);
   await system?.stop().catch(() => undefined);
+  await running?.stop().catch(() => undefined);
   for (const close of closers.reverse()) await close().catch(() => undefined);
-  for (const child of children) child.kill('SIGTERM');
   if (!values['keep-namespace']) {
     await removeSnapshots(endpoints, [collection]).catch(() => undefined);
     await removeNamespace(endpoints, namespace).catch(() => undefined);
@@ -121,7 +131,7 @@ try {
   });
   say(`embeddings http://127.0.0.1:${embPort}/v1, LLM ${llm.url} (${llm.engine.modelName})`);
 
-  // --- the platform team's ingestion job: the Debian corpus into Flowise's collection ---
+  // --- the platform team's ingestion job: the Debian corpus into the product's collection ---
   const { sources } = loadDebianKnowledge({ packages: Number(values.packages) });
   const now = new Date();
   const documents = knowledgeDocuments(sources, now);
@@ -152,7 +162,7 @@ try {
   const runAdapterFile = join(runDir, 'flowise-adapter.yaml');
   writeFileSync(runAdapterFile, runAdapterText);
 
-  // --- the trace intake Flowise exports its OpenInference spans to (with its own token) ---
+  // --- the trace intake the product exports its OpenInference spans to (with its own token) ---
   const intakeToken = randomBytes(24).toString('hex');
   const intake = await startTraceIntakeProcess({
     runDir,
@@ -160,91 +170,31 @@ try {
     namespace,
     env: {
       TRACE_INTAKE_API_TOKEN: intakeToken,
-      // The spans are Flowise's whatever service.name they claim (Phoenix sets the project name).
-      TRACE_INTAKE_API_TOKEN_RAG: 'flowise',
+      TRACE_INTAKE_API_TOKEN_RAG: product.traceRagName,
       // Only the probes' spans matter here: no user traffic is stored.
       TRACE_INTAKE_USER_TRAFFIC: 'off',
     },
   });
   closers.push(() => intake.process.stop());
-  const intakeBase = intake.tracesUrl.replace(/\/v1\/traces$/, '');
   say(`trace intake ${intake.tracesUrl}`);
 
-  // --- Flowise, as `flowise start` runs it, its state in the run directory ---
-  const flowisePort = await freePort();
-  const flowiseUrl = `http://127.0.0.1:${flowisePort}`;
-  const flowiseLog = createWriteStream(join(runDir, 'flowise.log'));
-  const flowise = spawn(flowiseBin, ['start'], {
-    env: {
-      ...process.env,
-      PORT: String(flowisePort),
-      HOST: '127.0.0.1',
-      DATABASE_PATH: flowiseHome,
-      APIKEY_PATH: flowiseHome,
-      SECRETKEY_PATH: flowiseHome,
-      LOG_PATH: join(flowiseHome, 'logs'),
-      BLOB_STORAGE_PATH: join(flowiseHome, 'storage'),
-      DISABLE_FLOWISE_TELEMETRY: 'true',
-      LOG_LEVEL: 'info',
-      ...flowiseTracingEnv(flowiseBin, intake.tracesUrl, intakeToken),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(flowise);
-  flowise.stdout.pipe(flowiseLog);
-  flowise.stderr.pipe(flowiseLog);
-  const flowiseStarted = performance.now();
-  await waitForFlowise(flowiseUrl, 600_000, () => flowise.exitCode === null);
-  const flowiseStartSeconds = (performance.now() - flowiseStarted) / 1000;
-  say(`Flowise ${flowiseUrl} answered after ${flowiseStartSeconds.toFixed(0)} s`);
-  const api = FlowiseApi.fromApiKeyFile(flowiseUrl, flowiseHome);
-  const credentials = {
-    qdrant: await api.createCredential('qdrant', 'qdrantApi', { qdrantApiKey: endpoints.qdrantApiKey ?? '' }),
-    // The local endpoints ask for no key; the OpenAI nodes need a credential to start.
-    openai: await api.createCredential('local-openai-compatible', 'openAIApi', { openAIApiKey: 'sk-local-no-key' }),
-  };
-  // Flowise's Phoenix analytics provider, its endpoint the intake: OpenInference spans over OTLP/HTTP.
-  // Its exporter sends the key as an `api_key` header; the intake's Bearer token comes from the
-  // standard OTEL_EXPORTER_OTLP_TRACES_HEADERS in Flowise's environment (merged by the exporter).
-  const phoenix = {
-    credential: await api.createCredential('rag-immune-trace-intake', 'phoenixApi', {
-      phoenixApiKey: 'unused-see-otlp-headers',
-      phoenixEndpoint: intakeBase,
-    }),
-    projectName: 'flowise',
-  };
-  const fewShot = PROMPTS['few-shot-v1'].template as string;
-  /** The chatflow's response prompt for a prompt version: the few-shot prompt up to its context (the question is the chat's user message). */
-  const responsePrompt = (version: PromptVersion): string => {
-    const template = PROMPTS[version].template as string;
-    return version === 'few-shot-v1' ? template.slice(0, template.indexOf('\nQuestion: {question}')) : template;
-  };
-  if (!fewShot.includes('\nQuestion: {question}')) throw new Error('few-shot-v1 no longer ends with its question line');
-  const settings = (name: string, target: string, version: PromptVersion = 'few-shot-v1'): FlowSettings => ({
-    name,
+  // --- the product, online on its collection and a second instance on the baseline copy ---
+  running = await product.start({
+    runDir,
+    namespace,
     qdrantUrl: endpoints.qdrantUrl,
-    collection: target,
+    qdrantApiKey: endpoints.qdrantApiKey,
+    onlineCollection: collection,
+    baselineAlias: baseline.alias,
+    baselineCollection: baseline.collection,
     embeddingsBaseUrl: `http://127.0.0.1:${embPort}/v1`,
-    embeddingsModel: 'all-MiniLM-L6-v2',
     llmBaseUrl: llm.url,
     llmModel: llm.engine.modelName,
-    responsePrompt: responsePrompt(version),
-    topK: 4,
-    stopSequence: 'Question:,Context:',
-    maxTokens: 48,
-    temperature: 0,
-    credentials,
-    phoenix,
+    tracesUrl: intake.tracesUrl,
+    intakeToken,
   });
-  const onlineSettings = settings(`${namespace} online`, collection);
-  const onlineFlow = await api.createChatflow(onlineSettings);
-  // The pinned copy's own name, not the alias: Flowise's Qdrant node (LangChain's ensureCollection)
-  // looks the name up among the collections, misses an alias and tries to create a collection of that
-  // name, which Qdrant refuses (Bad Request): every baseline answer failed (seen in the first trial).
-  const baselineFlow = await api.createChatflow(settings(`${namespace} baseline`, baseline.collection));
-  const onlineUrl = api.predictionUrl(onlineFlow);
-  const baselineUrl = api.predictionUrl(baselineFlow);
-  say(`chatflows: online ${onlineUrl}, baseline ${baselineUrl}`);
+  const { onlineUrl, baselineUrl } = running;
+  say(`${product.name} up after ${running.startSeconds.toFixed(0)} s: online ${onlineUrl}, baseline ${baselineUrl}`);
 
   // --- one real answer, recorded (the adapter's fixture is taken from it) ---
   const probes = selectLoopProbes(knowledgeIds, Number(values.probes), 'rpf');
@@ -252,24 +202,35 @@ try {
   const recordedStarted = performance.now();
   // Sent as a probe is (traceparent + the probe mark): its spans should reach the intake under this trace.
   const recordedTrace = newProbeTraceContext();
-  const recorded = await fetch(onlineUrl, {
+  const recorded = await fetch(running.askUrl.online, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...probeTraceHeaders(recordedTrace) },
-    body: JSON.stringify({ question: first.query, streaming: false }),
+    body: JSON.stringify(running.requestBody(first.query)),
     signal: AbortSignal.timeout(300_000),
   });
   const recordedBody = await recorded.text();
   const firstAnswerSeconds = (performance.now() - recordedStarted) / 1000;
   mkdirSync(join(here, 'results'), { recursive: true });
-  writeFileSync(join(here, 'results', 'flowise-prediction.json'), recordedBody);
-  if (!recorded.ok) throw new Error(`Flowise prediction ${recorded.status}: ${recordedBody.slice(0, 1000)}`);
+  writeFileSync(join(here, 'results', `${product.name}-prediction.json`), recordedBody);
+  if (!recorded.ok) throw new Error(`${product.name} answered ${recorded.status}: ${recordedBody.slice(0, 1000)}`);
   say(`first answer in ${firstAnswerSeconds.toFixed(1)} s: ${recordedBody.slice(0, 300)}`);
   await new Promise((resolve) => setTimeout(resolve, 5000)); // the exporters batch for a second
-  spans = await recordFlowiseSpans([recordedTrace.traceparent], true);
+  spans = await recordProductSpans([recordedTrace.traceparent], true);
   say(`the recorded answer's spans in the intake: ${JSON.stringify(spans)}`);
-  if (values['record-only']) throw new RecordOnly();
+  if (values['record-only']) {
+    // The baseline instance too (it reads the copy `immune baseline create` made): one plain question.
+    const answer = await fetch(running.askUrl.baseline, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(running.requestBody(first.query)),
+      signal: AbortSignal.timeout(300_000),
+    });
+    say(`the baseline instance answered ${answer.status}: ${(await answer.text()).slice(0, 200)}`);
+    if (!answer.ok) throw new Error(`the baseline ${product.name} instance answered ${answer.status}`);
+    throw new RecordOnly();
+  }
 
-  // --- the immune system, pointed at the two chatflows through the adapter file ---
+  // --- the immune system, pointed at the two instances through the adapter file ---
   const probesFile = join(runDir, 'probes.jsonl');
   writeProbeFile(probesFile, probes.probes);
   const interval = Number(values.interval);
@@ -297,7 +258,7 @@ try {
         IDENTIFIER_INDEX_PAYLOAD_LAYOUT: 'metadata',
         IDENTIFIER_BASELINE_PINNED_AS_OF: now.toISOString(),
         IDENTIFIER_MAX_WAIT_SECONDS: String(Math.max(60, interval * 3)),
-        // Flowise serves no GET /traces/{id}: its spans are in the intake, under the probe's traceparent.
+        // A product serves no GET /traces/{id}: its spans are in the intake, under the probe's traceparent.
         IDENTIFIER_TRACE_SOURCE: 'intake',
         IDENTIFIER_INTAKE_WAIT_MS: '30000',
       },
@@ -340,11 +301,11 @@ try {
   };
   say(`clean phase: ${JSON.stringify(clean)}`);
   const capabilities = await sentinelCapabilities(system);
-  spans = await recordFlowiseSpans(
+  spans = await recordProductSpans(
     recorder.probes.map((p) => p.event.online.traceparent),
     false,
   );
-  say(`Flowise's spans in the intake: ${JSON.stringify(spans)}`);
+  say(`${product.name}'s spans in the intake: ${JSON.stringify(spans)}`);
 
   // --- faults from outside, one at a time; the collection and prompt restored between them ---
   const ctx: TrialContext = {
@@ -359,11 +320,11 @@ try {
       metadataPayloadKey: 'metadata',
       contentPayloadKey: 'content',
     },
-    // A prompt change is made where a Flowise user makes it: the chatflow saved with another prompt.
+    // A prompt change is made where the product's users make it (Flowise: the chatflow saved; LangServe: a redeploy).
     redeployOnline: async (env) => {
       const version = env.LLM_PROMPT_VERSION as PromptVersion | undefined;
       if (version === undefined || !(version in PROMPTS)) throw new Error(`no prompt version in ${JSON.stringify(env)}`);
-      await api.updateChatflow(onlineFlow, { ...onlineSettings, responsePrompt: responsePrompt(version) });
+      await running!.setOnlinePrompt(version);
     },
     faultEffectCheck: 'off',
   };
@@ -374,7 +335,7 @@ try {
       trials,
       capabilities,
       points,
-      flowiseStartSeconds,
+      running: running!,
       firstAnswerSeconds,
       recordedBody,
       probeCount: probes.probes.length,
@@ -399,7 +360,7 @@ try {
     say(`fault ${fault}: ${trial.outcome}, report ${trial.finalReport?.root_cause ?? '-'}`);
     // Put the RAG back as the platform team would (fresh collection from the corpus, original prompt),
     // so that the next fault starts from a healthy RAG whatever this one's outcome.
-    await api.updateChatflow(onlineFlow, onlineSettings);
+    await running.setOnlinePrompt('few-shot-v1');
     await reloadKnowledge(qdrant, collection, documents, embedder);
     // The next fault starts once every incident so far is closed (an escalated one stays open until
     // clean rounds): else its anomalies join the previous incident and it gets no report of its own.
@@ -407,7 +368,7 @@ try {
   }
 
   write();
-  say(`results in ${join(here, 'RESULTS.md')}`);
+  say(`results in ${resultsFile}`);
 } catch (error) {
   if (error instanceof RecordOnly) say('--record-only: stopping after the recorded answer');
   else say(`failed: ${(error as Error).stack ?? String(error)}`);
@@ -427,10 +388,10 @@ interface SpansSeen {
 
 /**
  * Looks the clean probes' online calls up in the intake (by the traceparent the sentinel sent) and
- * (`fixture`: the recorded answer's call) writes that trace's spans to results/flowise-spans.json,
- * beside its answer in results/flowise-prediction.json: packages/traces/test/unit/flowise-spans.test.ts's fixture.
+ * (`fixture`: the recorded answer's call) writes that trace's spans to results/<product>-spans.json,
+ * beside its answer in results/<product>-prediction.json: packages/traces/test/unit/<product>-spans.test.ts's fixture.
  */
-async function recordFlowiseSpans(traceparents: (string | null)[], fixture: boolean): Promise<SpansSeen> {
+async function recordProductSpans(traceparents: (string | null)[], fixture: boolean): Promise<SpansSeen> {
   const store = new ElasticsearchSpanStore(createElasticsearchClient({ url: endpoints.elasticsearchUrl }), namespace);
   const ids = traceparents.flatMap((t) => {
     const parsed = parseTraceparent(t);
@@ -443,7 +404,7 @@ async function recordFlowiseSpans(traceparents: (string | null)[], fixture: bool
     seen.tracesWithSpans += 1;
     seen.spansPerTrace.push(found.length);
     if (seen.mapped === null) {
-      if (fixture) writeFileSync(join(here, 'results', 'flowise-spans.json'), JSON.stringify(found, null, 2) + '\n');
+      if (fixture) writeFileSync(join(here, 'results', `${product.name}-spans.json`), JSON.stringify(found, null, 2) + '\n');
       const mapped = mapSpans(id, found);
       seen.mapped = {
         trace: mapped?.trace != null,
@@ -484,7 +445,7 @@ interface Summary {
   trials: TrialResult[];
   capabilities: unknown;
   points: number;
-  flowiseStartSeconds: number;
+  running: RunningProduct;
   firstAnswerSeconds: number;
   recordedBody: string;
   probeCount: number;
@@ -508,7 +469,7 @@ function writeResults(s: Summary): void {
     );
   });
   const md = [
-    '# bench/rag-products — the loop on Flowise, a RAG nobody here wrote',
+    `# bench/rag-products — the loop on ${product.name === 'flowise' ? 'Flowise' : 'a LangServe route'}, a RAG nobody here wrote`,
     '',
     `Written by the run (${new Date().toISOString()}). Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ` +
       `${(totalmem() / 2 ** 30).toFixed(0)} GiB, load average at the end ${loadavg()
@@ -519,14 +480,12 @@ function writeResults(s: Summary): void {
     '',
     '## The RAG',
     '',
-    `- Flowise 2.2.8 from npm (tools/rag-products/install-flowise.sh), \`flowise start\`, ${s.flowiseStartSeconds.toFixed(0)} s to answer its ping;`,
-    '  a Conversational Retrieval QA Chain chatflow (Qdrant retriever top 4, OpenAIEmbeddings, ChatOpenAI, Return Source Documents),',
-    '  made through its REST API (bench/rag-products/flowise.ts); a second chatflow on the baseline copy (by its collection name: Flowise cannot read through an alias).',
-    `- Knowledge: ${s.points} points of the fixed Debian corpus (${values.packages} packages) in its collection, Flowise's \`content\`/\`metadata\` layout.`,
+    ...product.describe(s.running),
+    `- Knowledge: ${s.points} points of the fixed Debian corpus (${values.packages} packages) in its collection, LangChain's \`content\`/\`metadata\` layout.`,
     '- Models: Gemma 3 270M Q4_K_M behind an OpenAI-compatible chat endpoint (bench/rag-products/llm-server.ts, temperature 0),',
     '  all-MiniLM-L6-v2 behind an OpenAI-compatible embeddings endpoint (base64 answers).',
-    `- First answer through Flowise: ${s.firstAnswerSeconds.toFixed(1)} s. Recorded response: results/flowise-prediction.json.`,
-    `- Adapter: packages/rag-adapter/examples/flowise.yaml, ${adapterLines} lines without comments.`,
+    `- First answer through ${product.name}: ${s.firstAnswerSeconds.toFixed(1)} s. Recorded response: results/${product.name}-prediction.json.`,
+    `- Adapter: packages/rag-adapter/examples/${basename(adapterFile)}, ${adapterLines} lines without comments.`,
     '',
     '## Signals the sentinel can compute for it (GET /capabilities)',
     '',
@@ -534,7 +493,7 @@ function writeResults(s: Summary): void {
     JSON.stringify(s.capabilities, null, 2),
     '```',
     '',
-    "## Flowise's traces in the intake",
+    `## ${product.name}'s traces in the intake`,
     '',
     s.spans === null
       ? 'Not looked up (the run ended before the clean phase did).'
@@ -542,7 +501,7 @@ function writeResults(s: Summary): void {
         `spans per trace: ${s.spans.spansPerTrace.join(', ') || '—'}. ` +
         (s.spans.mapped === null
           ? 'No trace to map.'
-          : `The first mapped (results/flowise-spans.json): contract trace ${s.spans.mapped.trace ? 'made' : 'not made'}, ` +
+          : `The first mapped (results/${product.name}-spans.json): contract trace ${s.spans.mapped.trace ? 'made' : 'not made'}, ` +
             `${s.spans.mapped.observedDocuments} documents observed, gaps: ${s.spans.mapped.gaps.join(', ') || 'none'}.`),
     '',
     '## Clean phase',
@@ -552,7 +511,7 @@ function writeResults(s: Summary): void {
     `| ${s.clean.results} | ${s.clean.anomalous} | ${s.clean.results === 0 ? '—' : ((100 * s.clean.anomalous) / s.clean.results).toFixed(1) + ' %'} ` +
       `| ${[...new Set(s.clean.signals)].join(', ') || '—'} | ${s.clean.incidents} | ${s.clean.actions} | ${s.clean.minutes.toFixed(1)} |`,
     '',
-    `Probes: ${s.probeCount}, each every ${values.interval} s (one probe at a time: both chatflows generate on one CPU thread).`,
+    `Probes: ${s.probeCount}, each every ${values.interval} s (one probe at a time: both instances generate on one CPU thread).`,
     '',
     '## Faults from outside',
     '',
@@ -569,12 +528,12 @@ function writeResults(s: Summary): void {
     }.`,
     '',
     'Times count from the moment the fault was in place. Between faults the collection was reloaded from the corpus and the',
-    'chatflow saved with its original prompt.',
+    'online instance given its original prompt back.',
     '',
   ].join('\n');
-  writeFileSync(join(here, 'RESULTS.md'), md);
+  writeFileSync(resultsFile, md);
   writeFileSync(
-    join(here, 'results', 'latest.json'),
+    join(here, 'results', `latest-${product.name}.json`),
     JSON.stringify({ clean: s.clean, capabilities: s.capabilities, trials: s.trials, command }, null, 2),
   );
 }
