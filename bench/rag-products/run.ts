@@ -159,7 +159,7 @@ try {
   const adapterText = readFileSync(adapterFile, 'utf8');
   const runAdapterText = adapterText.replace(/^(\s+rebuild_from:).*$/m, `$1 ${baseline.alias}`);
   if (runAdapterText === adapterText) throw new Error(`${adapterFile} has no repair.rebuild_from to point at the baseline`);
-  const runAdapterFile = join(runDir, 'flowise-adapter.yaml');
+  const runAdapterFile = join(runDir, `${product.name}-adapter.yaml`);
   writeFileSync(runAdapterFile, runAdapterText);
 
   // --- the trace intake the product exports its OpenInference spans to (with its own token) ---
