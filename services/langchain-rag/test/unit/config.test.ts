@@ -62,3 +62,21 @@ test('the prompt version is one of the versioned prompts; any other refuses to s
   assert.deepEqual(issuesOf({ ...base, LLM_PROMPT_VERSION: 'few-shot-v9' }), ['LLM_PROMPT_VERSION']);
   assert.deepEqual(issuesOf({ ...base, LLM_PROMPT_VERSION: '' }), ['LLM_PROMPT_VERSION']);
 });
+
+test('a stale primary feed is an online deploy setting: its snapshot time, source and ids are checked', () => {
+  const stale = langchainRagConfigFromEnv({
+    ...base,
+    FEED_PRIMARY_STALE_AS_OF: '2024-01-01T00:00:00Z',
+    FEED_PRIMARY_STALE_IDS: 'changelog/acl, changelog/zstd',
+  });
+  assert.equal(stale.FEED_PRIMARY_STALE_SOURCE, 'debian-changelog');
+  assert.deepEqual(stale.FEED_PRIMARY_STALE_IDS, ['changelog/acl', 'changelog/zstd']);
+  assert.equal(langchainRagConfigFromEnv(base).FEED_PRIMARY_STALE_AS_OF, undefined);
+  assert.deepEqual(issuesOf({ ...base, FEED_PRIMARY_STALE_AS_OF: 'last year' }), ['FEED_PRIMARY_STALE_AS_OF']);
+  assert.deepEqual(issuesOf({ ...base, FEED_PRIMARY_STALE_SOURCE: 'wiki' }), ['FEED_PRIMARY_STALE_SOURCE']);
+  assert.deepEqual(issuesOf({ ...base, FEED_PRIMARY_STALE_IDS: ' , ' }), ['FEED_PRIMARY_STALE_IDS']);
+  assert.deepEqual(
+    issuesOf({ ...base, INSTANCE: 'baseline', PINNED_AS_OF: '2024-06-01T00:00:00Z', FEED_PRIMARY_STALE_AS_OF: '2024-01-01T00:00:00Z' }),
+    ['FEED_PRIMARY_STALE_AS_OF'],
+  );
+});
