@@ -104,8 +104,12 @@ const specs: FaultSpec[] = values.kinds
     const expectation = expectationOf(kind);
     if (mode !== undefined && !expectation.modes.includes(mode))
       throw new Error(`--kinds: ${kind} has modes ${expectation.modes.join(', ')}, not ${mode}`);
-    if (langchain && !isOperatorFault(kind))
-      throw new Error(`--rag langchain has no fault API: --kinds takes only ${OPERATOR_FAULT_KINDS.join(', ')}, not ${kind}`);
+    // A stale feed is the one fault-API kind the LangChain RAG takes, as a deploy (FEED_PRIMARY_STALE_*).
+    const staleFeedDeploy = kind === 'knowledge-source-failure' && mode === 'stale';
+    if (langchain && !isOperatorFault(kind) && !staleFeedDeploy)
+      throw new Error(
+        `--rag langchain has no fault API: --kinds takes only ${OPERATOR_FAULT_KINDS.join(', ')} and knowledge-source-failure:stale (a stale-feed deploy), not ${text}`,
+      );
     if (!langchain && isDeployFault(kind))
       throw new Error(`--kinds: ${kind} redeploys the LangChain RAG with a regressed prompt: only with --rag langchain`);
     return { kind, ...(mode === undefined ? {} : { mode }), label: mode === undefined ? kind : `${kind} (${mode})` };

@@ -6,4 +6,11 @@ export { AliasedQdrantVectorStore } from './aliased-qdrant-store.ts';
 export { AliasReindex, TargetCollectionError, type AliasReindexOptions, type ReindexOutcome } from './repair/alias-reindex.ts';
 export { PinnedGenerator } from './repair/pinned-generator.ts';
 export { KnowledgeSourceSwitch, type SwitchableSource } from './repair/knowledge-source-switch.ts';
-export { repairRoutes, capabilities, servedHooks, type RepairParts } from './repair/repair-routes.ts';
+export {
+  repairRoutes,
+  capabilities,
+  servedHooks,
+  type RepairParts,
+  type KnowledgeSourceRepairs,
+  type KnowledgeFreshnessLookup,
+} from './repair/repair-routes.ts';

@@ -33,8 +33,30 @@ const Settings = z.object({
   KNOWLEDGE_FROM: z.enum(['corpus', 'host']).default('corpus'),
   /** Use only this many Debian source packages (tests, benches); default all of the knowledge. */
   KNOWLEDGE_PACKAGES: z.coerce.number().int().positive().optional(),
-  /** Build the index behind the alias at start (a new collection); false: serve the alias as it is. */
+  /**
+   * Build the index behind the alias at start (a new collection, from the active feeds); false: serve
+   * the alias's collection, re-synced from the active feeds where its versions differ (online only).
+   */
   INGEST_ON_START: flag('true'),
+  /**
+   * Online only, an operator's stale deploy: the primary feed of FEED_PRIMARY_STALE_SOURCE serves the
+   * knowledge only as published by this time (the backup feed stays current). Unset: a current primary.
+   */
+  FEED_PRIMARY_STALE_AS_OF: isoUtc.optional(),
+  /** The source whose primary feed is stale (with FEED_PRIMARY_STALE_AS_OF). */
+  FEED_PRIMARY_STALE_SOURCE: z.enum(['debian-changelog', 'apt-metadata']).default('debian-changelog'),
+  /** Comma-separated knowledge ids the stale primary is stale for; unset: all of the source's. */
+  FEED_PRIMARY_STALE_IDS: z
+    .string()
+    .optional()
+    .transform((v) =>
+      v === undefined
+        ? undefined
+        : v
+            .split(',')
+            .map((id) => id.trim())
+            .filter((id) => id.length > 0),
+    ),
   RETRIEVAL_CANDIDATES: z.coerce.number().int().min(1).max(200).default(30),
   /** Chunks stuffed into the prompt: a 270M model with a 2k-token context wants few. */
   DEFAULT_TOP_K: z.coerce.number().int().min(1).max(10).default(3),
@@ -88,6 +110,14 @@ const checks: ((config: z.output<typeof Environment>) => ConfigIssue | null)[] =
       : null,
   (c) =>
     c.INSTANCE === 'online' && c.PINNED_AS_OF !== undefined ? { key: 'PINNED_AS_OF', message: 'is only for INSTANCE=baseline' } : null,
+  (c) =>
+    c.INSTANCE === 'baseline' && c.FEED_PRIMARY_STALE_AS_OF !== undefined
+      ? { key: 'FEED_PRIMARY_STALE_AS_OF', message: 'is only for INSTANCE=online (the baseline is frozen at its pin)' }
+      : null,
+  (c) =>
+    c.FEED_PRIMARY_STALE_IDS !== undefined && c.FEED_PRIMARY_STALE_IDS.length === 0
+      ? { key: 'FEED_PRIMARY_STALE_IDS', message: 'names no knowledge id (unset it for all of the source)' }
+      : null,
   (c) =>
     c.RAG_API_TOKEN === undefined && !isLoopback(c.HOST)
       ? { key: 'RAG_API_TOKEN', message: `is required to bind HOST=${c.HOST} (beyond loopback)` }

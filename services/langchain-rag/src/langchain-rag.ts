@@ -15,7 +15,8 @@ import { sendInternalError } from '@rag-immune/worker-runtime';
 import type { LangchainRagConfig } from './config.ts';
 import type { CompletionEngine } from './generation/completion-engine.ts';
 import { SamplingLlm, SeedSequence } from './generation/sampling-llm.ts';
-import { knowledgeDocuments } from './knowledge-documents.ts';
+import { KnowledgeFeeds, staleFeed } from './knowledge-feeds.ts';
+import { QdrantFeedIndex } from './qdrant-feed-index.ts';
 import { PROMPTS, formatContext, type PromptVersion } from './prompt.ts';
 import type { SharedSentenceEmbeddings } from './shared-sentence-embeddings.ts';
 
@@ -34,6 +35,7 @@ export interface LangchainRag {
   app: Express;
   alias: string;
   reindex: AliasReindex;
+  feeds: KnowledgeFeeds;
   generator: PinnedGenerator<never, unknown>;
 }
 
@@ -46,18 +48,32 @@ export async function createLangchainRag(parts: LangchainRagParts): Promise<Lang
   const pinnedAsOf = config.PINNED_AS_OF === undefined ? undefined : new Date(config.PINNED_AS_OF);
   const alias = config.QDRANT_ALIAS ?? defaultAlias(instance);
 
-  // The online RAG indexes the knowledge as published now (a reindex refreshes it); the baseline, as published by its pin.
-  const reindex = new AliasReindex({
-    client: parts.qdrant,
-    alias,
-    embeddings,
-    load: async () => knowledgeDocuments(parts.sources, pinnedAsOf ?? new Date()),
+  if (config.FEED_PRIMARY_STALE_AS_OF !== undefined) {
+    const source = parts.sources.find((candidate) => candidate.name === config.FEED_PRIMARY_STALE_SOURCE);
+    if (source === undefined) throw new Error(`FEED_PRIMARY_STALE_SOURCE: no knowledge source ${config.FEED_PRIMARY_STALE_SOURCE}`);
+    const ids = config.FEED_PRIMARY_STALE_IDS === undefined ? undefined : new Set(config.FEED_PRIMARY_STALE_IDS);
+    const servesAsOf = new Date(config.FEED_PRIMARY_STALE_AS_OF);
+    source.wrapPrimary((inner) => staleFeed(inner, servesAsOf, ids));
+    logger.warn({ source: source.name, serves_as_of: servesAsOf.toISOString(), ids: ids?.size ?? 'all' }, 'primary feed deployed stale');
+  }
+
+  // The online RAG indexes what its active feeds publish now (a reindex or a feed sync refreshes it);
+  // the baseline, what they had published by its pin.
+  const reindex: AliasReindex = new AliasReindex({ client: parts.qdrant, alias, embeddings, load: async () => feeds.documents() });
+  const feeds: KnowledgeFeeds = new KnowledgeFeeds({
+    sources: parts.sources,
+    index: new QdrantFeedIndex({ client: parts.qdrant, embeddings, collection: async (): Promise<string | null> => reindex.current() }),
+    knowledgeTime: () => pinnedAsOf ?? new Date(),
   });
   if (config.INGEST_ON_START) {
     const built = await reindex.reindex();
     logger.info({ alias, ...built }, 'knowledge indexed behind the alias');
   } else if ((await reindex.current()) === null) {
     throw new Error(`INGEST_ON_START=false but the Qdrant alias ${alias} does not exist`);
+  } else if (pinnedAsOf === undefined) {
+    // A redeploy over the same index ingests from its feeds: only ids whose versions differ are rewritten.
+    const synced = await feeds.sync();
+    logger.info({ alias, ...synced }, 'index synced from the active feeds');
   }
 
   const llm = new SamplingLlm({
@@ -107,7 +123,8 @@ export async function createLangchainRag(parts: LangchainRagParts): Promise<Lang
   app.use(
     repairRoutes({
       // The baseline is frozen: it serves no repairs that would change its knowledge.
-      ...(instance === 'online' ? { reindex } : {}),
+      ...(instance === 'online' ? { reindex, knowledgeSources: feeds } : {}),
+      knowledge: feeds,
       generator,
       instance,
       reranker: () => 'none',
@@ -117,5 +134,5 @@ export async function createLangchainRag(parts: LangchainRagParts): Promise<Lang
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     sendInternalError(logger, 'langchain-rag', error, req, res);
   });
-  return { app, alias, reindex, generator };
+  return { app, alias, reindex, feeds, generator };
 }

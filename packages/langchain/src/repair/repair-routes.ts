@@ -1,8 +1,9 @@
 /**
  * The contract's repair hooks and GET /capabilities for a LangChain.js RAG: POST /repair/reindex
  * (a full rebuild behind the alias), POST /repair/generator/pin and POST /repair/knowledge-source,
- * each served only when its part is given, each validated and answered with a RepairResult.
- * /repair/* needs the bearer token when one is set (the contract's bearerAuth).
+ * each served only when its part is given, each validated and answered with a RepairResult, and the
+ * optional freshness lookup GET /knowledge/{id}. /repair/* and /knowledge/* need the bearer token when
+ * one is set (the contract's bearerAuth: the lookup reveals what the index holds, as the reference RAG guards it).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
@@ -10,6 +11,7 @@ import type { z } from 'zod';
 import {
   CONTRACT_VERSION,
   GeneratorPinRequest,
+  KnowledgeFreshness,
   KnowledgeSourceRequest,
   ReindexRequest,
   contractIssues,
@@ -19,13 +21,30 @@ import {
   type RepairResult,
 } from '@rag-immune/rag-contract';
 import { TargetCollectionError, type AliasReindex } from './alias-reindex.ts';
-import type { KnowledgeSourceSwitch } from './knowledge-source-switch.ts';
 import type { PinnedGenerator } from './pinned-generator.ts';
+
+/**
+ * The knowledge_source hook's part: the sources, each one's active feed, and the repair itself
+ * (KnowledgeSourceSwitch over two vector stores, or a RAG's own feeds re-synced into one index).
+ * `apply` throws a RangeError for a request it refuses (unknown source, no backup): a 400.
+ */
+export interface KnowledgeSourceRepairs {
+  readonly names: string[];
+  activeFeeds(): Record<string, string>;
+  apply(action: KnowledgeSourceRequest['action'], name: string): Promise<number>;
+}
+
+/** The freshness lookup: the active feed's and the index's newest version of one knowledge id (null: unknown id). */
+export interface KnowledgeFreshnessLookup {
+  freshness(knowledgeId: string): Promise<KnowledgeFreshness | null>;
+}
 
 export interface RepairParts {
   reindex?: AliasReindex;
   generator?: PinnedGenerator<never, unknown>;
-  knowledgeSources?: KnowledgeSourceSwitch;
+  knowledgeSources?: KnowledgeSourceRepairs;
+  /** Serves GET /knowledge/{id} (the contract's optional freshness lookup). */
+  knowledge?: KnowledgeFreshnessLookup;
   /** Required as `Authorization: Bearer <token>` on /repair/* when set. */
   bearerToken?: string;
   instance?: string;
@@ -77,7 +96,7 @@ export async function capabilities(parts: RepairParts): Promise<Capabilities> {
 export function repairRoutes(parts: RepairParts): Router {
   const router = express.Router();
   router.get('/capabilities', async (_req, res) => void res.json(await capabilities(parts)));
-  router.use('/repair', (req, res, next) => {
+  router.use(['/repair', '/knowledge'], (req, res, next) => {
     if (parts.bearerToken === undefined) return next();
     const header = req.headers.authorization ?? '';
     if (header.startsWith('Bearer ') && sameToken(header.slice(7), parts.bearerToken)) return next();
@@ -143,6 +162,16 @@ export function repairRoutes(parts: RepairParts): Router {
         if (!(error instanceof RangeError)) throw error;
         res.status(400).json({ error: error.message });
       }
+    });
+  }
+  if (parts.knowledge) {
+    const knowledge = parts.knowledge;
+    router.get('/knowledge/:id', async (req, res) => {
+      const freshness = await knowledge.freshness(req.params.id);
+      if (freshness === null)
+        return void res.status(404).json({ error: `no source publishes and the index holds no knowledge id ${req.params.id}` });
+      // Checked against the contract before it leaves: the sentinel and identifier parse it strictly.
+      res.json(KnowledgeFreshness.parse(freshness));
     });
   }
   router.use('/repair', bodyRefusal);

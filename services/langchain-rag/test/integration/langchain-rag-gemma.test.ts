@@ -17,7 +17,7 @@ import { pino } from 'pino';
 import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { loadDebianKnowledge, type KnowledgeSource } from '@rag-immune/debian-knowledge';
 import { SentenceEmbedder } from '@rag-immune/embeddings';
-import { RagClient } from '@rag-immune/rag-contract';
+import { KnowledgeFreshness, RagClient } from '@rag-immune/rag-contract';
 import { endpoints } from '@rag-immune/test-kit/stack';
 import { decodeProtobufExport, mapSpans, newProbeTraceContext, type SpanRecord } from '@rag-immune/traces';
 import { createQdrantClient } from '@rag-immune/worker-runtime';
@@ -127,6 +127,19 @@ test('the baseline answers as of its pin whatever the request asks, from knowled
   assert.equal(answered.as_of, '2024-06-01T00:00:00.000Z');
   assert.ok(answered.chunks.every((c) => Date.parse(c.valid_from) <= Date.parse('2024-06-01T00:00:00Z')));
   const hooks = async (url: string) => ((await (await fetch(`${url}/capabilities`)).json()) as { repair_hooks: string[] }).repair_hooks;
-  assert.deepEqual(await hooks(baseline.url), ['generator_pin'], 'the frozen baseline serves no reindex');
-  assert.deepEqual(await hooks(online.url), ['reindex', 'generator_pin']);
+  assert.deepEqual(await hooks(baseline.url), ['generator_pin'], 'the frozen baseline serves no reindex and no knowledge repair');
+  assert.deepEqual(await hooks(online.url), ['reindex', 'generator_pin', 'knowledge_source']);
+  // Both answer the freshness lookup, each at its own knowledge time: the baseline's feed as of its pin.
+  const id = sources[0]!.recordsPublishedBy(new Date())[0]!.knowledgeId;
+  const lookup = async (url: string) => KnowledgeFreshness.parse(await (await fetch(`${url}/knowledge/${encodeURIComponent(id)}`)).json());
+  const pinned = await lookup(baseline.url);
+  assert.equal(pinned.as_of, '2024-06-01T00:00:00.000Z');
+  assert.ok(pinned.feed === null || Date.parse(pinned.feed.valid_from) <= Date.parse('2024-06-01T00:00:00Z'));
+  const live = await lookup(online.url);
+  assert.equal(live.feed_provider, 'primary');
+  assert.deepEqual(
+    live.indexed && { version: live.indexed.version, valid_from: live.indexed.valid_from },
+    live.feed,
+    'the online index holds what its feed publishes',
+  );
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { deployStaleFeed, staleFeedSettings } from '@rag-immune/test-kit/loop/deploy-faults';
 import { WorkerConfigError } from '@rag-immune/worker-runtime';
 import { langchainRagConfigFromEnv } from '../../src/config.ts';
 
@@ -61,4 +62,42 @@ test('the prompt version is one of the versioned prompts; any other refuses to s
   assert.equal(langchainRagConfigFromEnv({ ...base, LLM_PROMPT_VERSION: 'zero-shot-v2' }).LLM_PROMPT_VERSION, 'zero-shot-v2');
   assert.deepEqual(issuesOf({ ...base, LLM_PROMPT_VERSION: 'few-shot-v9' }), ['LLM_PROMPT_VERSION']);
   assert.deepEqual(issuesOf({ ...base, LLM_PROMPT_VERSION: '' }), ['LLM_PROMPT_VERSION']);
+});
+
+test('a stale primary feed is an online deploy setting: its snapshot time, source and ids are checked', () => {
+  const stale = langchainRagConfigFromEnv({
+    ...base,
+    FEED_PRIMARY_STALE_AS_OF: '2024-01-01T00:00:00Z',
+    FEED_PRIMARY_STALE_IDS: 'changelog/acl, changelog/zstd',
+  });
+  assert.equal(stale.FEED_PRIMARY_STALE_SOURCE, 'debian-changelog');
+  assert.deepEqual(stale.FEED_PRIMARY_STALE_IDS, ['changelog/acl', 'changelog/zstd']);
+  assert.equal(langchainRagConfigFromEnv(base).FEED_PRIMARY_STALE_AS_OF, undefined);
+  assert.deepEqual(issuesOf({ ...base, FEED_PRIMARY_STALE_AS_OF: 'last year' }), ['FEED_PRIMARY_STALE_AS_OF']);
+  assert.deepEqual(issuesOf({ ...base, FEED_PRIMARY_STALE_SOURCE: 'wiki' }), ['FEED_PRIMARY_STALE_SOURCE']);
+  assert.deepEqual(issuesOf({ ...base, FEED_PRIMARY_STALE_IDS: ' , ' }), ['FEED_PRIMARY_STALE_IDS']);
+  assert.deepEqual(
+    issuesOf({ ...base, INSTANCE: 'baseline', PINNED_AS_OF: '2024-06-01T00:00:00Z', FEED_PRIMARY_STALE_AS_OF: '2024-01-01T00:00:00Z' }),
+    ['FEED_PRIMARY_STALE_AS_OF'],
+  );
+});
+
+test("the test kit's stale-feed deploy is a configuration this RAG accepts, and an empty scope is refused before any redeploy", async () => {
+  const settings = staleFeedSettings(['changelog/acl', 'changelog/zstd'], '2024-06-01T00:00:00.000Z');
+  const deployed = langchainRagConfigFromEnv({ ...base, ...settings, INGEST_ON_START: 'false' });
+  assert.equal(deployed.FEED_PRIMARY_STALE_AS_OF, '2024-06-01T00:00:00.000Z');
+  assert.deepEqual(deployed.FEED_PRIMARY_STALE_IDS, ['changelog/acl', 'changelog/zstd']);
+  let redeploys = 0;
+  await assert.rejects(
+    deployStaleFeed(
+      () => {
+        redeploys += 1;
+        return Promise.resolve();
+      },
+      [],
+      '2024-06-01T00:00:00.000Z',
+    ),
+    /no knowledge ids/,
+  );
+  assert.equal(redeploys, 0);
 });

@@ -35,3 +35,29 @@ export async function deployFault(redeploy: RedeployOnline | undefined, kind: De
   await redeploy(deployedSettings(kind, mode));
   return null;
 }
+
+/**
+ * A knowledge fault a RAG without a fault API takes as a deploy (issue 39): the LangChain RAG
+ * redeployed with its primary feed serving, for these ids of the changelog source, only what it had
+ * published by `staleAsOf` (services/langchain-rag's FEED_PRIMARY_STALE_*); the redeploy re-syncs the
+ * index from that feed at start. Its backup feed stays current: the switch to it heals.
+ */
+export function staleFeedSettings(knowledgeIds: readonly string[], staleAsOf: string): Record<string, string> {
+  if (knowledgeIds.length === 0) throw new Error('knowledge-source-failure (stale): no knowledge ids to make stale');
+  return {
+    FEED_PRIMARY_STALE_AS_OF: staleAsOf,
+    FEED_PRIMARY_STALE_SOURCE: 'debian-changelog',
+    FEED_PRIMARY_STALE_IDS: knowledgeIds.join(','),
+  };
+}
+
+/** Deploys the stale primary feed; returns the ids it went stale for. */
+export async function deployStaleFeed(
+  redeploy: RedeployOnline | undefined,
+  knowledgeIds: readonly string[],
+  staleAsOf: string,
+): Promise<string[]> {
+  if (redeploy === undefined) throw new Error('knowledge-source-failure redeploys the online RAG: the trial context needs redeployOnline');
+  await redeploy(staleFeedSettings(knowledgeIds, staleAsOf));
+  return [...knowledgeIds];
+}

@@ -112,6 +112,8 @@ export class LoopRun {
         ...this.rag.payloadLayout,
       },
       redeployOnline: (env) => this.redeployOnline(env),
+      // The LangChain RAG has no fault API: its stale feed is an operator's deploy.
+      faultApi: this.options.rag?.kind !== 'langchain',
       // The LangChain RAG samples its answers: its fault effect would be checked on retrieval, which
       // costs two rounds of Gemma calls per trial; its trials inject faults that always do harm.
       faultEffectCheck: this.options.rag?.kind === 'langchain' ? 'off' : 'answers',

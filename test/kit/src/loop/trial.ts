@@ -14,7 +14,7 @@ import {
   type OnlineIndex,
   type OperatorFaultKind,
 } from './operator-faults.ts';
-import { deployFault, isDeployFault, type RedeployOnline } from './deploy-faults.ts';
+import { deployFault, deployStaleFeed, isDeployFault, type RedeployOnline } from './deploy-faults.ts';
 import { harmedProbes, probeOutcomes, type FaultEffectCheck } from './fault-effect.ts';
 import type { LoopProbes } from './probes.ts';
 import type { HealingLine, LoopRecorder } from './timeline.ts';
@@ -29,8 +29,13 @@ export interface TrialContext {
   ragToken?: string;
   /** The online RAG's Qdrant collection: operator faults are written there, not through the admin API. */
   onlineIndex?: OnlineIndex;
-  /** Redeploys the online RAG with changed settings (deploy faults: a regressed prompt). */
+  /** Redeploys the online RAG with changed settings (deploy faults: a regressed prompt, a stale feed). */
   redeployOnline?: RedeployOnline;
+  /**
+   * false: the RAG has no fault API (the LangChain RAG); a knowledge-source-failure (stale) is then
+   * deployed as an operator's stale primary feed through redeployOnline. Default true.
+   */
+  faultApi?: boolean;
   /**
    * How to tell whether a fault did harm: the probes' answers (default), their retrieved chunks (a RAG
    * that samples), or not at all ('off': every fault is taken as harmful).
@@ -109,8 +114,10 @@ export async function injectFault(
         (body.scope as { knowledge_ids: string[] } | undefined)?.knowledge_ids ?? [],
         body.mode as string,
       )
-    : ((await callFaultAdmin(ctx.onlineUrl, 'POST', plan.kind, body, ...(ctx.ragToken ? [ctx.ragToken] : []))).fault
-        ?.affected_knowledge_ids ?? null);
+    : ctx.faultApi === false
+      ? await deployKnowledgeFault(ctx, plan.kind, body)
+      : ((await callFaultAdmin(ctx.onlineUrl, 'POST', plan.kind, body, ...(ctx.ragToken ? [ctx.ragToken] : []))).fault
+          ?.affected_knowledge_ids ?? null);
   const injectedAt = Date.now();
   const harmed =
     check === 'off' || outcomesBefore === undefined
@@ -137,6 +144,14 @@ function injectOperatorFault(ctx: TrialContext, kind: OperatorFaultKind, knowled
   if (kind === 'unpublished-knowledge') return ingestUnpublishedVersion(ctx.onlineIndex, knowledgeIds);
   if (kind === 'vectors-overwritten') return damageVectors(ctx.onlineIndex, knowledgeIds, mode === 'deleted' ? 'deleted' : 'garbage');
   return swapDocumentIds(ctx.onlineIndex, knowledgeIds[0]!, knowledgeIds[1]!);
+}
+
+/** A fault-API kind on a RAG without the API: only a stale feed has a deploy that causes it. */
+function deployKnowledgeFault(ctx: TrialContext, kind: string, body: Record<string, unknown>): Promise<string[]> {
+  if (kind !== 'knowledge-source-failure' || body.mode !== 'stale')
+    throw new Error(`${kind} (${String(body.mode)}): this RAG has no fault API, and no deploy causes it`);
+  const ids = (body.scope as { knowledge_ids: string[] } | undefined)?.knowledge_ids ?? [];
+  return deployStaleFeed(ctx.redeployOnline, ids, body.stale_as_of as string);
 }
 
 /** Incident ids that have a report already: a trial only counts incidents opened after its injection. */
