@@ -15,7 +15,7 @@
  * recommended. Results: bench/rag-products/RESULTS-<product>.md (written by the run) and results/.
  *
  * Usage (stack up: `npm run stack -- up`; the product installed by tools/rag-products/install-<product>.sh):
- *   flock /tmp/bench.lock flock /tmp/stack.lock npx tsx bench/rag-products/run.ts [--product flowise|langserve]
+ *   flock -s /tmp/bench.lock npx tsx bench/rag-products/run.ts [--product flowise|langserve]
  *     [--packages 25 --probes 5 --interval 30 --clean-results 100 --trial-minutes 10 --max-minutes 80
  *      --faults vectors-overwritten:garbage,vectors-overwritten:deleted,unpublished-knowledge,prompt-regressed:instruct-v2]
  */
@@ -476,7 +476,7 @@ function writeResults(s: Summary): void {
         .map((l) => l.toFixed(1))
         .join(' / ')} (shared with other sessions).`,
     '',
-    `Command: \`${command}\` (under flock -s /tmp/bench.lock and flock /tmp/stack.lock)`,
+    `Command: \`${command}\` (under flock -s /tmp/bench.lock)`,
     '',
     '## The RAG',
     '',

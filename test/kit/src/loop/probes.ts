@@ -24,7 +24,8 @@ export function selectLoopProbes(knowledgeIds: Set<string>, count = 10, idPrefix
   const questions = loadQuestions().filter((q) => knowledgeIds.has(q.knowledge_id));
   const changed = questions.filter((q) => q.kind === 'latest_version' && q.expected !== q.expected_baseline).slice(0, 3);
   const tokenized = questions.filter((q) => !changed.includes(q) && touchedByTokenizerAnomaly(q.question)).slice(0, 2);
-  const chosen = [...changed, ...tokenized];
+  // The changed and tokenizer-touched questions come first, but never more probes than asked for.
+  const chosen = [...changed, ...tokenized].slice(0, count);
   const rest = questions.filter((q) => !chosen.includes(q));
   // Spread over the rest so that several question kinds and knowledge ids are probed.
   const step = Math.max(1, Math.floor(rest.length / Math.max(1, count - chosen.length)));
