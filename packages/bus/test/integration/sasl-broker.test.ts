@@ -87,8 +87,8 @@ num.io.threads=2
     ...cp,
     'kafka.tools.StorageTool',
     'format',
-    '--cluster-id',
-    randomBytes(16).toString('base64url'),
+    // The `=` form: a random base64url id may start with '-', which the parser would read as an option.
+    `--cluster-id=${randomBytes(16).toString('base64url')}`,
     '--config',
     properties,
     '--add-scram',

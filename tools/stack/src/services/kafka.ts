@@ -87,9 +87,16 @@ function classpathArgs(ctx: StackContext): string[] {
   return ['-cp', `${libs}/*`, `-Dlog4j2.configurationFile=${log4j}`];
 }
 
-/** Kafka's Uuid string form: 16 random bytes, base64url without padding (22 chars). */
-function newClusterId(): string {
-  return randomBytes(16).toString('base64url');
+/**
+ * Kafka's Uuid string form: 16 random bytes, base64url without padding (22 chars). Like Kafka's own
+ * Uuid.randomUuid, never one that starts with '-': kafka-storage's argument parser reads such an id as an
+ * option (a CI run failed on "-mFfYhN7…": "argument --cluster-id: expected one argument", 1 draw in 64).
+ */
+export function newClusterId(): string {
+  for (;;) {
+    const id = randomBytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
 }
 
 export const kafka: StackService = {
@@ -128,8 +135,8 @@ export const kafka: StackService = {
         'kafka.tools.StorageTool',
         'format',
         '--ignore-formatted',
-        '--cluster-id',
-        clusterId,
+        // The `=` form: an id kept from before the fix above may still start with '-'.
+        `--cluster-id=${clusterId}`,
         '--config',
         p.serverProperties,
       ],
