@@ -54,6 +54,7 @@ export {
   MAX_FEED_LOOKUPS,
   type FeedCheck,
   type FreshnessLookup,
+  type NewerKnowledgeWithoutLookup,
   type NewerChunk,
 } from './signals/knowledge-feed-check.ts';
 export { attributionCheck, misattributed, type CitingSide } from './signals/attribution.ts';

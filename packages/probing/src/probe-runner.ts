@@ -42,7 +42,12 @@ import {
   type AnswerComparison,
 } from './signals/answer-agreement.ts';
 import { CallHealthWindow, type CallHealthComparison } from './signals/call-health.ts';
-import { checkAgainstFeed, type FreshnessLookup } from './signals/knowledge-feed-check.ts';
+import {
+  MAX_FEED_LOOKUPS,
+  checkAgainstFeed,
+  type FreshnessLookup,
+  type NewerKnowledgeWithoutLookup,
+} from './signals/knowledge-feed-check.ts';
 import { attributionCheck } from './signals/attribution.ts';
 import { mannWhitneyLessNull, smallestPossibleP, type NullDistribution } from './signals/sample-test.ts';
 import { factFrequencyTest } from './signals/fact-frequency-test.ts';
@@ -102,6 +107,12 @@ export interface ProbeRunnerOptions {
    * per-probe state in memory. Absent: every run is judged on its own, as before.
    */
   pooled?: PooledTestOptions;
+  /**
+   * Online knowledge newer than the baseline when the online RAG serves no freshness lookup:
+   * `update` (default) or `unverified` (listed as unpublished: its adapter declares that every
+   * intended change comes with a baseline refresh). See signals/knowledge-feed-check.ts.
+   */
+  newerKnowledgeWithoutLookup?: NewerKnowledgeWithoutLookup;
 }
 
 export interface PooledTestOptions {
@@ -531,7 +542,12 @@ export class ProbeRunner {
     const agreement = compareFacts ? answerAgreement(a.answer, b.answer) : null;
     // Newer online knowledge is an update only if its feed published it.
     const newer = newerOnlineChunks(onlineSide, baselineSide);
-    const feedCheck = await checkAgainstFeed(newer, this.freshnessLookup());
+    const feedCheck = await checkAgainstFeed(
+      newer,
+      this.freshnessLookup(),
+      MAX_FEED_LOOKUPS,
+      this.options.newerKnowledgeWithoutLookup ?? 'update',
+    );
     const comparison: AnswerComparison = {
       answer_agreement: agreement,
       online_answer_vs_baseline_fcs: null,

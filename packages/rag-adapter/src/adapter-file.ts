@@ -187,6 +187,22 @@ export const RepairDeclaration = z
   });
 export type RepairDeclaration = z.infer<typeof RepairDeclaration>;
 
+/**
+ * How online knowledge newer than the pinned baseline is judged when the RAG serves no freshness
+ * lookup (`GET /knowledge/{id}`) to check it against its feed. `update` (the default, as before this
+ * key existed): taken as a legitimate update, so answers that moved with it are not anomalies.
+ * `unverified`: every intended knowledge change of this RAG is followed by `immune baseline refresh`,
+ * so a version the baseline lacks was not refreshed into it: the sentinel lists it as unpublished
+ * knowledge (feed check `baseline_not_refreshed`), which is an anomaly, and the identifier names it
+ * from the index diff. For a product whose collection only its own ingestion writes.
+ */
+export const KnowledgeDeclaration = z
+  .object({
+    newer_than_baseline: z.enum(['update', 'unverified']).default('update'),
+  })
+  .strict();
+export type KnowledgeDeclaration = z.infer<typeof KnowledgeDeclaration>;
+
 export const RagAdapterFile = z
   .object({
     apiVersion: z.literal(ADAPTER_API_VERSION, { errorMap: () => ({ message: `must be ${ADAPTER_API_VERSION}` }) }),
@@ -196,6 +212,8 @@ export const RagAdapterFile = z
     response: ResponsePaths,
     /** Absent: the RAG serves the contract's repair hooks (as before this key existed). */
     repair: RepairDeclaration.optional(),
+    /** Absent: newer online knowledge is an update, as before this key existed. */
+    knowledge: KnowledgeDeclaration.optional(),
   })
   .strict();
 export type RagAdapterFile = z.infer<typeof RagAdapterFile>;

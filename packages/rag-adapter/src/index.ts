@@ -2,6 +2,7 @@ export {
   ADAPTER_API_VERSION,
   AdapterFileError,
   IngestionWebhook,
+  KnowledgeDeclaration,
   RagAdapterFile,
   RepairDeclaration,
   loadAdapterFile,

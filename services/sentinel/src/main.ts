@@ -40,7 +40,12 @@ async function main(): Promise<void> {
   const rag = sentinelRagPorts(config, headers);
   // What this RAG's answers can support: an operator sees "no dates, no KF" here, not a KF that never moves.
   logger.info(
-    { rag: rag.described, signals_available: rag.signals.available, signals_unavailable: rag.signals.unavailable },
+    {
+      rag: rag.described,
+      signals_available: rag.signals.available,
+      signals_unavailable: rag.signals.unavailable,
+      newer_knowledge: rag.newerKnowledge,
+    },
     'sentinel: RAG signals',
   );
 
@@ -76,6 +81,7 @@ async function main(): Promise<void> {
       timeoutRate: config.SENTINEL_TIMEOUT_RATE,
     },
     sourceTrust: config.SENTINEL_SOURCE_TRUST,
+    newerKnowledgeWithoutLookup: rag.newerKnowledge,
     callTimeoutMs: config.SENTINEL_CALL_TIMEOUT_MS,
     callAttempts: config.SENTINEL_CALL_ATTEMPTS,
     probeDeadlineMs,
@@ -127,6 +133,7 @@ async function main(): Promise<void> {
     host: config.SENTINEL_HOST,
     apiToken: config.SENTINEL_API_TOKEN,
     ragSignals: rag.signals,
+    newerKnowledge: rag.newerKnowledge,
     ...(rotationConfig.SENTINEL_API_TOKENS ? { tokens: rotationConfig.SENTINEL_API_TOKENS } : {}),
     ...(rotation ? { extraRoutes: rotationRoutes(rotation, rotationConfig.SENTINEL_API_ROLES ?? null) } : {}),
   });

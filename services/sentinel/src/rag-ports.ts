@@ -13,6 +13,11 @@ export interface SentinelRagPorts {
   online: RagPort;
   baseline: RagPort;
   signals: RagSignals;
+  /**
+   * How online knowledge newer than the baseline is judged without a freshness lookup: the adapter's
+   * `knowledge.newer_than_baseline` (`update` for the contract, which may serve the lookup itself).
+   */
+  newerKnowledge: 'update' | 'unverified';
   /** What may be logged of how the RAG is asked: URLs and header names, never a secret. */
   described: { mode: 'contract' | 'adapter'; adapter?: string; online: string; baseline: string; headers?: string[] };
 }
@@ -34,6 +39,7 @@ export function sentinelRagPorts(
       online: ragClientWithHeaders(config.SENTINEL_ONLINE_RAG_URL, headers, config.SENTINEL_CALL_TIMEOUT_MS),
       baseline: ragClientWithHeaders(config.SENTINEL_BASELINE_RAG_URL, headers, config.SENTINEL_CALL_TIMEOUT_MS),
       signals: contractSignals(),
+      newerKnowledge: 'update',
       described: { mode: 'contract', online: config.SENTINEL_ONLINE_RAG_URL, baseline: config.SENTINEL_BASELINE_RAG_URL },
     };
   }
@@ -45,6 +51,7 @@ export function sentinelRagPorts(
     online,
     baseline,
     signals: signalAvailability(online.adapter),
+    newerKnowledge: online.adapter.knowledge?.newer_than_baseline ?? 'update',
     described: {
       mode: 'adapter',
       adapter: described.adapter,

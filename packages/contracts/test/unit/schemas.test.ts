@@ -101,7 +101,8 @@ const REGISTERED_FINGERPRINTS: Record<string, string> = {
   // RootCauseReport's ledger_head, the evidence ledger head anchored in Kafka (issue 40 item 10), and its index_diff
   // with the open question index_change_unexplained (issue 39, what changed in the index).
   // 2026-12-06: ProbeResult's comparison.pooled_test.knowledge_pools, evidence pooled across the probes on one knowledge id (issue 39).
-  probes: '178f7e6b3dccc639d883ec3d0f20c80f6246b3664ba8d3ea75790927dc38f784',
+  // 2026-12-06: FeedCheckStatus's baseline_not_refreshed, appended (issue 42: a product without a freshness lookup).
+  probes: '495de8c2cc612c83e716965f6374789805d47ba05869cdd37edc305ca29a789d',
   reports: '6c45a9775665b8377c007e0915e160c77a761da5cbaeeb99806cba35aa9aa340',
   actions: '4ed35718d9cc30bae76bfad873703a8ef3c61c3fb6af8c9a5e40598ea8da15ba',
 };

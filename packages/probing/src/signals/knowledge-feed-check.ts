@@ -16,6 +16,13 @@ export interface NewerChunk {
   valid_from: number;
 }
 
+/**
+ * Newer online knowledge when the RAG serves no lookup: `update` (taken as a legitimate update, the
+ * contract's default) or `unverified` (its adapter declares that every intended change comes with a
+ * baseline refresh, so a version the baseline lacks is listed as unpublished: `baseline_not_refreshed`).
+ */
+export type NewerKnowledgeWithoutLookup = 'update' | 'unverified';
+
 /** The RAG's freshness lookup of one knowledge id; throws RagHttpError 404 where the RAG does not serve it. */
 export type FreshnessLookup = (knowledgeId: string) => Promise<KnowledgeFreshness>;
 
@@ -37,13 +44,28 @@ export async function checkAgainstFeed(
   newer: readonly NewerChunk[],
   lookup: FreshnessLookup | undefined,
   maxLookups = MAX_FEED_LOOKUPS,
+  withoutLookup: NewerKnowledgeWithoutLookup = 'update',
 ): Promise<FeedCheck | null> {
   if (newer.length === 0) return null;
-  if (lookup === undefined) return { status: 'lookup_not_served', unpublished: [] };
   const newest = new Map<string, NewerChunk>();
   for (const chunk of newer) {
     const seen = newest.get(chunk.knowledge_id);
     if (seen === undefined || chunk.valid_from > seen.valid_from) newest.set(chunk.knowledge_id, chunk);
+  }
+  if (lookup === undefined) {
+    if (withoutLookup === 'update') return { status: 'lookup_not_served', unpublished: [] };
+    // The RAG's knowledge changes only with a baseline refresh: a version the baseline lacks was never
+    // refreshed into it, so it is listed as unpublished (no feed to name: feed_version stays null).
+    return {
+      status: 'baseline_not_refreshed',
+      unpublished: [...newest.values()].map((chunk) => ({
+        knowledge_id: chunk.knowledge_id,
+        online_version: chunk.version,
+        online_valid_from: chunk.valid_from,
+        feed_version: null,
+        feed_valid_from: null,
+      })),
+    };
   }
   const outcomes = await Promise.all(
     [...newest.values()].slice(0, maxLookups).map(async (chunk) => {

@@ -58,8 +58,9 @@ const freshness = (feed: { version: string; valid_from: string } | null): Knowle
   indexed: { version: '2.12.0+test1', valid_from: '2026-11-30T00:00:00.000Z' },
 });
 
-function runner(online: RagPort): ProbeRunner {
+function runner(online: RagPort, newerKnowledgeWithoutLookup: 'update' | 'unverified' = 'update'): ProbeRunner {
   return new ProbeRunner({
+    newerKnowledgeWithoutLookup,
     online,
     baseline: { query: async () => baselineAnswer },
     fcs: { score: async () => ({ status: 'scored', score: 0.9, truncated: false, evidence_snippets: [] }) },
@@ -140,6 +141,37 @@ test('a RAG without the lookup keeps today’s behaviour and the result says the
     assert.equal(result.comparison.knowledge_update, true);
     assert.equal(result.anomaly, false, `${status}: ${result.anomaly_signals.join(',')}`);
   }
+});
+
+test('issue 42: a RAG without the lookup whose adapter declares newer knowledge unverified lists it as unpublished', async () => {
+  const result = await runner(onlineWith(), 'unverified').run(probe);
+  assert.equal(result.comparison.feed_check, 'baseline_not_refreshed');
+  assert.equal(result.comparison.knowledge_update, false);
+  assert.deepEqual(result.comparison.unpublished_knowledge, [
+    {
+      knowledge_id: 'changelog/libxml2',
+      online_version: '2.12.0+test1',
+      online_valid_from: Date.parse('2026-11-30T00:00:00.000Z'),
+      feed_version: null,
+      feed_valid_from: null,
+    },
+  ]);
+  assert.equal(result.anomaly, true);
+  assert.ok(result.anomaly_signals.includes('unpublished_knowledge'), result.anomaly_signals.join(','));
+});
+
+test('issue 42: unverified applies only without a lookup, and only to knowledge newer than the baseline', async () => {
+  // A served lookup still decides: the feed publishes the version, so it is an update.
+  const published = await runner(
+    onlineWith(async () => freshness({ version: '2.12.0+test1', valid_from: '2026-11-30T00:00:00.000Z' })),
+    'unverified',
+  ).run(probe);
+  assert.equal(published.comparison.feed_check, 'published');
+  assert.equal(published.anomaly, false, published.anomaly_signals.join(','));
+  // Nothing newer online: nothing to judge.
+  const same = await runner({ query: async () => baselineAnswer }, 'unverified').run(probe);
+  assert.equal(same.comparison.feed_check, null);
+  assert.equal(same.anomaly, false, same.anomaly_signals.join(','));
 });
 
 test('nothing newer online: no lookup is made and there is nothing to check', async () => {

@@ -14,6 +14,8 @@ export interface SentinelHttpOptions {
   apiToken: string | undefined;
   /** Which signals the watched RAG's answers can feed (contract client: all), served at GET /capabilities. */
   ragSignals?: RagSignals;
+  /** How newer online knowledge is judged without a freshness lookup (the adapter's knowledge.newer_than_baseline). */
+  newerKnowledge?: 'update' | 'unverified';
   /** SENTINEL_API_TOKENS: one token per caller, whose name the routes' roles and records use. */
   tokens?: Readonly<Record<string, string>>;
   /** More routes behind the same guard (the probe-set rotation's proposals). */
@@ -42,8 +44,9 @@ export function sentinelHttpApp(sentinel: Sentinel, options: SentinelHttpOptions
     routes: (app) => {
       if (options.ragSignals !== undefined) {
         const rag = options.ragSignals;
+        const knowledge = options.newerKnowledge === undefined ? {} : { knowledge: { newer_than_baseline: options.newerKnowledge } };
         app.get('/capabilities', (_req, res) => {
-          res.json({ rag });
+          res.json({ rag, ...knowledge });
         });
       }
       app.get('/probes', (_req, res) => {

@@ -65,6 +65,13 @@ test('with an adapter file: each side asks its own URL through the adapter; sign
   }
 });
 
+test('issue 42: how newer knowledge is judged comes from the adapter (`knowledge.newer_than_baseline`), `update` otherwise', () => {
+  const langserve = fileURLToPath(new URL('../../../../packages/rag-adapter/examples/langserve.yaml', import.meta.url));
+  assert.equal(sentinelRagPorts(config(langserve), {}).newerKnowledge, 'unverified');
+  assert.equal(sentinelRagPorts(config(flowise), {}, { FLOWISE_API_KEY: 'k-123456' }).newerKnowledge, 'update');
+  assert.equal(sentinelRagPorts(config(), {}).newerKnowledge, 'update');
+});
+
 test('an adapter whose secret is not in the environment is refused, naming the key and the variable', () => {
   assert.throws(
     () => sentinelRagPorts(config(flowise), {}, {}),
@@ -85,13 +92,18 @@ test('GET /capabilities serves the signals the RAG supports (behind the API toke
     host: '127.0.0.1',
     apiToken: token,
     ragSignals: signals,
+    newerKnowledge: 'unverified',
   }).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/capabilities`;
   try {
     assert.equal((await fetch(url)).status, 401);
-    const body = (await (await fetch(url, { headers: { authorization: `Bearer ${token}` } })).json()) as { rag: typeof signals };
+    const body = (await (await fetch(url, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+      rag: typeof signals;
+      knowledge?: { newer_than_baseline: string };
+    };
     assert.deepEqual(body.rag, signals);
+    assert.deepEqual(body.knowledge, { newer_than_baseline: 'unverified' });
     assert.deepEqual(body.rag.unavailable.find((u) => u.signal === 'kf')?.missing, ['response.documents.retrieval_score']);
   } finally {
     await new Promise((resolve) => server.close(resolve));
