@@ -11,7 +11,8 @@ import type { IndexDiff } from './index-diff/index-diff.ts';
 import { diffDetail, idsToDiff, weighByIndexDiff, type IndexDiffer } from './index-diff/index-evidence.ts';
 import { diffTraces, type TraceDiff } from './trace-diff/trace-diff.ts';
 import { fetchTracePair } from './trace-diff/trace-fetcher.ts';
-import { diffScoreless, scorelessVerdict, type ScorelessDiff } from './trace-diff/scoreless.ts';
+import { diffScoreless, type ScorelessDiff } from './trace-diff/scoreless.ts';
+import { nameScorelessCause, scorelessIdsToDiff } from './trace-diff/scoreless-causes.ts';
 import { EndpointTraceSource, type TraceSource } from './trace-diff/trace-sources.ts';
 import type { Cause, Layer, ProbeAnalysis } from './verdict/verdict.ts';
 
@@ -29,8 +30,8 @@ export interface PreparedAnalysis {
   /** An intake trace that is not this call's (its query or answer differs): refused as evidence, counted. */
   traceMismatch?: { side: 'online' | 'baseline'; field: 'query' | 'answer' };
   /**
-   * Set when the traces lacked only retrieval scores and the index diff named the cause instead
-   * (status ok, diff null): the contexts' set diff the verdict rests on (scoreless.ts).
+   * Set when the traces lacked only retrieval scores and a cause was named from the index diff, the
+   * contexts and the answers instead (status ok, diff null): the diff the verdict rests on (scoreless.ts).
    */
   scoreless?: ScorelessDiff;
 }
@@ -97,22 +98,23 @@ export async function prepareAnalysis(
       ...(fetched.mismatch ? { traceMismatch: { side: fetched.side, field: fetched.mismatch } } : {}),
     };
     if (status !== 'trace_incomplete' || fetched.scoreless === undefined || indexDiffer === undefined) return incomplete;
-    // Only the scores are missing: the index diff of the contexts' knowledge may still name a data
-    // cause. Nothing else is inferred; without a named cause the analysis stays trace_incomplete.
+    // Only the scores are missing: the index diff of the contexts' knowledge (and of what the
+    // sentinel found unpublished), with the contexts' and answers' diff, may still name a cause
+    // (scoreless-causes.ts). Nothing else is inferred; without one the analysis stays trace_incomplete.
     const { online, baseline, source } = fetched.scoreless;
     const scoreless = diffScoreless(online, baseline);
-    const indexDiff = scoreless.knowledge_ids.length === 0 ? null : await indexDiffer.diff(scoreless.knowledge_ids);
-    const verdict = indexDiff === null ? null : scorelessVerdict(scoreless, indexDiff);
-    if (indexDiff === null || verdict === null) return incomplete;
+    const ids = scorelessIdsToDiff(result, scoreless);
+    const indexDiff = ids.length === 0 ? null : await indexDiffer.diff(ids);
+    const named = indexDiff === null ? null : nameScorelessCause(result, scoreless, indexDiff);
+    if (indexDiff === null || named === null) return incomplete;
     const gapsOf = (gaps: readonly { piece: string }[]) => [...new Set(gaps.map((g) => g.piece))];
     return {
       result,
       status: 'ok',
       problem: null,
       diff: null,
-      verdicts: [verdict],
-      // The contexts differ and the store shows damaged vectors: retrieval is where they part.
-      layer: 'retrieval',
+      verdicts: [named.verdict],
+      layer: named.layer,
       indexDiff,
       scoreless,
       provenance: { source, gaps: { online: gapsOf(online.gaps), baseline: gapsOf(baseline.gaps) } },
@@ -207,6 +209,12 @@ function scorelessDrafts(prepared: PreparedAnalysis, scoreless: ScorelessDiff, b
       context_jaccard: scoreless.context_jaccard,
       lost_context_chunks: scoreless.lost.map((c) => c.chunk_id),
       gained_context_chunks: scoreless.gained.map((c) => c.chunk_id),
+      // The answers' text as the traces carry it, and the sentinel's own comparison (null: not computed).
+      answer_equal_to_baseline: scoreless.answers_equal,
+      answer_agreement: prepared.result.comparison.answer_agreement,
+      fcs_drop: prepared.result.comparison.fcs_drop,
+      feed_check: prepared.result.comparison.feed_check ?? null,
+      unpublished_knowledge: (prepared.result.comparison.unpublished_knowledge ?? []).map((u) => `${u.knowledge_id}@${u.online_version}`),
     }),
     ...indexDiffDrafts(prepared, base),
     ...verdictDrafts(prepared, base),

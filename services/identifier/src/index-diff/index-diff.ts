@@ -17,6 +17,15 @@ export interface IndexChunk {
   vector: number[] | null;
 }
 
+/** Online-only chunks of one version of one knowledge id. */
+export interface OnlineOnlyVersion {
+  knowledge_id: string;
+  version: string | null;
+  chunks: number;
+  /** Whether the baseline holds chunks of this version of this knowledge id. */
+  in_baseline: boolean;
+}
+
 /** The kinds of change the diff tells apart (the report's IndexChangeKind, less `unknown`). */
 export type IndexChangeKind =
   'missing' | 'added' | 'relabelled' | 'payload_changed' | 'text_changed' | 'vector_moved' | 'alias_target_changed';
@@ -59,6 +68,16 @@ export interface IndexDiff {
   relabelled: number;
   /** Same text and identity, another version or validity window (not explained by a newer version). */
   payload_changed: number;
+  /**
+   * Of payload_changed, chunks whose only change is a validity window closed (valid_until set where
+   * the baseline's is open, same version and valid_from): the knowledge was superseded online.
+   */
+  windows_closed: number;
+  /**
+   * The online-only chunks (added_unexpected and added_after_pin) by knowledge id and version, and
+   * whether the baseline has that version of that id: which knowledge the online index gained.
+   */
+  online_only_versions: OnlineOnlyVersion[];
   /**
    * Same chunk (chunk id, or vector unchanged), its text rewritten with its vector intact: edited in
    * place, since any ingest (a re-parse included) re-embeds what it rewrites. Rewritten and
@@ -120,6 +139,8 @@ export function diffIndexes(
     added_after_pin: 0,
     relabelled: 0,
     payload_changed: 0,
+    windows_closed: 0,
+    online_only_versions: [],
     text_changed: 0,
     vectors_moved: 0,
     min_vector_cosine: null,
@@ -147,7 +168,10 @@ export function diffIndexes(
 
   for (const b of baseline) {
     const candidates = (byText.get(b.text) ?? []).filter((o) => !matched.has(o));
-    const same = candidates.find((o) => o.knowledge_id === b.knowledge_id && o.doc_id === b.doc_id) ?? candidates[0];
+    // The same text may be there twice (a version ingested whose text does not name its version):
+    // the chunk of the baseline's own version is the baseline chunk, the other one was added.
+    const sameIdentity = candidates.filter((o) => o.knowledge_id === b.knowledge_id && o.doc_id === b.doc_id);
+    const same = sameIdentity.find((o) => o.version === b.version) ?? sameIdentity[0] ?? candidates[0];
     if (same === undefined) lost.push(b);
     else {
       matched.add(same);
@@ -184,6 +208,7 @@ export function diffIndexes(
       example('relabelled', same, same.knowledge_id !== b.knowledge_id ? 'knowledge_id' : 'doc_id', ...identity(b, same));
     } else if (same.version !== b.version || same.valid_from !== b.valid_from || !validUntilExplained(b, same, online)) {
       diff.payload_changed += 1;
+      if (same.version === b.version && same.valid_from === b.valid_from && b.valid_until === null) diff.windows_closed += 1;
       const field = same.version !== b.version ? 'version' : same.valid_from !== b.valid_from ? 'valid_from' : 'valid_until';
       example('payload_changed', same, field, b[field], same[field]);
     }
@@ -201,6 +226,10 @@ export function diffIndexes(
     if (matched.has(o)) continue;
     const after = baselinePinnedAt !== undefined && o.valid_from !== null && Date.parse(o.valid_from) > baselinePinnedAt.getTime();
     const knownVersion = baselineVersions.has(`${o.knowledge_id}@${o.version}`);
+    const gained = diff.online_only_versions.find((v) => v.knowledge_id === o.knowledge_id && v.version === o.version);
+    if (gained === undefined)
+      diff.online_only_versions.push({ knowledge_id: o.knowledge_id, version: o.version, chunks: 1, in_baseline: knownVersion });
+    else gained.chunks += 1;
     if (after || (baselinePinnedAt === undefined && !knownVersion)) diff.added_after_pin += 1;
     else {
       diff.added_unexpected += 1;

@@ -5,7 +5,8 @@
  * and a missing score is never read as 0. What is left is the set diff of the two contexts (which
  * baseline chunks online lost, which it gained), and the index diff of their knowledge against the
  * pinned baseline copy can judge that: the same points, text and payload with vectors moved (or
- * points gone) is damage in the stored vectors, not the query side. Nothing else is decided here.
+ * points gone) is damage in the stored vectors, not the query side. The other causes the score-less
+ * path can name (unpublished knowledge, the generator) are judged in scoreless-causes.ts.
  */
 import type { Trace } from '@rag-immune/rag-contract';
 import type { ObservedCall, TraceGap } from '@rag-immune/traces';
@@ -36,6 +37,8 @@ export interface ScorelessDiff {
   /** Online context chunks the baseline's does not hold. */
   gained: ContextChunkRef[];
   context_jaccard: number;
+  /** Whether both answers are the same text (whitespace-normalised, as the sentinel's answer_hash is). */
+  answers_equal: boolean;
   /** The knowledge to diff in the index: lost and gained first, then the rest of both contexts. */
   knowledge_ids: string[];
 }
@@ -82,6 +85,8 @@ export function sideOfTrace(trace: Trace, gaps: readonly TraceGap[]): ScorelessS
   };
 }
 
+const normalised = (answer: string) => answer.trim().replace(/\s+/g, ' ');
+
 export function diffScoreless(online: ScorelessSide, baseline: ScorelessSide): ScorelessDiff {
   const onlineIds = new Set(online.context.map((c) => c.chunk_id));
   const baselineIds = new Set(baseline.context.map((c) => c.chunk_id));
@@ -96,6 +101,7 @@ export function diffScoreless(online: ScorelessSide, baseline: ScorelessSide): S
     lost,
     gained,
     context_jaccard: union === 0 ? 1 : shared / union,
+    answers_equal: normalised(online.answer) === normalised(baseline.answer),
     knowledge_ids: [...new Set(knowledge)].slice(0, MAX_DIFF_IDS),
   };
 }

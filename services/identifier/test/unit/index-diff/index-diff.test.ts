@@ -107,3 +107,28 @@ test('text rewritten and re-embedded (a re-parse) is a moved vector, not an in-p
   const diff = diffIndexes(['changelog/a'], [reparsed], [A], PIN);
   assert.deepEqual([diff.text_changed, diff.vectors_moved, diff.missing], [0, 1, 0]);
 });
+
+test('a version ingested beside the current one (test kit): the online-only versions are listed, the closed window at its start is no change', () => {
+  const at = '2024-07-01T00:00:00.000Z';
+  const leaked = chunk('changelog/a', '1.0+test1', 'a 1.0+test1', [1, 0, 0], { point_id: 'leaked', valid_from: at });
+  const diff = diffIndexes(['changelog/a', 'changelog/b'], [leaked, { ...A, valid_until: at }, B], [A, B], PIN);
+  assert.deepEqual(diff.online_only_versions, [{ knowledge_id: 'changelog/a', version: '1.0+test1', chunks: 1, in_baseline: false }]);
+  assert.deepEqual([diff.added_after_pin, diff.payload_changed, diff.windows_closed], [1, 0, 0]);
+});
+
+test('a validity window closed for no newer version counts among windows_closed; a version changed does not', () => {
+  const closed = diffIndexes(['changelog/a'], [{ ...A, valid_until: '2024-02-01T00:00:00.000Z' }], [A], PIN);
+  assert.deepEqual([closed.payload_changed, closed.windows_closed], [1, 1]);
+  const changed = diffIndexes(['changelog/a'], [{ ...A, version: '0.9' }], [A], PIN);
+  assert.deepEqual([changed.payload_changed, changed.windows_closed], [1, 0]);
+});
+
+test('the same text twice under one id (a version whose text does not name it): the chunk of the baseline version is the match', () => {
+  const copy = { ...A, point_id: 'copy', chunk_id: 'copy', version: '1.0+test1', valid_from: '2024-07-01T00:00:00.000Z' };
+  const diff = diffIndexes(['changelog/a'], [copy, A], [A], PIN);
+  assert.deepEqual([diff.payload_changed, diff.added_after_pin, diff.added_unexpected], [0, 1, 0]);
+  assert.deepEqual(
+    diff.online_only_versions.map((v) => [v.version, v.in_baseline]),
+    [['1.0+test1', false]],
+  );
+});

@@ -21,6 +21,8 @@ const empty: IndexDiff = {
   added_after_pin: 0,
   relabelled: 0,
   payload_changed: 0,
+  windows_closed: 0,
+  online_only_versions: [],
   text_changed: 0,
   vectors_moved: 0,
   min_vector_cosine: 1,
