@@ -165,6 +165,12 @@ export const RepairDeclaration = z
     /** What an operator runs to re-ingest when no webhook is declared (named in the recommendation). */
     operator_step: z.string().min(1).optional(),
     /**
+     * The exact operator step that puts the RAG's generation setting (its prompt, its chat model) back
+     * when it changed: named in the generator-side recommendation (`recommend_generation_rollback`).
+     * Only for `hooks: none`: a RAG with repair hooks pins its generator itself.
+     */
+    generation_step: z.string().min(1).optional(),
+    /**
      * After a person approves the recommendation (and the effector took the way back), how long it
      * waits for the step before it verifies the probes. Keep it under EFFECTOR_EXECUTE_TIMEOUT_MS.
      */
@@ -177,6 +183,12 @@ export const RepairDeclaration = z
         code: z.ZodIssueCode.custom,
         path: ['hooks'],
         message: 'ingestion and rebuild_from are for a RAG without repair hooks: set hooks: none',
+      });
+    if (repair.hooks === 'contract' && repair.generation_step !== undefined)
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['generation_step'],
+        message: 'generation_step is for a RAG without repair hooks: set hooks: none (a RAG with repair hooks pins its generator itself)',
       });
     if (repair.hooks === 'contract' && repair.collection_mode === 'by_name')
       ctx.addIssue({

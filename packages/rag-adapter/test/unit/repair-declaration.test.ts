@@ -74,3 +74,16 @@ test('`repair.collection_mode`: alias by default, by_name for a RAG that names i
     'repair.collection_mode: by_name chooses the hookless in-place restore: set hooks: none (a RAG with repair hooks repairs itself)',
   ]);
 });
+
+test('`repair.generation_step`: the operator step that puts the generation setting back, refused with hooks: contract', () => {
+  const step = "redeploy the route with its previous RAG_PROMPT (the chain's prompt template)";
+  assert.equal(parseAdapter(`${BASE}repair: { hooks: none, generation_step: "${step}" }\n`).repair?.generation_step, step);
+  assert.equal(parseAdapter(`${BASE}repair: { hooks: none }\n`).repair?.generation_step, undefined);
+  assert.deepEqual(issuesOf(`${BASE}repair: { hooks: none, generation_step: '' }\n`), [
+    'repair.generation_step: String must contain at least 1 character(s)',
+  ]);
+  // A RAG with repair hooks pins its generator through them: the key is refused, naming it.
+  assert.deepEqual(issuesOf(`${BASE}repair: { generation_step: "${step}" }\n`), [
+    'repair.generation_step: generation_step is for a RAG without repair hooks: set hooks: none (a RAG with repair hooks pins its generator itself)',
+  ]);
+});

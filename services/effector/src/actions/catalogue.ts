@@ -17,6 +17,7 @@ import { rebuildFromCollection } from './rebuild-from-collection.ts';
 import { restoreKnowledgeFromCollection } from './restore-knowledge-from-collection.ts';
 import { callIngestionWebhook } from './call-ingestion-webhook.ts';
 import { recommendOperatorStep } from './recommend-operator-step.ts';
+import { recommendGenerationRollback } from './recommend-generation-rollback.ts';
 
 /**
  * The tools the effector may run, by name, and the one that hands an incident to a human. The
@@ -58,6 +59,8 @@ export const TOOLS: readonly RepairTool[] = [
   restoreKnowledgeFromCollection,
   callIngestionWebhook,
   recommendOperatorStep,
+  // After the generator's hook tools (same intent): memory's default tool for it stays the generator pin.
+  recommendGenerationRollback,
 ] as unknown as readonly RepairTool[];
 
 /** The shipped tools, as the effector's loop reaches them. */

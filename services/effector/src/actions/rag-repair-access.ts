@@ -31,6 +31,11 @@ export interface RagRepairAccess {
   operatorStep: string | null;
   /** How long the recommendation waits, once approved, for the operator's step before verifying. */
   operatorWaitMs: number;
+  /**
+   * What an operator runs to put the RAG's generation setting (prompt, chat model) back, named in the
+   * generator-side recommendation; null or absent: a generic description naming the cause.
+   */
+  generationStep?: string | null;
 }
 
 /** A RAG serving the health contract's repair hooks: everything as before the adapter's `repair` key. */
@@ -80,6 +85,7 @@ export function ragRepairAccess(
     ingestion: port,
     operatorStep: repair.operator_step ?? null,
     operatorWaitMs: repair.operator_wait_seconds * 1000,
+    generationStep: repair.generation_step ?? null,
   };
 }
 

@@ -58,9 +58,19 @@ test('a RAG without repair hooks gets the Qdrant-only tools for index faults, al
 test('a RAG without repair hooks gets its ingestion webhook, else the recommendation, where the repair needs its own ingestion', () => {
   for (const cause of ['knowledge_source_failure', 'parser_bug', 'unpublished_knowledge', 'wrong_attribution'] as const)
     assert.deepEqual(plan(cause, HOOKLESS), ['call_ingestion_webhook', 'recommend_operator_step', 'escalate_to_human'], cause);
-  // Nothing the effector can do for a generator, reranker or tokenizer fault without hooks: a person.
-  for (const cause of ['generator_inconsistency', 'reranker_drift', 'tokenizer_anomaly'] as const)
+  // Nothing the effector can do for a reranker or tokenizer fault without hooks: a person.
+  for (const cause of ['reranker_drift', 'tokenizer_anomaly'] as const)
     assert.deepEqual(plan(cause, HOOKLESS), ['escalate_to_human'], cause);
+});
+
+test('a generator fault on a RAG without repair hooks: the recommendation naming the generation step, then a person', () => {
+  // Its prompt or chat model changed (Flowise's chatflow saved, a LangServe route redeployed): no hook pins it back.
+  for (const access of [HOOKLESS, { ...HOOKLESS, collectionMode: 'by_name' as const }, { ...HOOKLESS, generationStep: 'redeploy' }])
+    for (const ids of [[], ['apt/curl']])
+      assert.deepEqual(plan('generator_inconsistency', access, ids), ['recommend_generation_rollback', 'escalate_to_human']);
+  // The reference RAG (repair hooks) keeps its plan: the hook tools, never the recommendation.
+  assert.deepEqual(plan('generator_inconsistency'), ['pin_generator_version', 'enable_answer_validation', 'escalate_to_human']);
+  assert.equal(policy.policy_version, '1.6.0');
 });
 
 test('every tool is either for hooked RAGs, hookless ones, or both; escalation and the snapshot restore serve both', () => {
@@ -83,12 +93,14 @@ response: { answer: $.text }
   hooks: none
   rebuild_from: kb-baseline
   operator_step: run the upsert
+  generation_step: redeploy the route with its previous RAG_PROMPT
   ingestion: { url: 'http://ingest.local/jobs', headers: { authorization: 'Bearer \${env:INGEST_TOKEN}' }, body: { ids: '\${knowledge_ids}' }, settle_seconds: 5 }
 `);
   const access = ragRepairAccess(hookless, { INGEST_TOKEN: 'secret-token' });
   assert.equal(access.hooks, 'none');
   assert.equal(access.rebuildFrom, 'kb-baseline');
   assert.equal(access.operatorStep, 'run the upsert');
+  assert.equal(access.generationStep, 'redeploy the route with its previous RAG_PROMPT');
   assert.equal(access.ingestion?.settleMs, 5_000);
   assert.deepEqual(access.ingestion?.describe(), { method: 'POST', url: 'http://ingest.local/jobs', headers: ['authorization'] });
   assert.throws(

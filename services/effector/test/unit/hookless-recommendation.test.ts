@@ -8,6 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { recommendOperatorStep } from '../../src/actions/recommend-operator-step.ts';
+import { recommendGenerationRollback } from '../../src/actions/recommend-generation-rollback.ts';
 import type { RagRepairAccess } from '../../src/actions/rag-repair-access.ts';
 import type { CollectionAliases } from '../../src/snapshots/collection-aliases.ts';
 import { FakeAliases } from './support/fake-rag-client.ts';
@@ -92,4 +93,61 @@ test('a RAG with repair hooks never gets the recommendation', async () => {
   const loop = await startLoop({ tools: [], realTools: [recommendOperatorStep], mode: 'auto' });
   assert.equal(await loop.effector.process(report('inc-rec-3')), 'escalated');
   assert.ok(!loop.lifecycle('inc-rec-3').some((s) => s.startsWith('recommend_operator_step')));
+});
+
+const GENERATION_STEP = "redeploy the route with its previous RAG_PROMPT (the chain's prompt template)";
+
+test('a changed prompt: the generation recommendation waits for a grant naming the step; approved, no snapshot is taken and the probes verify it', async () => {
+  const loop = await startLoop({
+    tools: [],
+    realTools: [recommendGenerationRollback],
+    mode: 'auto',
+    ragRepair: { ...HOOKLESS, generationStep: GENERATION_STEP },
+    aliases: plainCollection(),
+  });
+  // The fixture's one policy branch matches the default report's cause; the tool reads whichever the report names.
+  const r = report('inc-gen-1');
+  assert.equal(await loop.effector.process(r), 'awaiting_grant');
+  const [pending] = await loop.deps.grants.list({ status: 'pending' });
+  assert.equal(pending?.tool, 'recommend_generation_rollback');
+  assert.ok(pending?.reason?.startsWith(`generation step: ${GENERATION_STEP} (cause: vector_index_corruption since `), pending?.reason);
+
+  await loop.effector.decideGrant(pending!.key, 'approved', 'alice', 'redeploying now');
+  await operatorRunsStepWhenStarted(loop, 'inc-gen-1', true);
+  await loop.effector.idle();
+  // The recommendation writes nothing: the executor takes no snapshot for it (touchesQdrant: false).
+  assert.equal(loop.archive.taken.size, 0, 'no snapshot for a tool that changes nothing');
+  assert.deepEqual(loop.lifecycle('inc-gen-1'), [
+    'recommend_generation_rollback:planned',
+    'recommend_generation_rollback:started',
+    'recommend_generation_rollback:succeeded',
+  ]);
+});
+
+test('a generation step that did not heal: its (empty) undo runs and the plan escalates', async () => {
+  const loop = await startLoop({
+    tools: [],
+    realTools: [recommendGenerationRollback],
+    mode: 'auto',
+    ragRepair: HOOKLESS,
+    aliases: plainCollection(),
+  });
+  const r = report('inc-gen-2');
+  assert.equal(await loop.effector.process(r), 'awaiting_grant');
+  const [pending] = await loop.deps.grants.list({ status: 'pending' });
+  assert.match(pending?.reason ?? '', /^generation step: put the RAG's generation setting/);
+  await loop.effector.decideGrant(pending!.key, 'approved', 'alice', null);
+  await operatorRunsStepWhenStarted(loop, 'inc-gen-2', false);
+  await loop.effector.idle();
+  const steps = loop.lifecycle('inc-gen-2');
+  assert.deepEqual(steps.slice(0, 2), ['recommend_generation_rollback:planned', 'recommend_generation_rollback:started']);
+  assert.deepEqual(steps, [
+    'recommend_generation_rollback:planned',
+    'recommend_generation_rollback:started',
+    'recommend_generation_rollback:failed',
+    'recommend_generation_rollback:rolled_back',
+    'page_on_call:planned',
+    'page_on_call:escalated',
+  ]);
+  assert.equal(loop.archive.taken.size, 0, 'nothing to restore: no snapshot was taken');
 });

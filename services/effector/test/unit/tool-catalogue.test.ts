@@ -52,6 +52,10 @@ test('tool input schemas accept what the tools plan and refuse malformed argumen
       good: { operator_step: 're-ingest apt/curl', knowledge_ids: ['apt/curl'], wait_seconds: 240 },
       bad: { operator_step: '', knowledge_ids: [], wait_seconds: 240 },
     },
+    recommend_generation_rollback: {
+      good: { generation_step: 'redeploy the route with its previous RAG_PROMPT', wait_seconds: 240 },
+      bad: { generation_step: 'redeploy', wait_seconds: 240, knowledge_ids: [] },
+    },
   };
   for (const tool of TOOLS) {
     const c = cases[tool.name];
