@@ -5,6 +5,7 @@ export { RagHttpError, RagUnreachableError, ContractViolationError, RagResponseT
 export { DEFAULT_MAX_RESPONSE_BYTES, ResponseTooLargeError, readTextCapped } from './read-capped.ts';
 export { CONTRACT_DOCUMENT_PATH, CONTRACT_VERSION } from './document.ts';
 export { aliasGeneration, generationCreatedAt } from './alias-generations.ts';
+export { SAME_VECTOR_MIN_COSINE, vectorCosine } from './point-vectors.ts';
 export { ragClientWithHeaders } from './client-with-headers.ts';
 export {
   FAULT_KINDS,

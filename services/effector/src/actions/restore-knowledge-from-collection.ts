@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import { CollectionName } from '@rag-immune/rag-contract';
+import { CollectionName, SAME_VECTOR_MIN_COSINE, vectorCosine } from '@rag-immune/rag-contract';
 import type { KnowledgePointsPort, PointId, StoredPoint } from '../snapshots/knowledge-points.ts';
 import { PreconditionError, type ToolContext } from './repair-tool.ts';
 import { defineTool, scopedKnowledgeIds } from './tool-helpers.ts';
@@ -9,7 +9,7 @@ import { defineTool, scopedKnowledgeIds } from './tool-helpers.ts';
 export const DEFAULT_MAX_RESTORED_POINTS = 2_000;
 
 /** A restored vector counts as back when its cosine with the source's is at least this. */
-export const RESTORED_MIN_COSINE = 0.999;
+export const RESTORED_MIN_COSINE = SAME_VECTOR_MIN_COSINE;
 
 const PointKey = z.union([z.string(), z.number()]);
 
@@ -31,20 +31,6 @@ async function readBounded(ctx: ToolContext, collection: string, ids: readonly s
   return points;
 }
 
-/** The cosine of two dense vectors; NaN when they differ in length or one is all zeros. */
-function cosine(a: readonly number[], b: readonly number[]): number {
-  if (a.length !== b.length) return Number.NaN;
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return dot / Math.sqrt(na * nb);
-}
-
 const isDense = (v: unknown): v is number[] => Array.isArray(v) && v.every((x) => typeof x === 'number');
 
 /**
@@ -52,7 +38,7 @@ const isDense = (v: unknown): v is number[] => Array.isArray(v) && v.every((x) =
  * normalises cosine collections' vectors, so bytes need not match), named ones each, sparse ones equal.
  */
 function sameVectors(live: unknown, source: unknown): boolean {
-  if (isDense(source)) return isDense(live) && cosine(live, source) >= RESTORED_MIN_COSINE;
+  if (isDense(source)) return isDense(live) && vectorCosine(live, source) >= RESTORED_MIN_COSINE;
   if (source !== null && typeof source === 'object' && !Array.isArray(source) && !('indices' in source)) {
     if (live === null || typeof live !== 'object') return false;
     const named = Object.entries(source as Record<string, unknown>);

@@ -5,6 +5,8 @@
  * validity and vectors are compared. Online-only chunks of a version the baseline cannot know yet
  * (published after its pin) are the online knowledge moving on, not a change.
  */
+import { SAME_VECTOR_MIN_COSINE, vectorCosine } from '@rag-immune/rag-contract';
+
 export interface IndexChunk {
   point_id: string;
   knowledge_id: string;
@@ -94,27 +96,14 @@ export interface IndexDiff {
   collections: ComparedCollections | null;
 }
 
-/** Same text embedded by the same model gives the same vector up to float noise. */
-export const VECTOR_MOVED_COSINE = 0.999;
+/** Same text embedded by the same model gives the same vector up to float noise (the effector's restore reads it too). */
+export const VECTOR_MOVED_COSINE = SAME_VECTOR_MIN_COSINE;
 const MAX_EXAMPLES = 8;
 /** Examples carry short values: a report is a bus event, not a copy of the index. */
 const MAX_VALUE_CHARS = 80;
 
 export const shortValue = (value: string | null): string | null =>
   value === null || value.length <= MAX_VALUE_CHARS ? value : `${value.slice(0, MAX_VALUE_CHARS - 1)}…`;
-
-export function cosine(a: readonly number[], b: readonly number[]): number {
-  if (a.length !== b.length || a.length === 0) return 0;
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
-}
 
 const label = (c: IndexChunk): string => c.chunk_id ?? `${c.doc_id ?? c.knowledge_id}@${c.version ?? '?'}#${c.point_id}`;
 
@@ -187,7 +176,7 @@ export function diffIndexes(
         o.knowledge_id === b.knowledge_id &&
         o.version === b.version &&
         ((b.chunk_id !== null && o.chunk_id === b.chunk_id) ||
-          (o.vector !== null && b.vector !== null && cosine(o.vector, b.vector) >= VECTOR_MOVED_COSINE)),
+          (o.vector !== null && b.vector !== null && vectorCosine(o.vector, b.vector) >= VECTOR_MOVED_COSINE)),
     );
     if (rewritten === undefined) {
       diff.missing += 1;
@@ -195,7 +184,7 @@ export function diffIndexes(
       continue;
     }
     matched.add(rewritten);
-    const inPlace = rewritten.vector === null || b.vector === null || cosine(rewritten.vector, b.vector) >= VECTOR_MOVED_COSINE;
+    const inPlace = rewritten.vector === null || b.vector === null || vectorCosine(rewritten.vector, b.vector) >= VECTOR_MOVED_COSINE;
     if (inPlace) {
       diff.text_changed += 1;
       example('text_changed', rewritten, 'text', b.text, rewritten.text);
@@ -213,7 +202,7 @@ export function diffIndexes(
       example('payload_changed', same, field, b[field], same[field]);
     }
     if (same.vector !== null && b.vector !== null) {
-      const c = cosine(same.vector, b.vector);
+      const c = vectorCosine(same.vector, b.vector);
       diff.min_vector_cosine = diff.min_vector_cosine === null ? c : Math.min(diff.min_vector_cosine, c);
       if (c < VECTOR_MOVED_COSINE) {
         diff.vectors_moved += 1;
