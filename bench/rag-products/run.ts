@@ -460,12 +460,13 @@ function writeResults(s: Summary): void {
   const rows = s.trials.map((t) => {
     const expected = expectationOf(t.plan.kind);
     const actions = t.actions.map((a) => `${a.tool} (${a.statuses.join('→')})`).join('; ') || '—';
-    const recommended = t.actions.filter((a) => a.statuses.includes('awaiting_approval') || a.statuses.includes('recommended'));
+    // The effector's "waits for a human grant" lines: the RepairAction topic has no waiting status.
+    const recommended = t.awaitingGrant.map((a) => `${a.tool} (a grant asked at ${seconds(t, a.at)})`);
     return (
       `| ${t.plan.kind}${t.plan.mode ? `:${t.plan.mode}` : ''} | ${t.affectedKnowledgeIds?.join(', ') ?? 'global'} | ${seconds(t, t.detectedAt)} ` +
       `| ${t.finalReport ? `${t.finalReport.root_cause} / ${t.finalReport.affected_component} (${t.finalReport.confidence.toFixed(2)})` : '—'} ` +
       `| ${expected.cause ?? 'unknown'} | ${actions} | ${t.verifiedIntent ?? '—'} | ${seconds(t, t.sentinelRecoveredAt ?? t.verifiedAt)} ` +
-      `| ${recommended.map((a) => a.tool).join(', ') || (t.escalated ? 'escalated to a human' : '—')} | ${t.outcome} |`
+      `| ${recommended.join(', ') || (t.escalated ? 'escalated to a human' : '—')} | ${t.outcome} |`
     );
   });
   const md = [

@@ -86,8 +86,16 @@ export interface TrialResult {
   /** The sentinel's first full clean round of the touched probes after the verified repair. */
   sentinelRecoveredAt?: number;
   rememberedAt?: number;
-  /** `harmless`: the fault changed no probe's answer, and nothing acted on it. */
-  outcome: 'healed' | 'escalated' | 'abstained' | 'undetected' | 'timeout' | 'harmless';
+  /**
+   * Repair tools waiting for a person's grant (the effector's "waits for a human grant" line): a
+   * recommendation (a hookless RAG's operator step) or an irreversible tool; `at` is when it first waited.
+   */
+  awaitingGrant: { tool: string; at: number }[];
+  /**
+   * `harmless`: the fault changed no probe's answer, and nothing acted on it. `recommended`: the
+   * report named the cause and the repair waits for a person's grant (nothing is approved here).
+   */
+  outcome: 'healed' | 'escalated' | 'recommended' | 'abstained' | 'undetected' | 'timeout' | 'harmless';
   endedAt: number;
 }
 
@@ -234,6 +242,17 @@ export function evaluateTrial(
       h.fields.outcome !== 'open',
   );
   const finalReport = reports.at(-1);
+  const awaitingGrant: { tool: string; at: number }[] = [];
+  for (const h of recorder.healing)
+    if (
+      h.worker.startsWith('effector') &&
+      h.incidentId !== null &&
+      incidents.includes(h.incidentId) &&
+      typeof h.fields.tool === 'string' &&
+      h.message.includes('waits for a human grant') &&
+      !awaitingGrant.some((a) => a.tool === h.fields.tool)
+    )
+      awaitingGrant.push({ tool: h.fields.tool, at: h.at });
   const harmless = injected.harmed !== null && injected.harmed.length === 0;
   const outcome: TrialResult['outcome'] =
     harmless && anomalies.length === 0 && incidents.length === 0 && actions.length === 0
@@ -242,11 +261,13 @@ export function evaluateTrial(
         ? 'healed'
         : escalated
           ? 'escalated'
-          : finalReport?.root_cause === 'unknown'
-            ? 'abstained'
-            : anomalies.length === 0
-              ? 'undetected'
-              : 'timeout';
+          : awaitingGrant.length > 0 && finalReport !== undefined && correct(finalReport)
+            ? 'recommended'
+            : finalReport?.root_cause === 'unknown'
+              ? 'abstained'
+              : anomalies.length === 0
+                ? 'undetected'
+                : 'timeout';
   return {
     ...injected,
     ...(anomalies[0] ? { detectedAt: anomalies[0].occurred_at, firstAnomaly: anomalies[0] } : {}),
@@ -262,6 +283,7 @@ export function evaluateTrial(
     wrongRepairVerified,
     ...(sentinelRecoveredAt ? { sentinelRecoveredAt } : {}),
     ...(remembered ? { rememberedAt: remembered.at } : {}),
+    awaitingGrant,
     outcome,
     endedAt: now,
   };
@@ -296,9 +318,11 @@ export async function runTrial(ctx: TrialContext, plan: FaultPlan, options: Watc
     ctx.recorder.pollLogs();
     const result = evaluateTrial(ctx, injected, before);
     emit(result);
+    // A recommendation waits for a person: nobody approves it here, so the trial ends where the loop hands over.
     const finished =
       (result.outcome === 'healed' && result.sentinelRecoveredAt !== undefined && result.rememberedAt !== undefined) ||
-      result.outcome === 'escalated';
+      result.outcome === 'escalated' ||
+      result.outcome === 'recommended';
     if (finished) return result;
     if (result.outcome === 'harmless' && Date.now() - injected.injectedAt > harmlessWatchMs(ctx)) return result;
     if (result.outcome === 'healed' || (result.outcome === 'abstained' && result.actions.length === 0)) {
