@@ -10,8 +10,8 @@
 # 3. npm run stack -- up                        (the product's two instances, the adapter file, the workers)
 # 4. bash scripts/install-gemma.sh           7. npm run stack -- down
 # 5. the product's install script
-# --fresh-tools: steps 4-6 with an empty RAG_IMMUNE_TOOLS_DIR (the model, the product, its venv downloaded
-# again from the registries); the stack's servers come from the machine's tools cache either way (what CI's
+# --fresh-tools: steps 4-6 with an empty RAG_IMMUNE_TOOLS_DIR (the model assembled, the product's venv made again;
+# pip's and npm's download caches stay the machine's); the stack's servers come from the machine's tools cache either way (what CI's
 # fresh machine downloads is timed by CI itself).
 set -euo pipefail
 PRODUCT=${1:?usage: newcomer.sh <flowise|langserve> [--fresh-tools]}
@@ -48,7 +48,7 @@ write() {
     echo
     echo "Written by the run ($(date -u +%FT%TZ)). Machine: $(nproc) × $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(free -g | awk '/Mem:/{print $2}') GiB, load average at the end $(cut -d' ' -f1-3 /proc/loadavg)."
     echo
-    echo "Command: \`bash bench/rag-products/newcomer.sh $PRODUCT $FRESH\` at $(git -C "$HERE" rev-parse --short HEAD). Tools: $([[ -n $FRESH ]] && echo 'an empty RAG_IMMUNE_TOOLS_DIR for the model, the product and the loop (downloaded again)' || echo "the machine's tools cache (installed before: the scripts only check them)"); the stack's servers from the machine's tools cache."
+    echo "Command: \`bash bench/rag-products/newcomer.sh $PRODUCT $FRESH\` at $(git -C "$HERE" rev-parse --short HEAD). Tools: $([[ -n $FRESH ]] && echo 'an empty RAG_IMMUNE_TOOLS_DIR for the model, the product and the loop (made again; the download caches of pip and npm as the machine has them)' || echo "the machine's tools cache (installed before: the scripts only check them)"); the stack's servers from the machine's tools cache."
     echo
     echo "| step | command | seconds | |"
     echo "| --- | --- | --- | --- |"
