@@ -37,31 +37,35 @@ def main():
     w(f"Written by `bench/fcs/v3_results.py --run {a.run}` (from `flock /tmp/bench.lock bash bench/fcs/v3-eval.sh {a.run}`). "
       f"Machine: {os.cpu_count()} vCPU {platform.processor() or platform.machine()}, shared by other sessions; "
       "training and evaluation each ran under the exclusive bench lock, niced (nice 10).\n")
-    w("## Training (partial epoch)\n")
     frac = step / steps_per_epoch if steps_per_epoch else float("nan")
+    full = frac >= 1
+    w("## Training (one full epoch)\n" if full else "## Training (partial epoch)\n")
     w(f"- Checkpoint `fcs-train/{a.run}/last.pt`: **step {step} of {steps_per_epoch}** ({100 * frac:.1f} % of one epoch), "
       f"**{step * bs:,} rows seen** of {rows:,} (bs {bs}; lr {exp['train_args']['lr'] or '3e-5 (default)'}, warm-up 6 % then "
-      f"linear decay over the whole epoch, so this checkpoint is mid-schedule; `--hold-out-fit`: the factcheck and SNLI dev "
+      f"linear decay over the whole epoch{', ended' if full else ', so this checkpoint is mid-schedule'}; `--hold-out-fit`: the factcheck and SNLI dev "
       f"'fit' part left out of training).")
     w(f"- Command per chunk: `flock /tmp/bench.lock nice -n 10 models/fcs/.venv/bin/python models/fcs/recipe/train_v3.py "
-      f"--model student --run {a.run} --hold-out-fit --epochs 1 --max-minutes 12.5 --resume`")
+      f"--model student --run {a.run} --hold-out-fit --epochs 1 --max-minutes <chunk> --resume` (chunks below)")
     sp = [r["s_per_step"] for r in log]; cpu = [r["cpu_s_per_step"] for r in log if "cpu_s_per_step" in r]
     loads = [r["load_1m"] for r in log if "load_1m" in r]
     w(f"- Throughput (train_log.jsonl, {len(log)} readings every 20 steps, cumulative per chunk): wall "
       f"{min(sp):.2f}–{max(sp):.2f} s/step (median {statistics.median(sp):.2f}, i.e. {bs / statistics.median(sp):.2f} rows/s, "
       f"{1 / statistics.median(sp):.3f} steps/s); CPU {statistics.median(cpu):.2f} s/step on 2 threads (median); 1-minute "
       f"load {min(loads):.1f}–{max(loads):.1f} while it ran.")
-    left = (steps_per_epoch - step) * statistics.median(sp)
-    w(f"- Rest of the epoch at the median rate: {steps_per_epoch - step} steps ≈ {left / 3600:.1f} wall hours "
-      f"({left / 840:.0f} chunks of 14 minutes); at the CPU rate on an idle 2-core share ≈ "
-      f"{(steps_per_epoch - step) * statistics.median(cpu) / 2 / 3600:.1f} h.\n")
+    if not full:
+        left = (steps_per_epoch - step) * statistics.median(sp)
+        w(f"- Rest of the epoch at the median rate: {steps_per_epoch - step} steps ≈ {left / 3600:.1f} wall hours "
+          f"({left / 840:.0f} chunks of 14 minutes); at the CPU rate on an idle 2-core share ≈ "
+          f"{(steps_per_epoch - step) * statistics.median(cpu) / 2 / 3600:.1f} h.\n")
     w("Chunks:\n")
     for f in sorted(glob.glob(os.path.join(rd, "chunk*.log"))):
         marks = [l.strip() for l in open(f, errors="replace") if l.startswith(("queued", "end", "time budget", "resumed"))]
         w(f"- `{os.path.basename(f)}`: " + "; ".join(marks))
-    w("\n## Export and parity (INT8, the shipped graph and quantisation)\n")
+    q = exp.get("quantisation", {"per_channel": False, "ops": ["MatMul", "Gather"]})
+    w(f"\n## Export and parity (INT8 on the shipped graph: dynamic, {'per-channel' if q['per_channel'] else 'per-tensor'} "
+      f"weights of {', '.join(q['ops'])}; v2.3 ships per-tensor)\n")
     p = exp["parity"]
-    w(f"`models/fcs/recipe/export_v3.py --run {a.run}`: FP32 ONNX (fast attention) vs PyTorch max |logit| diff "
+    w(f"`models/fcs/recipe/export_v3.py --run {a.run}{' --per-channel' if q['per_channel'] else ''}`: FP32 ONNX (fast attention) vs PyTorch max |logit| diff "
       f"{p['onnx_fp32_fast_vs_torch_max_abs_logit_diff']:.2e}; INT8 vs FP32 on {p['pairs']} real test pairs: label agreement "
       f"{100 * p['int8_vs_fp32_label_agreement']:.2f} %, mean |dp| {p['int8_vs_fp32_mean_abs_prob_diff']:.4f}, max "
       f"{p['int8_vs_fp32_max_abs_prob_diff']:.3f}; INT8 {exp['size_bytes']['int8']:,} bytes. Kept outside git "

@@ -31,12 +31,16 @@ def main():
     ap.add_argument("--run", required=True)
     ap.add_argument("--out-dir", default=None, help="default fcs-train/<run>/export")
     ap.add_argument("--pairs", type=int, default=400)
+    ap.add_argument("--per-channel", action="store_true",
+                    help="one scale and zero point per weight column (per tensor otherwise, as v2.3 ships)")
+    ap.add_argument("--ops", default="MatMul,Gather", help="op types to quantise (Gather: the embeddings)")
+    ap.add_argument("--checkpoint", default=None, help="default fcs-train/<run>/last.pt")
     a = ap.parse_args()
     torch.set_num_threads(1)
     run_dir = os.path.join(TRAIN_DIR, a.run)
     out = a.out_dir or os.path.join(run_dir, "export")
     os.makedirs(out, exist_ok=True)
-    st = torch.load(os.path.join(run_dir, "last.pt"), weights_only=False)
+    st = torch.load(a.checkpoint or os.path.join(run_dir, "last.pt"), weights_only=False)
     dequant = os.path.join(FCS, "model.fp32-dequant.onnx")
     reference = load_from_onnx(dequant, FCS).eval()
     reference.load_state_dict(st["model"])
@@ -50,8 +54,10 @@ def main():
     t = time.time()
     export_module(fast, fp32, 14)
     from onnxruntime.quantization import quantize_dynamic, QuantType
-    quantize_dynamic(fp32, int8_s8, weight_type=QuantType.QInt8, per_channel=False,
-                     op_types_to_quantize=["MatMul", "Gather"])
+    ops = [o for o in a.ops.split(",") if o]
+    quantize_dynamic(fp32, int8_s8, weight_type=QuantType.QInt8, per_channel=a.per_channel,
+                     op_types_to_quantize=ops)
+    rep["quantisation"] = {"per_channel": a.per_channel, "ops": ops}
     import onnx
     from u8_weights import rewrite
     m = onnx.load(int8_s8)
