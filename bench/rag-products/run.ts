@@ -67,6 +67,8 @@ const { values } = parseArgs({
       type: 'string',
       default: 'vectors-overwritten:garbage,vectors-overwritten:deleted,unpublished-knowledge,prompt-regressed:instruct-v2',
     },
+    /** The share of the probed knowledge ids a scoped fault hits (seeded pick; 1: every probed id). */
+    fraction: { type: 'string', default: '0.5' },
     'keep-namespace': { type: 'boolean', default: false },
     /** Stop after the recorded answer and its spans: checks the install, the product's setup, the adapter and its traces in a few minutes. */
     'record-only': { type: 'boolean', default: false },
@@ -349,7 +351,9 @@ try {
       break;
     }
     const [kind, mode] = fault.split(':') as [string, string | undefined];
-    const plan: FaultPlan = { kind, ...(mode ? { mode } : {}), fraction: 0.5, seed: 'rp' };
+    const fraction = Number(values.fraction);
+    if (!(fraction > 0 && fraction <= 1)) throw new Error(`--fraction ${values.fraction}: a share in (0, 1]`);
+    const plan: FaultPlan = { kind, ...(mode ? { mode } : {}), fraction, seed: 'rp' };
     say(`fault ${fault}...`);
     const trial = await runTrial(ctx, plan, {
       timeoutMs: Math.min(trialBudgetMs, deadline - Date.now() - 30_000),
