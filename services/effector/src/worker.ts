@@ -179,6 +179,8 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     tracer,
     thresholds: defaultThresholds,
     sourceTrust: {},
+    // A product whose knowledge changes only with a baseline refresh: an unrefreshed version is an anomaly here too.
+    newerKnowledgeWithoutLookup: adapted?.newerKnowledge ?? 'update',
     callTimeoutMs: config.EFFECTOR_RAG_TIMEOUT_MS,
     callAttempts: 2,
     version: EFFECTOR_VERSION,

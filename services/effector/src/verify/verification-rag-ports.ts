@@ -14,6 +14,12 @@ export interface VerificationRagPorts {
   signals: RagSignals;
   /** The adapter file itself (its `repair` says what the effector may repair). */
   adapter: RagAdapterFile;
+  /**
+   * How newer online knowledge is judged without a freshness lookup, as the sentinel judges it (the
+   * adapter's `knowledge.newer_than_baseline`): the effector's check that a cause's probes are still
+   * anomalous before a repair, and its verification after, must see what the sentinel saw.
+   */
+  newerKnowledge: 'update' | 'unverified';
 }
 
 /** Throws AdapterFileError (naming the key) for a bad adapter file or a missing `${env:…}` variable. */
@@ -29,5 +35,11 @@ export function verificationRagPorts(
   if (file === undefined) return null;
   const bind = (baseUrl: string) => adapterClientFromFile(file, { baseUrl, headers, env, timeoutMs: config.EFFECTOR_RAG_TIMEOUT_MS });
   const online = bind(config.EFFECTOR_ONLINE_RAG_URL);
-  return { online, baseline: bind(config.EFFECTOR_BASELINE_RAG_URL), signals: signalAvailability(online.adapter), adapter: online.adapter };
+  return {
+    online,
+    baseline: bind(config.EFFECTOR_BASELINE_RAG_URL),
+    signals: signalAvailability(online.adapter),
+    adapter: online.adapter,
+    newerKnowledge: online.adapter.knowledge?.newer_than_baseline ?? 'update',
+  };
 }

@@ -54,6 +54,14 @@ test('set: both sides are adapter clients on their own URL, with the signals the
   }
 });
 
+test('issue 42: the adapter knowledge.newer_than_baseline reaches the verification probes (update when absent)', () => {
+  const products = fileURLToPath(new URL('../../../../packages/rag-adapter/examples/langserve.yaml', import.meta.url));
+  const ports = verificationRagPorts(effectorConfigFromEnv({ ...base, EFFECTOR_RAG_ADAPTER_FILE: products }), {});
+  assert.equal(ports?.newerKnowledge, 'unverified');
+  const older = verificationRagPorts(effectorConfigFromEnv({ ...base, EFFECTOR_RAG_ADAPTER_FILE: langserve }), {});
+  assert.equal(older?.newerKnowledge, 'update');
+});
+
 test('an adapter whose secret is missing refuses, naming the key and the variable', () => {
   const config = effectorConfigFromEnv({ ...base, EFFECTOR_RAG_ADAPTER_FILE: flowise });
   assert.throws(
