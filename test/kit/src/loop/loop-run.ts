@@ -14,6 +14,7 @@ import { startLangchainRagPairProcesses, type LangchainRagPairOptions } from './
 import { selectLoopProbes, writeProbeFile, type LoopProbes } from './probes.ts';
 import { ImmuneSystem, type ImmuneSystemOptions, type WorkerKind } from './immune-system.ts';
 import { LoopRecorder } from './timeline.ts';
+import { waitForResults } from './wait-for-results.ts';
 import { newNamespace, removeNamespace, removeSnapshots } from './namespace.ts';
 import { startTraceIntakeProcess, type TraceIntakeProcess } from './trace-intake.ts';
 import type { TrialContext } from './trial.ts';
@@ -199,9 +200,15 @@ export class LoopRun {
       actions: this.recorder.actions.filter((a) => a.receivedAt >= since).length,
       results: this.recorder.probes.filter((p) => p.receivedAt >= since).length,
     });
-    const wanted = rounds * this.probes.probes.length;
-    const deadline = since + this.probeIntervalMs * (rounds + 2) + 60_000;
-    while (counts().results < wanted && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
+    const baseMs = this.probeIntervalMs * (rounds + 2) + 60_000;
+    await waitForResults({
+      count: () => counts().results,
+      wanted: rounds * this.probes.probes.length,
+      baseMs,
+      // A sampled round on a busy machine: go on while results still come, up to twice the window more.
+      stallMs: this.probeIntervalMs * 2 + 60_000,
+      capMs: baseMs * 3,
+    });
     return counts();
   }
 
