@@ -68,8 +68,12 @@ for (const [kind, signal] of [
     assert.equal(trial.wrongRepairVerified, false, 'a repair that does not heal this fault was verified as success');
     assert.equal(trial.finalReport?.root_cause, expectation.cause);
     assert.ok(expectation.components.includes(trial.finalReport.affected_component), trial.finalReport.affected_component);
-    for (const id of trial.affectedKnowledgeIds ?? [])
-      assert.ok(trial.finalReport.affected_knowledge_ids.includes(id), `report names ${id}`);
+    // The report names every damaged id a probe saw before the repair, and nothing undamaged. An id
+    // whose probe's turn came after the (whole-index) repair was healed unseen: the sentinel's clean
+    // round of every touched probe below is what shows it.
+    for (const id of trial.seenKnowledgeIds) assert.ok(trial.finalReport.affected_knowledge_ids.includes(id), `report names ${id}`);
+    for (const id of trial.finalReport.affected_knowledge_ids)
+      assert.ok(trial.affectedKnowledgeIds?.includes(id), `report names ${id}, which the fault did not touch`);
     assert.equal(trial.outcome, 'healed');
     assert.ok(expectation.healingIntents.includes(trial.verifiedIntent as never), `verified by ${trial.verifiedIntent}`);
     assert.ok(trial.sentinelRecoveredAt !== undefined, 'the sentinel sees every touched probe clean again');

@@ -85,6 +85,12 @@ export interface TrialResult {
   wrongRepairVerified: boolean;
   /** The sentinel's first full clean round of the touched probes after the verified repair. */
   sentinelRecoveredAt?: number;
+  /**
+   * The affected knowledge whose own probes were anomalous before the (last) verified repair, or
+   * before the trial ended when none was: what a report could have named. A repair that covers the
+   * whole index can heal a damaged id before its probe's turn in the round comes.
+   */
+  seenKnowledgeIds: string[];
   rememberedAt?: number;
   /**
    * Repair tools waiting for a person's grant (the effector's "waits for a human grant" line): a
@@ -253,6 +259,16 @@ export function evaluateTrial(
       !awaitingGrant.some((a) => a.tool === h.fields.tool)
     )
       awaitingGrant.push({ tool: h.fields.tool, at: h.at });
+  const affected = new Set(injected.affectedKnowledgeIds ?? []);
+  const sourceOf = new Map(ctx.probes.probes.map((p) => [p.id, p.expected_sources[0] ?? '']));
+  const seenKnowledgeIds = [
+    ...new Set(
+      anomalies
+        .filter((a) => verified === undefined || a.occurred_at <= verified.occurred_at)
+        .map((a) => sourceOf.get(a.probe_id) ?? '')
+        .filter((id) => affected.has(id)),
+    ),
+  ].sort();
   const harmless = injected.harmed !== null && injected.harmed.length === 0;
   const outcome: TrialResult['outcome'] =
     harmless && anomalies.length === 0 && incidents.length === 0 && actions.length === 0
@@ -282,6 +298,7 @@ export function evaluateTrial(
     ...(verified ? { verifiedAt: verified.occurred_at, verifiedIntent: verified.intent } : {}),
     wrongRepairVerified,
     ...(sentinelRecoveredAt ? { sentinelRecoveredAt } : {}),
+    seenKnowledgeIds,
     ...(remembered ? { rememberedAt: remembered.at } : {}),
     awaitingGrant,
     outcome,

@@ -46,7 +46,7 @@ function ctxWith(reports: RootCauseReport[], healing: HealingLine[]): TrialConte
     actions: [],
     healing,
   };
-  return { recorder, probeIntervalMs: 20_000 } as unknown as TrialContext;
+  return { recorder, probeIntervalMs: 20_000, probes: { probes: [] } } as unknown as TrialContext;
 }
 
 test('a correct report whose repair waits for a human grant is `recommended`, with the tool and when it asked', () => {
@@ -73,4 +73,35 @@ test('without the grant line it is still waiting (timeout); with a wrong cause i
   );
   assert.notEqual(wrong.outcome, 'recommended');
   assert.equal(wrong.awaitingGrant.length, 1);
+});
+
+test('seenKnowledgeIds: the damaged ids whose probes were anomalous before the verified repair (the CI race)', () => {
+  // Two ids damaged; the repair (whole index) was verified before the second id's probe had its turn.
+  const damaged = { ...injected, plan: { kind: 'unpublished-knowledge' }, affectedKnowledgeIds: ['kb/a', 'kb/b'], touched: ['pa', 'pb'] };
+  const verified = { incident_id: 'inc-1', action_id: 'a1', intent: 'rebuild_index_incremental', tool: 'reindex_into_new_collection' };
+  const recorder = {
+    reports: [{ event: { ...report('unpublished_knowledge', 'vector_index'), occurred_at: injectedAt + 900 } }],
+    probes: [
+      { event: { probe_id: 'pb', anomaly: true, occurred_at: injectedAt + 600 } },
+      { event: { probe_id: 'pa', anomaly: true, occurred_at: injectedAt + 9_000 } }, // after the repair verified: not what the report could name
+      { event: { probe_id: 'pc', anomaly: true, occurred_at: injectedAt + 700 } }, // another probe, untouched
+    ],
+    actions: [
+      { event: { ...verified, status: 'succeeded', attempt: 1, occurred_at: injectedAt + 2_400, verification: { recovered: true } } },
+    ],
+    healing: [],
+  };
+  const probes = { probes: ['pa', 'pb', 'pc'].map((id) => ({ id, expected_sources: [`kb/${id.slice(1)}`] })) };
+  const ctx = { recorder, probeIntervalMs: 4_000, probes } as unknown as TrialContext;
+  const result = evaluateTrial(ctx, damaged, new Set(), injectedAt + 20_000);
+  assert.equal(result.outcome, 'healed');
+  assert.deepEqual(result.seenKnowledgeIds, ['kb/b']);
+  // Unverified: every anomalous damaged id counts.
+  const unverified = evaluateTrial(
+    { ...ctx, recorder: { ...recorder, actions: [] } } as unknown as TrialContext,
+    damaged,
+    new Set(),
+    injectedAt + 20_000,
+  );
+  assert.deepEqual(unverified.seenKnowledgeIds, ['kb/a', 'kb/b']);
 });
