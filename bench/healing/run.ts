@@ -386,6 +386,27 @@ ${timingText()}
 `;
 }
 
+/** Per kind: how often the final report named each cause ("none": no report). */
+function namedCausesText(): string {
+  const lines = cycleSpecs.flatMap((spec) => {
+    const ts = trials.filter((t) => specOf(t) === spec);
+    if (ts.length === 0) return [];
+    const counts = new Map<string, number>();
+    for (const t of ts) counts.set(t.finalReport?.root_cause ?? 'none', (counts.get(t.finalReport?.root_cause ?? 'none') ?? 0) + 1);
+    const expected = expectationOf(spec.kind).cause ?? 'unknown (unseen kind: abstain or name the component)';
+    return [`- ${spec.label} (expected ${expected}): ${[...counts].map(([cause, n]) => `${cause} ${n}/${ts.length}`).join(', ')}`];
+  });
+  return lines.join('\n');
+}
+
+function indexDiffRow(t: TrialResult): string {
+  const d = t.finalReport?.index_diff ?? null;
+  const cause = t.finalReport ? `${t.finalReport.root_cause} ${t.finalReport.confidence.toFixed(2)}` : '—';
+  if (d === null) return `| ${t.plan.kind} | ${t.plan.mode ?? '-'} | ${cause} | — | | | | | | | | | |`;
+  const cosine = d.min_vector_cosine === null ? '' : ` (${d.min_vector_cosine.toFixed(3)})`;
+  return `| ${t.plan.kind} | ${t.plan.mode ?? '-'} | ${cause} | ${d.knowledge_ids.length} | ${d.online_points} / ${d.baseline_points} | ${d.missing} | ${d.added_unexpected} | ${d.relabelled} | ${d.payload_changed} | ${d.text_changed} | ${d.vectors_moved}${cosine} | ${d.explained_by.join(', ') || '—'} | ${d.unexplained.join(', ') || '—'} |`;
+}
+
 /** Writes RESULTS.md from the trials so far (after every trial, so an interrupted run leaves its figures). */
 function writeResults(final: boolean): void {
   const secondsSince = (t: TrialResult, at?: number) => (at === undefined ? undefined : (at - t.injectedAt) / 1000);
@@ -463,6 +484,21 @@ ${
 | fault | trials | detection | correct report | verified recovery (MTTR) | localisation | repair success | sentinel saw recovery | actions / trial | rollbacks | outcomes |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${rows.join('\n')}
+
+## What each fault was named, and what the index diff said changed
+
+Per kind, the final report's cause over its trials; per trial, the index diff the last report carried (the identifier's
+own read of the online and baseline Qdrant collections for the knowledge it implicates; "—": no diff read, a fault
+with no knowledge scope or none implicated). Columns count chunks: missing, added (versions the baseline lacks, valid
+before its pin), relabelled (same text, other id), payload (version or validity changed), text (rewritten in place),
+vectors (moved: cosine < 0.999, min cosine in brackets); "explained by" the catalogue causes whose signature it shows,
+"unexplained" the changes none explains.
+
+${namedCausesText()}
+
+| fault | mode | final cause | ids diffed | points online / baseline | missing | added | relabelled | payload | text | vectors (min cos) | explained by | unexplained |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+${trials.map(indexDiffRow).join('\n')}
 
 ## Compound trials (two faults at once)
 
