@@ -3,11 +3,15 @@
  * exports them (root chain, retriever with 8 documents, LLM) mapped to answers, judged by every
  * signal but FCS, segmented and fed to the detectors (reading from Elasticsearch not included:
  * see the reader's integration test); then FCS against its own context on a few answers, to size
- * TRAFFIC_FCS_SHARE. Prints figures; asserts nothing.
+ * TRAFFIC_FCS_SHARE; then the whole watcher with FCS on a share of answers (the sentinel's default
+ * TRAFFIC_FCS_SHARE 0.1, and 0.05): the answers per second it sustains with the scorer in the loop.
+ * Prints figures and writes them to bench/traffic/RESULTS-throughput.md (machine, load, command); asserts nothing.
  *
- *   npx tsx bench/traffic/watcher-throughput.ts [answers=20000] [fcsAnswers=20]
+ *   npx tsx bench/traffic/watcher-throughput.ts [answers=20000] [fcsAnswers=20] [sharedAnswers=2000]
  */
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { Registry } from 'prom-client';
 import { FactConsistencyScorer } from '@rag-immune/fcs';
 import type { Attributes, SpanRecord } from '@rag-immune/traces';
@@ -27,6 +31,9 @@ import {
 
 const answers = Number(process.argv[2] ?? 20_000);
 const fcsAnswers = Number(process.argv[3] ?? 20);
+const sharedAnswers = Number(process.argv[4] ?? 2_000);
+const startLoad = loadavg();
+const rows: string[] = [];
 const hex = (n: number) => randomBytes(n).toString('hex');
 
 function spans(i: number): SpanRecord[] {
@@ -113,6 +120,9 @@ async function measure(label: string, list: SpanRecord[][], signals: readonly An
   console.log(
     `${label}: ${list.length} answers in ${wall.toFixed(2)} s wall = ${(list.length / wall).toFixed(0)} answers/s; CPU ${(cpuMs / list.length).toFixed(3)} ms per answer`,
   );
+  rows.push(
+    `| ${label} | ${list.length} | ${wall.toFixed(2)} | **${(list.length / wall).toFixed(0)}** | ${(cpuMs / list.length).toFixed(3)} |`,
+  );
 }
 
 await measure('map + judge, FCS off', sets, [retrievalHealth({ scoreDropRatio: 0.8 }), citationCheck()]);
@@ -122,3 +132,31 @@ await measure('map + judge, FCS on every answer', sets.slice(0, fcsAnswers), [
   citationCheck(),
   fcsAgainstContext({ fcs, minScore: 0.3, share: 1 }),
 ]);
+// The scorer in the loop at a share: its own random draw decides which answers are scored, as in the sentinel.
+for (const share of [0.1, 0.05])
+  await measure(`map + judge, FCS on a share of ${share} of answers`, sets.slice(0, sharedAnswers), [
+    retrievalHealth({ scoreDropRatio: 0.8 }),
+    citationCheck(),
+    fcsAgainstContext({ fcs, minScore: 0.3, share }),
+  ]);
+
+const load = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(' / ');
+writeFileSync(
+  'bench/traffic/RESULTS-throughput.md',
+  `# The traffic watcher's cost per traced answer (issue 38)
+
+\`npx tsx bench/traffic/watcher-throughput.ts ${process.argv.slice(2).join(' ')}\` (the command as run; \`bench/traffic/watcher-throughput.ts\`).
+
+Run of ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${Math.round(totalmem() / 2 ** 30)} GiB,
+Node ${process.version}; load average (1/5/15 min) ${load(startLoad)} at the start, ${load(loadavg())} at the end. One process, the
+FCS scorer on one intra-op thread (the sentinel's setting). Span sets as the reference RAG exports them (a root chain, a
+retriever span with 8 documents and their versioned metadata, an LLM span) for 200 knowledge ids, mapped to user answers,
+judged, segmented and fed to the change detectors in one watcher tick; reading them from Elasticsearch is not included
+(the reader's integration test covers it). FCS scores each answer against its own retrieved context.
+
+| configuration | answers | wall s | answers / s | CPU ms / answer |
+| --- | --- | --- | --- | --- |
+${rows.join('\n')}
+`,
+);
+console.log('written bench/traffic/RESULTS-throughput.md');
