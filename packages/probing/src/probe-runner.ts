@@ -338,6 +338,10 @@ export class ProbeRunner {
             samples: null,
             fcs_sample_test_p: null,
             ic_sample_test_p: null,
+            online_fcs_median: null,
+            baseline_fcs_median: null,
+            online_ic_median: null,
+            baseline_ic_median: null,
             ...verdict.comparison,
             pooled_test: pv
               ? {

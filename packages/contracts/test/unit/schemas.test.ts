@@ -102,7 +102,8 @@ const REGISTERED_FINGERPRINTS: Record<string, string> = {
   // with the open question index_change_unexplained (issue 39, what changed in the index).
   // 2026-12-06: ProbeResult's comparison.pooled_test.knowledge_pools, evidence pooled across the probes on one knowledge id (issue 39).
   // 2026-12-06: FeedCheckStatus's baseline_not_refreshed, appended (issue 42: a product without a freshness lookup).
-  probes: '495de8c2cc612c83e716965f6374789805d47ba05869cdd37edc305ca29a789d',
+  // 2026-12-06: ProbeResult's comparison.{online,baseline}_{fcs,ic}_median, the sampled medians a side (issue 39: verification reports them).
+  probes: 'fd7a664384210f842b7138c5b9c82bf113013c0c32c80ef02c7ac3516c91649c',
   reports: '6c45a9775665b8377c007e0915e160c77a761da5cbaeeb99806cba35aa9aa340',
   actions: '4ed35718d9cc30bae76bfad873703a8ef3c61c3fb6af8c9a5e40598ea8da15ba',
 };

@@ -2,7 +2,7 @@ import type { AnomalySeverity, AnomalySignal, BaselineComparison, ProbeObservati
 import type { AnswerComparison } from './answer-agreement.ts';
 import type { CallHealthComparison } from './call-health.ts';
 import { misattributed } from './attribution.ts';
-import { sampledDrop, sampledDropFires, type SampledDrop } from './sample-test.ts';
+import { median, sampledDrop, sampledDropFires, type SampledDrop } from './sample-test.ts';
 import type { PooledVerdict } from './pooled-test.ts';
 
 export interface AnomalyThresholds {
@@ -65,7 +65,15 @@ export interface ComparisonInputs {
   pooled?: PooledVerdict;
 }
 
-type SampleFields = 'samples' | 'fcs_sample_test_p' | 'ic_sample_test_p' | 'pooled_test';
+type SampleFields =
+  | 'samples'
+  | 'fcs_sample_test_p'
+  | 'ic_sample_test_p'
+  | 'online_fcs_median'
+  | 'baseline_fcs_median'
+  | 'online_ic_median'
+  | 'baseline_ic_median'
+  | 'pooled_test';
 
 /** The comparison; the sampled mode's fields are present only when the run was sampled. */
 export type ComparedSignals = Omit<BaselineComparison, SampleFields> & Partial<Pick<BaselineComparison, SampleFields>>;
@@ -79,6 +87,11 @@ export interface BaselineVerdict {
 
 function difference(a: number | null | undefined, b: number | null | undefined): number | null {
   return a === null || a === undefined || b === null || b === undefined ? null : a - b;
+}
+
+/** The median of a side's sampled scores; null when no sample had the score. */
+function medianOrNull(values: readonly number[]): number | null {
+  return values.length === 0 ? null : median(values);
 }
 
 const DAY_MS = 86_400_000;
@@ -114,7 +127,18 @@ export function compareWithBaseline(
     feed_check: answers?.feed_check?.status ?? null,
     unpublished_knowledge: answers?.feed_check?.unpublished ?? [],
     attribution: answers?.attribution ?? null,
-    ...(samples ? { samples: samples.count, fcs_sample_test_p: fcsTest?.p ?? null, ic_sample_test_p: icTest?.p ?? null } : {}),
+    ...(samples
+      ? {
+          samples: samples.count,
+          fcs_sample_test_p: fcsTest?.p ?? null,
+          ic_sample_test_p: icTest?.p ?? null,
+          // The medians the drops compare: online.signals carries the representative sample alone.
+          online_fcs_median: medianOrNull(samples.fcs.online),
+          baseline_fcs_median: medianOrNull(samples.fcs.baseline),
+          online_ic_median: medianOrNull(samples.ic.online),
+          baseline_ic_median: medianOrNull(samples.ic.baseline),
+        }
+      : {}),
   };
   const signals: AnomalySignal[] = [];
   let worstRatio = 0;

@@ -88,6 +88,8 @@ test('one sample a side (the default): the comparison records no sampling', asyn
     [result.comparison.samples, result.comparison.fcs_sample_test_p, result.comparison.ic_sample_test_p],
     [null, null, null],
   );
+  const c = result.comparison;
+  assert.deepEqual([c.online_fcs_median, c.baseline_fcs_median, c.online_ic_median, c.baseline_ic_median], [null, null, null, null]);
 });
 
 test('a deterministic RAG: equal samples never fire, a consistent FCS drop does', async () => {
@@ -115,6 +117,12 @@ test('sampling noise that fires sample against sample stays quiet against the ba
   assert.equal(result.anomaly, false, result.anomaly_signals.join(','));
   assert.ok(result.comparison.fcs_drop! > defaultThresholds.fcsDrop, 'the median drop alone would fire');
   assert.ok(result.comparison.fcs_sample_test_p! > 0.01);
+  // Issue 39: the medians the drop compares travel with the result; online.signals is one sample's.
+  assert.equal(result.online.signals?.fcs, 0.1);
+  assert.deepEqual([result.comparison.online_fcs_median, result.comparison.baseline_fcs_median], [0.3, 0.7]);
+  assert.ok(Math.abs(result.comparison.fcs_drop! - 0.4) < 1e-12);
+  assert.equal(typeof result.comparison.online_ic_median, 'number');
+  assert.equal(typeof result.comparison.baseline_ic_median, 'number');
 });
 
 test('answers: compared by the most frequent key facts, only when the online side lost them beyond chance', async () => {

@@ -46,6 +46,18 @@ function mean(values: (number | null | undefined)[]): number | null {
   return present.length === 0 ? null : present.reduce((a, b) => a + b, 0) / present.length;
 }
 
+/**
+ * A result's online FCS or intent coverage: on a RAG whose LLM samples, the median over the run's
+ * online samples (the figure the sentinel's verdict compares; online.signals is one representative
+ * sample, so a mean of those would report single draws); with one call a side, that call's. None
+ * when the online side failed, as with one call (its samples before the failure judge nothing).
+ */
+export function onlineScore(result: ProbeResult, signal: 'fcs' | 'ic'): number | null {
+  if (result.online.call_status !== 'ok') return null;
+  const sampled = signal === 'fcs' ? result.comparison.online_fcs_median : result.comparison.online_ic_median;
+  return sampled ?? result.online.signals?.[signal] ?? null;
+}
+
 /** The probes whose baseline side failed: the online answer has nothing to be judged against. */
 function unmeasured(results: ProbeResult[]): string | null {
   const failed = results.filter((r) => r.baseline.call_status !== 'ok');
@@ -134,8 +146,8 @@ export class RecoveryVerifier {
       return {
         probe_ids: probes.map((p) => p.id),
         group_probe_ids: probes.map((p) => p.id).filter((id) => group.has(id)),
-        fcs: mean(results.map((r) => r.online.signals?.fcs)),
-        ic: mean(results.map((r) => r.online.signals?.ic)),
+        fcs: mean(results.map((r) => onlineScore(r, 'fcs'))),
+        ic: mean(results.map((r) => onlineScore(r, 'ic'))),
         kf_age_days: mean(results.map((r) => r.online.signals?.kf_age_days)),
         recovered: results.filter((r) => group.has(r.probe_id)).every((r) => !r.anomaly && r.online.call_status === 'ok'),
         anomalies: results.filter((r) => r.anomaly).map((r) => `${r.probe_id}: ${r.anomaly_signals.join(',')}`),

@@ -4,7 +4,8 @@
  * healed. One sample a side compares the online side's bad take with the baseline's good one and
  * calls the repair a failure (it would be undone); with EFFECTOR_VERIFY_SAMPLES_PER_PROBE the
  * verification runs the sentinel's sampled test and sees no drop beyond the baseline's own spread.
- * A setting whose test could never fire is refused at start, naming the variable.
+ * A setting whose test could never fire is refused at start, naming the variable. Issue 39: the
+ * verification's FCS is the median over a probe's online samples, not its representative sample's.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -54,12 +55,24 @@ const sampling = (takes: string[]): RagPort => {
   return { query: async () => response(takes[call++ % takes.length]!) };
 };
 
-async function verify(env: Record<string, string>) {
+/** Takes that state GOOD's facts in other words, scored lower by the FCS model (issue 39's median test). */
+const GOOD_NEWEST = 'The newest version of openssl is 3.0.17-1.';
+const GOOD_CURRENT = 'The current version of openssl is 3.0.17-1.';
+const FCS: Record<string, number> = { [GOOD]: 0.9, [GOOD_NEWEST]: 0.6, [GOOD_CURRENT]: 0.5 };
+
+async function verify(
+  env: Record<string, string>,
+  takes = {
+    // The same spread on both sides, the online side starting with its bad take.
+    online: [BAD, GOOD, GOOD, BAD, GOOD],
+    baseline: [GOOD, BAD, GOOD, GOOD, BAD],
+  },
+) {
   const config = effectorConfigFromEnv({ ...base, ...env });
   const scores = {
     score: async ({ answer }: { answer: string }) => ({
       status: 'scored' as const,
-      score: answer === GOOD ? 0.9 : 0.1,
+      score: FCS[answer] ?? 0.1,
       truncated: false,
       evidence_snippets: [],
     }),
@@ -69,9 +82,8 @@ async function verify(env: Record<string, string>) {
     version: 'test',
     callTimeoutMs: 1000,
     callAttempts: 1,
-    // The same spread on both sides, the online side starting with its bad take.
-    online: sampling([BAD, GOOD, GOOD, BAD, GOOD]),
-    baseline: sampling([GOOD, BAD, GOOD, GOOD, BAD]),
+    online: sampling(takes.online),
+    baseline: sampling(takes.baseline),
     fcs: scores,
     thresholds: defaultThresholds,
     sourceTrust: {},
@@ -91,6 +103,28 @@ test('EFFECTOR_VERIFY_SAMPLES_PER_PROBE=5: the sampled test sees no drop beyond 
   assert.equal(measured.results[0]!.comparison.samples, 5);
   assert.deepEqual(measured.results[0]!.anomaly_signals, []);
   assert.equal(measured.recovered, true);
+});
+
+test('sampled: the verification reports the median FCS of the online samples, not the representative sample’s', async () => {
+  // The modal facts (3.0.17-1, three takes of five) are first stated by GOOD (0.9): the published
+  // online observation is that take alone; the median over the five takes is 0.5.
+  const measured = await verify(
+    { EFFECTOR_VERIFY_SAMPLES_PER_PROBE: '5', EFFECTOR_VERIFY_SAMPLE_ALPHA: '0.01' },
+    { online: [GOOD, GOOD_NEWEST, GOOD_CURRENT, BAD, BAD], baseline: [GOOD, GOOD, GOOD, GOOD, GOOD] },
+  );
+  const result = measured.results[0]!;
+  assert.equal(result.online.signals?.fcs, 0.9);
+  assert.equal(result.comparison.online_fcs_median, 0.5);
+  assert.equal(result.comparison.baseline_fcs_median, 0.9);
+  assert.equal(measured.fcs, 0.5);
+});
+
+test('one call a side: no medians, the verification reports that call’s FCS', async () => {
+  const measured = await verify({}, { online: [GOOD_NEWEST], baseline: [GOOD] });
+  const result = measured.results[0]!;
+  assert.equal(result.comparison.online_fcs_median, null);
+  assert.equal(result.comparison.baseline_ic_median, null);
+  assert.equal(measured.fcs, 0.6);
 });
 
 test('a sampling setting whose test can never fire is refused, naming the variable', () => {
