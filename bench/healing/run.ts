@@ -13,8 +13,9 @@
  *
  * Compound pairs run --compound-trials trials each (default --trials, at least 1: `--trials 0` runs
  * the pairs alone), each with its own seed and each kind's modes in turn; a pair's faults go in the
- * way the RAG takes them (fault API, or an operator's write into Qdrant or deploy), on different
- * documents. Until issue 39 every pair ran once whatever --trials said: `npm run bench:healing`
+ * way the RAG takes them (fault API, or an operator's write into Qdrant or deploy; a redeploy first,
+ * since its start re-syncs the index from the feeds), on different documents. In a cycle, a second
+ * redeploying kind (a regressed prompt after a stale feed) gets a fresh online RAG first. Until issue 39 every pair ran once whatever --trials said: `npm run bench:healing`
  * (--trials 3) now runs its three reference pairs 3 times each. --sentinel-env sets the sentinel's
  * variables over the RAG pair's (the pooled test's SENTINEL_POOLED_TEST, SENTINEL_SAMPLES_MAX,
  * SENTINEL_KNOWLEDGE_POOL, ..._ALPHA); the results header lists them. Every probe result's RAG calls
@@ -44,7 +45,7 @@ import { OPERATOR_FAULT_KINDS, QDRANT_FAULT_KINDS, isOperatorFault } from '@rag-
 import { isDeployFault } from '@rag-immune/test-kit/loop/deploy-faults';
 import { installedModelPath } from '@rag-immune/langchain-rag';
 import type { ProbeResult } from '@rag-immune/contracts';
-import { parseCompoundPairs, runCompoundTrial, type CompoundTrialResult } from '@rag-immune/test-kit/loop/compound-trial';
+import { parseCompoundPairs, redeploys, runCompoundTrial, type CompoundTrialResult } from '@rag-immune/test-kit/loop/compound-trial';
 import { parseEnvPairs } from '@rag-immune/test-kit/loop/env-pairs';
 import { callsPerResultText, countRagCalls, metricValue, type RagCallCount } from '@rag-immune/test-kit/loop/rag-calls';
 
@@ -328,6 +329,7 @@ try {
       await run.resetOnline();
       await run.cleanRounds(1);
     }
+    let redeployedThisCycle = false;
     for (const spec of cycleSpecs) {
       const { kind } = spec;
       if (isolate && !first) {
@@ -337,6 +339,17 @@ try {
         await run.cleanRounds(1);
       }
       first = false;
+      // A redeploy starts the online RAG with every setting deployed so far this cycle, and its start
+      // re-syncs the index from the feeds: a second redeploy after a stale feed (healed by a feed switch
+      // that a restart forgets) would bring the stale feed back. So it gets a fresh online RAG.
+      if (!isolate && redeploys(kind, !langchain)) {
+        if (redeployedThisCycle) {
+          log(`${spec.label}: a redeploy already ran this cycle: fresh online RAG`);
+          await run.resetOnline();
+          await run.cleanRounds(1);
+        }
+        redeployedThisCycle = true;
+      }
       const plan = planOf(kind, i, spec.mode);
       log(`trial ${spec.label} #${i + 1}: ${JSON.stringify(plan)}`);
       let trial: TrialResult;

@@ -9,6 +9,7 @@ import type { RepairAction, RootCause } from '@rag-immune/contracts';
 import { expectationOf, injectionBody, touchedProbes, type FaultPlan } from './faults.ts';
 import { injectBody, knownIncidents, type TrialContext } from './trial.ts';
 import type { LoopProbes } from './probes.ts';
+import { isDeployFault } from './deploy-faults.ts';
 import { sleep } from '../wait.ts';
 
 export interface InjectedFault {
@@ -101,18 +102,41 @@ export function disjointScope(
 }
 
 /**
- * Injects both faults, in plan order, each the way this RAG takes it (fault API, or an operator's
- * write into Qdrant or deploy: ./trial.ts's injectBody); the second scoped fault avoids the first's
- * documents. A deploy (a regressed prompt) keeps the index it serves, so it combines with a write.
+ * Whether a fault redeploys the online RAG (a regressed prompt; a stale feed on a RAG without a fault
+ * API). A redeploy over the same index syncs it from the feeds at start (services/langchain-rag: only
+ * the ids whose chunks differ), which would undo a Qdrant write made before it.
+ */
+export function redeploys(kind: string, faultApi: boolean): boolean {
+  return isDeployFault(kind) || (!faultApi && kind === 'knowledge-source-failure');
+}
+
+/**
+ * The order a pair's faults go in: redeploys first (so that no later start re-syncs a write away),
+ * otherwise the plan's. Indices into the plans.
+ */
+export function injectionOrder(kinds: readonly string[], faultApi: boolean): number[] {
+  const indices = kinds.map((_, i) => i);
+  return [...indices.filter((i) => redeploys(kinds[i]!, faultApi)), ...indices.filter((i) => !redeploys(kinds[i]!, faultApi))];
+}
+
+/**
+ * Injects both faults, each the way this RAG takes it (fault API, or an operator's write into Qdrant
+ * or deploy: ./trial.ts's injectBody), a redeploy first; the later scoped fault avoids the earlier's
+ * documents. A redeploy keeps the index it serves, so a Qdrant write after it stays. Returns the
+ * faults in plan order.
  */
 async function injectBoth(ctx: TrialContext, plans: readonly FaultPlan[]): Promise<{ faults: InjectedFault[]; injectedAt: number }> {
   const faults: InjectedFault[] = [];
   const taken = new Set<string>();
-  for (const plan of plans) {
+  for (const i of injectionOrder(
+    plans.map((p) => p.kind),
+    ctx.faultApi !== false,
+  )) {
+    const plan = plans[i]!;
     const body = disjointScope(plan.kind, injectionBody(plan, ctx.probes), ctx.probes, taken);
     const affected = await injectBody(ctx, plan.kind, body);
     for (const id of affected ?? []) taken.add(id);
-    faults.push({ plan, body, affectedKnowledgeIds: affected, touched: [...touchedProbes(plan.kind, ctx.probes, affected)] });
+    faults[i] = { plan, body, affectedKnowledgeIds: affected, touched: [...touchedProbes(plan.kind, ctx.probes, affected)] };
   }
   return { faults, injectedAt: Date.now() };
 }

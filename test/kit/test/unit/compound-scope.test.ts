@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { disjointScope, parseCompoundPairs } from '../../src/loop/compound-trial.ts';
+import { disjointScope, injectionOrder, parseCompoundPairs, redeploys } from '../../src/loop/compound-trial.ts';
 import { injectionBody } from '../../src/loop/faults.ts';
 import type { LoopProbes } from '../../src/loop/probes.ts';
 
@@ -65,4 +65,14 @@ test('disjointScope: a global fault (a deploy) is left as it is; no free documen
   assert.equal(disjointScope('prompt-regressed', deploy, probes, new Set(SOURCES)), deploy);
   const body = injectionBody({ kind: 'vectors-overwritten', fraction: 0.25, seed: 's' }, probes);
   assert.throws(() => disjointScope('vectors-overwritten', body, probes, new Set(SOURCES)), /no document left/);
+});
+
+test('injectionOrder: a redeploy goes first (its start re-syncs the index from the feeds), otherwise plan order', () => {
+  assert.deepEqual(injectionOrder(['vectors-overwritten', 'prompt-regressed'], false), [1, 0]);
+  assert.deepEqual(injectionOrder(['unpublished-knowledge', 'vectors-overwritten'], false), [0, 1]);
+  // A stale feed is a deploy only without a fault API.
+  assert.deepEqual(injectionOrder(['vectors-overwritten', 'knowledge-source-failure'], false), [1, 0]);
+  assert.deepEqual(injectionOrder(['reranker-drift', 'knowledge-source-failure'], true), [0, 1]);
+  assert.equal(redeploys('prompt-regressed', true), true);
+  assert.equal(redeploys('attribution-swap', false), false);
 });
