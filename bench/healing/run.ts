@@ -9,13 +9,29 @@
  *
  *   npm run bench:healing -- [--trials 5] [--kinds a,b] [--clean-rounds 20] [--interval 4]
  *                            [--packages 25] [--probes 10] [--timeout 240] [--out bench/healing/RESULTS.md]
+ *                            [--compound a+b,c:mode+d] [--compound-trials N] [--sentinel-env KEY=V,KEY=V]
+ *
+ * Compound pairs run --compound-trials trials each (default --trials, at least 1: `--trials 0` runs
+ * the pairs alone), each with its own seed and each kind's modes in turn; a pair's faults go in the
+ * way the RAG takes them (fault API, or an operator's write into Qdrant or deploy; a redeploy first,
+ * since its start re-syncs the index from the feeds), on different documents. In a cycle, a second
+ * redeploying kind (a regressed prompt after a stale feed) gets a fresh online RAG first. Until issue 39 every pair ran once whatever --trials said: `npm run bench:healing`
+ * (--trials 3) now runs its three reference pairs 3 times each. --sentinel-env sets the sentinel's
+ * variables over the RAG pair's (the pooled test's SENTINEL_POOLED_TEST, SENTINEL_SAMPLES_MAX,
+ * SENTINEL_KNOWLEDGE_POOL, ..._ALPHA); the results header lists them. Every probe result's RAG calls
+ * are counted: per result in the clean phase (also from the sentinel's /metrics) and per trial.
  *
  * `--rag langchain` watches the LangChain RAG on Gemma 3 270M instead (LoopRun's `rag` option: both
  * sides sample, the sentinel and the verification run the sampled test, traces only through the
  * intake). It has no fault API, so only the operator faults apply: written straight into Qdrant, or
- * the online RAG redeployed with a regressed prompt (prompt-regressed); a kind may name its mode
- * (`vectors-overwritten:deleted`). Its defaults: 5 probes every 20 s, k = 5 samples a side, alpha
- * 0.005, timeout 480 s, no compound trials, out bench/healing/langchain-<date>.md.
+ * the online RAG redeployed with a regressed prompt (prompt-regressed) or a stale primary feed
+ * (knowledge-source-failure:stale); a kind may name its mode (`vectors-overwritten:deleted`). Its
+ * defaults: every one of those kinds, 10 probes every 20 s, k = 5 samples a side, alpha 0.005,
+ * timeout 480 s, the compound pairs vectors-overwritten+attribution-swap,
+ * unpublished-knowledge+vectors-overwritten and vectors-overwritten+prompt-regressed, out
+ * bench/healing/langchain-<date>.md. Issue 39's full matrix (>= 600 clean results, 3 trials of each):
+ *
+ *   npx tsx bench/healing/run.ts --rag langchain --trials 3 --clean-rounds 60
  */
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,7 +45,9 @@ import { OPERATOR_FAULT_KINDS, QDRANT_FAULT_KINDS, isOperatorFault } from '@rag-
 import { isDeployFault } from '@rag-immune/test-kit/loop/deploy-faults';
 import { installedModelPath } from '@rag-immune/langchain-rag';
 import type { ProbeResult } from '@rag-immune/contracts';
-import { runCompoundTrial, type CompoundTrialResult } from '@rag-immune/test-kit/loop/compound-trial';
+import { parseCompoundPairs, redeploys, runCompoundTrial, type CompoundTrialResult } from '@rag-immune/test-kit/loop/compound-trial';
+import { parseEnvPairs } from '@rag-immune/test-kit/loop/env-pairs';
+import { callsPerResultText, countRagCalls, metricValue, type RagCallCount } from '@rag-immune/test-kit/loop/rag-calls';
 
 const { values: args } = parseArgs({
   options: {
@@ -46,8 +64,14 @@ const { values: args } = parseArgs({
     timeout: { type: 'string' },
     out: { type: 'string' },
     isolate: { type: 'boolean', default: false },
-    // Compound trials (issue 30): pairs of faults injected together, `a+b,c+d`; '' for none.
+    // Compound trials (issue 30): pairs of faults injected together, `a+b,c+d` (a kind may pin its
+    // mode, `vectors-overwritten:deleted+attribution-swap`); '' for none.
     compound: { type: 'string' },
+    // Trials per compound pair, each with its own seed (and the kinds' modes in turn); default --trials, at least 1.
+    'compound-trials': { type: 'string' },
+    // The sentinel's variables over the RAG pair's, `KEY=VALUE,KEY=VALUE` (e.g. the pooled test's
+    // SENTINEL_POOLED_TEST, SENTINEL_SAMPLES_MAX, SENTINEL_KNOWLEDGE_POOL, SENTINEL_KNOWLEDGE_POOL_ALPHA).
+    'sentinel-env': { type: 'string' },
     // LangChain RAG only: the Gemma GGUF, calls a side per probe, the sampled test's significance.
     model: { type: 'string' },
     samples: { type: 'string', default: '5' },
@@ -60,12 +84,17 @@ const langchain = args.rag === 'langchain';
 // fewer probes, a longer interval and a longer trial (its loop test: verified ~210-240 s after the fault).
 const defaults = langchain
   ? {
-      kinds: 'vectors-overwritten:garbage,vectors-overwritten:deleted,unpublished-knowledge,attribution-swap,prompt-regressed',
+      // Every fault it can have (issue 39): the Qdrant writes, both modes of vectors-overwritten, the
+      // regressed prompt and the stale-feed deploy.
+      kinds:
+        'vectors-overwritten:garbage,vectors-overwritten:deleted,unpublished-knowledge,attribution-swap,prompt-regressed,knowledge-source-failure:stale',
       interval: '20',
-      probes: '5',
+      probes: '10',
       timeout: '480',
       out: `bench/healing/langchain-${new Date().toISOString().slice(0, 10)}.md`,
-      compound: '',
+      // Two Qdrant writes on different documents (one cause each, the same repair intent), and a write
+      // with a regressed prompt deployed over it (the redeploy keeps the index it serves: two repairs).
+      compound: 'vectors-overwritten+attribution-swap,unpublished-knowledge+vectors-overwritten,vectors-overwritten+prompt-regressed',
     }
   : {
       // The reference RAG takes no redeploy settings: only the operator faults written into Qdrant.
@@ -115,6 +144,10 @@ const specs: FaultSpec[] = values.kinds
     return { kind, ...(mode === undefined ? {} : { mode }), label: mode === undefined ? kind : `${kind} (${mode})` };
   });
 const interval = Number(values.interval);
+const sentinelEnv = parseEnvPairs(values['sentinel-env']);
+const compoundTrialsPerPair = Number(values['compound-trials'] ?? Math.max(1, trialsPerKind));
+if (!Number.isInteger(compoundTrialsPerPair) || compoundTrialsPerPair < 0)
+  throw new Error(`--compound-trials: a whole number, got ${values['compound-trials']}`);
 const FRACTIONS = [0.5, 0.25, 0.75, 1, 0.4, 0.6, 0.3];
 
 const log = (text: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${text}`);
@@ -131,21 +164,23 @@ const newRun = () =>
     probeIntervalSeconds: interval,
     runDir: join(benchDir, `system-${(runs += 1)}`),
     say: log,
+    ...(Object.keys(sentinelEnv).length > 0 ? { env: { sentinel: sentinelEnv } } : {}),
     ...(langchain
       ? { rag: { kind: 'langchain' as const, modelPath, samplesPerProbe: Number(values.samples), sampleAlpha: Number(values.alpha) } }
       : {}),
   });
 const rawFile = join(benchDir, 'trials.jsonl');
 const trials: TrialResult[] = [];
-const compoundPairs = values.compound
-  .split(',')
-  .filter(Boolean)
-  .map((pair) => pair.split('+'));
-for (const pair of compoundPairs) {
-  if (pair.length !== 2) throw new Error(`--compound: a pair is two kinds joined by +, got ${pair.join('+')}`);
-  for (const kind of pair) expectationOf(kind);
-}
+const compoundPairs = parseCompoundPairs(values.compound);
+for (const pair of compoundPairs)
+  for (const { kind, mode } of pair)
+    if (langchain && !isOperatorFault(kind) && !(kind === 'knowledge-source-failure' && mode === 'stale'))
+      throw new Error(`--compound: --rag langchain has no fault API, so not ${kind}${mode === undefined ? '' : `:${mode}`}`);
+    else if (!langchain && isDeployFault(kind))
+      throw new Error(`--compound: ${kind} redeploys the LangChain RAG with a regressed prompt: only with --rag langchain`);
 const compoundTrials: CompoundTrialResult[] = [];
+/** RAG calls behind the probe results of each trial's window (single and compound), by trial. */
+const trialCalls = new Map<object, RagCallCount>();
 let clean = { rounds: 0, results: 0, anomalies: 0, reports: 0, actions: 0 };
 /** The clean phase's probe results (FCS of the online answers, samples per result). */
 let cleanResults: ProbeResult[] = [];
@@ -154,6 +189,8 @@ interface SentinelTiming {
   fcsCalls: number;
   runSeconds: number;
   runs: number;
+  /** rag_immune_sentinel_rag_calls_per_result's sum and count: RAG calls and the results they made. */
+  ragCalls?: RagCallCount;
 }
 let cleanTiming: SentinelTiming | undefined;
 /** Faults that could not be injected into this RAG (the operator fault's writes do not fit its payload). */
@@ -208,13 +245,20 @@ function dumpProbes(trial: TrialResult): void {
   );
 }
 
+/** The RAG calls behind every probe result published in a trial's window (all probes, not only the touched). */
+function callsIn(from: number, to: number): RagCallCount {
+  return countRagCalls(run.recorder.probes.filter((p) => p.event.occurred_at >= from && p.event.occurred_at <= to).map((p) => p.event));
+}
+
 function record(trial: TrialResult): void {
   trials.push(trial);
+  trialCalls.set(trial, callsIn(trial.injectStartedAt, trial.endedAt));
   dumpProbes(trial);
   appendFileSync(
     rawFile,
     `${JSON.stringify({
       ...trial,
+      rag_calls: trialCalls.get(trial),
       firstAnomaly: undefined,
       firstReport: undefined,
       finalReport: trial.finalReport
@@ -231,7 +275,7 @@ function record(trial: TrialResult): void {
   log(
     `  -> ${trial.outcome}: detected ${s(trial.detectedAt)} s, correct report ${s(trial.correctReportAt)} s, verified ${s(trial.verifiedAt)} s, ` +
       `sentinel recovered ${s(trial.sentinelRecoveredAt)} s, cause ${trial.finalReport?.root_cause ?? '-'}, actions ${trial.actions.length}, ` +
-      `rollbacks ${trial.rollbacks}, wrong repair verified ${trial.wrongRepairVerified}`,
+      `rollbacks ${trial.rollbacks}, wrong repair verified ${trial.wrongRepairVerified}, RAG calls per result ${callsPerResultText(trialCalls.get(trial)!)}`,
   );
   writeResults(false);
 }
@@ -267,6 +311,14 @@ try {
     fcsCalls: timingAfter.fcsCalls - timingBefore.fcsCalls,
     runSeconds: timingAfter.runSeconds - timingBefore.runSeconds,
     runs: timingAfter.runs - timingBefore.runs,
+    ...(timingAfter.ragCalls && timingBefore.ragCalls
+      ? {
+          ragCalls: {
+            calls: timingAfter.ragCalls.calls - timingBefore.ragCalls.calls,
+            results: timingAfter.ragCalls.results - timingBefore.ragCalls.results,
+          },
+        }
+      : {}),
   };
   cleanResults = run.recorder.probes.filter((p) => p.receivedAt >= cleanSince).map((p) => p.event);
   log(`clean: ${JSON.stringify(clean)}`);
@@ -277,6 +329,7 @@ try {
       await run.resetOnline();
       await run.cleanRounds(1);
     }
+    let redeployedThisCycle = false;
     for (const spec of cycleSpecs) {
       const { kind } = spec;
       if (isolate && !first) {
@@ -286,6 +339,17 @@ try {
         await run.cleanRounds(1);
       }
       first = false;
+      // A redeploy starts the online RAG with every setting deployed so far this cycle, and its start
+      // re-syncs the index from the feeds: a second redeploy after a stale feed (healed by a feed switch
+      // that a restart forgets) would bring the stale feed back. So it gets a fresh online RAG.
+      if (!isolate && redeploys(kind, !langchain)) {
+        if (redeployedThisCycle) {
+          log(`${spec.label}: a redeploy already ran this cycle: fresh online RAG`);
+          await run.resetOnline();
+          await run.cleanRounds(1);
+        }
+        redeployedThisCycle = true;
+      }
       const plan = planOf(kind, i, spec.mode);
       log(`trial ${spec.label} #${i + 1}: ${JSON.stringify(plan)}`);
       let trial: TrialResult;
@@ -304,29 +368,38 @@ try {
       if (!isolate && trial.outcome === 'healed') await run.incidentsClosed(trial.incidents, run.probeIntervalMs * 8 + 30_000);
     }
   }
-  // Compound trials: each pair on a fresh online RAG; goal both causes named, both repaired, no right repair undone.
-  for (const [i, pair] of compoundPairs.entries()) {
-    log(`compound trial ${pair.join(' + ')}: fresh online RAG`);
-    await run.resetOnline();
-    await run.cleanRounds(1);
-    const plans = pair.map((kind) => ({ ...planOf(kind, 0), fraction: 0.25, seed: `bench-compound-${i}` }));
-    let trial: CompoundTrialResult;
-    try {
-      trial = await runCompoundTrial(run.context, plans, { timeoutMs: Number(values.timeout) * 1000 });
-    } catch (error) {
-      // A pair that cannot be injected (no documents left for the second fault) is reported, not fatal.
-      log(`  -> not run: ${error instanceof Error ? error.message : String(error)}`);
-      continue;
+  // Compound trials: each pair on a fresh online RAG, --compound-trials times with its own seed (trial t
+  // takes each kind's t-th mode unless the pair pins one); goal both causes named, both repaired, no
+  // right repair undone. The first trial of pair i keeps the seed one trial per pair had (bench-compound-i).
+  for (let t = 0; t < compoundTrialsPerPair; t += 1)
+    for (const [i, pair] of compoundPairs.entries()) {
+      const seed = t === 0 ? `bench-compound-${i}` : `bench-compound-${i}-${t}`;
+      const plans = pair.map(({ kind, mode }) => ({ ...planOf(kind, t, mode), fraction: 0.25, seed }));
+      log(`compound trial ${plans.map((p) => `${p.kind}:${p.mode}`).join(' + ')} #${t + 1} (${seed}): fresh online RAG`);
+      await run.resetOnline();
+      await run.cleanRounds(1);
+      let trial: CompoundTrialResult;
+      try {
+        trial = await runCompoundTrial(run.context, plans, { timeoutMs: Number(values.timeout) * 1000 });
+      } catch (error) {
+        // A pair that cannot be injected (no documents left for the second fault) is reported, not fatal.
+        const reason = error instanceof Error ? error.message : String(error);
+        log(`  -> not run: ${reason}`);
+        const label = `compound ${pair.map((f) => f.kind).join(' + ')}`;
+        if (!notInjected.some((n) => n.label === label)) notInjected.push({ label, reason });
+        continue;
+      }
+      compoundTrials.push(trial);
+      trialCalls.set(trial, callsIn(trial.injectedAt, trial.endedAt));
+      appendFileSync(rawFile, `${JSON.stringify({ compound: pair, seed, rag_calls: trialCalls.get(trial), ...trial })}\n`);
+      log(
+        `  -> ${trial.outcome}: causes ${trial.namedCauses.join('+') || '-'}, repaired by ${trial.repairedBy.join(' + ')}, ` +
+          `right repairs undone ${trial.rightRepairsUndone.length}, actions ${trial.actions.join(' ')}, ` +
+          `RAG calls per result ${callsPerResultText(trialCalls.get(trial)!)}`,
+      );
+      writeResults(false);
+      if (trial.outcome === 'healed') await run.incidentsClosed(trial.incidents, run.probeIntervalMs * 8 + 30_000);
     }
-    compoundTrials.push(trial);
-    appendFileSync(rawFile, `${JSON.stringify({ compound: pair, ...trial })}\n`);
-    log(
-      `  -> ${trial.outcome}: causes ${trial.namedCauses.join('+') || '-'}, repaired by ${trial.repairedBy.join(' + ')}, ` +
-        `right repairs undone ${trial.rightRepairsUndone.length}, actions ${trial.actions.join(' ')}`,
-    );
-    writeResults(false);
-    if (trial.outcome === 'healed') await run.incidentsClosed(trial.incidents, run.probeIntervalMs * 8 + 30_000);
-  }
 } finally {
   await run.close();
 }
@@ -345,11 +418,16 @@ async function sentinelTiming(): Promise<SentinelTiming> {
     if (line === undefined) throw new Error(`the sentinel's /metrics has no ${name}`);
     return Number(line.slice(name.length + 1));
   };
+  const [callsSum, callsCount] = [
+    metricValue(text, 'rag_immune_sentinel_rag_calls_per_result_sum'),
+    metricValue(text, 'rag_immune_sentinel_rag_calls_per_result_count'),
+  ];
   return {
     fcsSeconds: value('rag_immune_fcs_score_seconds_sum'),
     fcsCalls: value('rag_immune_fcs_score_seconds_count'),
     runSeconds: value('rag_immune_sentinel_probe_run_seconds_sum'),
     runs: value('rag_immune_sentinel_probe_run_seconds_count'),
+    ...(callsSum !== undefined && callsCount !== undefined ? { ragCalls: { calls: callsSum, results: callsCount } } : {}),
   };
 }
 
@@ -380,7 +458,14 @@ function fcsText(): string {
   const [online, baseline] = [fcs('online'), fcs('baseline')];
   const samples = [...new Set(cleanResults.map((r) => r.comparison.samples ?? 1))].join(', ');
   const signals = cleanResults.flatMap((r) => r.anomaly_signals);
-  return `Samples a side per result: ${samples}. FCS of the online answers: p50 ${quantile(online, 0.5)}, p99 ${quantile(online, 0.99)} (${online.length} results with an FCS);
+  const metricCalls = cleanTiming?.ragCalls;
+  const calls = `RAG calls per probe result: **${callsPerResultText(countRagCalls(cleanResults))}** from the results' own counts (the pooled test's \`rag_calls\`, else k a side)${
+    metricCalls
+      ? `; the sentinel's /metrics (rag_immune_sentinel_rag_calls_per_result, sum over count): ${callsPerResultText(metricCalls)}`
+      : ''
+  }.`;
+  return `${calls}
+Samples a side per result: ${samples}. FCS of the online answers: p50 ${quantile(online, 0.5)}, p99 ${quantile(online, 0.99)} (${online.length} results with an FCS);
 baseline: p50 ${quantile(baseline, 0.5)}, p99 ${quantile(baseline, 0.99)}. Anomaly signals: ${signals.length === 0 ? 'none' : signals.join(', ')}.
 ${timingText()}
 `;
@@ -407,6 +492,27 @@ function indexDiffRow(t: TrialResult): string {
   return `| ${t.plan.kind} | ${t.plan.mode ?? '-'} | ${cause} | ${d.knowledge_ids.length} | ${d.online_points} / ${d.baseline_points} | ${d.missing} | ${d.added_unexpected} | ${d.relabelled} | ${d.payload_changed} | ${d.text_changed} | ${d.vectors_moved}${cosine} | ${d.explained_by.join(', ') || '—'} | ${d.unexplained.join(', ') || '—'} |`;
 }
 
+/** RAG calls per probe result in a trial's window. */
+function callsPerResult(t: object): string {
+  return callsPerResultOf([t]);
+}
+
+/** RAG calls per probe result over trials' windows together (a kind's row: its trials' calls over their results). */
+function callsPerResultOf(ts: readonly object[]): string {
+  const counts = ts.map((t) => trialCalls.get(t)).filter((c): c is RagCallCount => c !== undefined);
+  const [calls, results] = [counts.reduce((a, c) => a + c.calls, 0), counts.reduce((a, c) => a + c.results, 0)];
+  return results === 0 ? '—' : (calls / results).toFixed(1);
+}
+
+/** The sentinel's settings this run set: the RAG pair's (sampling) and --sentinel-env over them; the rest are its defaults. */
+function sentinelSettingsText(): string {
+  const settings = { ...run.rag.workerEnv?.sentinel, ...sentinelEnv };
+  const keys = Object.keys(settings).sort();
+  return keys.length === 0
+    ? "Sentinel settings: its defaults (services/sentinel's README)."
+    : `Sentinel settings (the RAG pair's${Object.keys(sentinelEnv).length > 0 ? `, --sentinel-env over them` : ''}; the rest its defaults): ${keys.map((k) => `\`${k}=${settings[k]}\``).join(', ')}.`;
+}
+
 /** Writes RESULTS.md from the trials so far (after every trial, so an interrupted run leaves its figures). */
 function writeResults(final: boolean): void {
   const secondsSince = (t: TrialResult, at?: number) => (at === undefined ? undefined : (at - t.injectedAt) / 1000);
@@ -430,20 +536,20 @@ function writeResults(final: boolean): void {
         unseen
           ? `no wrong repair verified: ${pct(ts.filter((t) => !t.wrongRepairVerified).length, ts.length)}`
           : pct(ts.filter((t) => t.outcome === 'healed').length, ts.length)
-      } | ${unseen ? '—' : pct(ts.filter((t) => t.sentinelRecoveredAt !== undefined).length, ts.length)} | ${(ts.reduce((a, t) => a + t.actions.length, 0) / ts.length).toFixed(1)} | ${ts.reduce((a, t) => a + t.rollbacks, 0)} | ${[...new Set(ts.map((t) => t.outcome))].join(', ')} |`,
+      } | ${unseen ? '—' : pct(ts.filter((t) => t.sentinelRecoveredAt !== undefined).length, ts.length)} | ${(ts.reduce((a, t) => a + t.actions.length, 0) / ts.length).toFixed(1)} | ${ts.reduce((a, t) => a + t.rollbacks, 0)} | ${[...new Set(ts.map((t) => t.outcome))].join(', ')} | ${callsPerResultOf(ts)} |`,
     );
   }
   const perTrial = trials.map((t) => {
     const s = (at?: number) => secondsSince(t, at)?.toFixed(1) ?? '—';
     return `| ${t.plan.kind} | ${t.plan.mode} | ${t.plan.fraction} | ${t.plan.seed} | ${t.touched.length} | ${s(t.detectedAt)} | ${s(t.firstReportAt)} | ${s(t.correctReportAt)} | ${s(t.verifiedAt)} | ${
       t.finalReport ? `${t.finalReport.root_cause} ${t.finalReport.confidence.toFixed(2)}` : '—'
-    } | ${t.actions.map((a) => `${a.intent}:${a.statuses.at(-1)}`).join(' ') || '—'} | ${t.outcome} |`;
+    } | ${t.actions.map((a) => `${a.intent}:${a.statuses.at(-1)}`).join(' ') || '—'} | ${t.outcome} | ${callsPerResult(t)} |`;
   });
   const compoundRows = compoundTrials.map((t) => {
     const s = (at?: number) => (at === undefined ? '—' : ((at - t.injectedAt) / 1000).toFixed(1));
     const causes = t.faults.map((f) => expectationOf(f.plan.kind).cause);
     const named = causes.filter((c) => c !== null && t.namedCauses.includes(c)).length;
-    return `| ${t.faults.map((f) => `${f.plan.kind}/${f.plan.mode ?? '-'}`).join(' + ')} | ${s(t.detectedAt)} | ${named}/${causes.length} (${t.namedCauses.join(', ') || '—'}) | ${t.repairedBy.map((r) => r ?? '—').join(' + ')} | ${t.rightRepairsUndone.length} | ${t.partials.length} | ${s(t.sentinelRecoveredAt)} | ${t.actions.join(' ') || '—'} | ${t.outcome} |`;
+    return `| ${t.faults.map((f) => `${f.plan.kind}/${f.plan.mode ?? '-'}`).join(' + ')} | ${s(t.detectedAt)} | ${named}/${causes.length} (${t.namedCauses.join(', ') || '—'}) | ${t.repairedBy.map((r) => r ?? '—').join(' + ')} | ${t.rightRepairsUndone.length} | ${t.partials.length} | ${s(t.sentinelRecoveredAt)} | ${t.actions.join(' ') || '—'} | ${t.outcome} | ${callsPerResult(t)} |`;
   });
   const load = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(' / ');
   const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Debian 12, Node ${process.version}; load average (1/5/15 min) ${load(startLoad)} at the start, ${load(loadavg())} when written`;
@@ -460,6 +566,7 @@ ${values.samples} calls a side and the sampled test at alpha ${values.alpha} (se
 ${final ? '' : `**Partial: ${trials.length + notInjected.length} of ${trialsPerKind * specs.length} trials done when this was written.**\n\n`}Run of ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine}, sharing the machine with the local stack
 (Kafka, schema registry, Elasticsearch, the Qdrant server the stack runs, Prometheus) and other work. Probe interval **${interval} s**
 (the seed's: 10 min), ${values.probes} golden probes, ${ragText}, effector in \`auto\` mode.
+${sentinelSettingsText()}
 ${
   isolate
     ? 'Every trial runs on its own fresh RAG pair and its own four workers (nothing carries over from one fault to the next),\nafter one clean round; the fault is '
@@ -481,8 +588,11 @@ ${
 }
 ## Fault matrix
 
-| fault | trials | detection | correct report | verified recovery (MTTR) | localisation | repair success | sentinel saw recovery | actions / trial | rollbacks | outcomes |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+"RAG calls / result": the RAG calls (both sides, every probe) behind each probe result published from the injection to the
+trial's end, over the kind's trials; what the sampled mode spends while a fault is on.
+
+| fault | trials | detection | correct report | verified recovery (MTTR) | localisation | repair success | sentinel saw recovery | actions / trial | rollbacks | outcomes | RAG calls / result |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${rows.join('\n')}
 
 ## What each fault was named, and what the index diff said changed
@@ -502,12 +612,13 @@ ${trials.map(indexDiffRow).join('\n')}
 
 ## Compound trials (two faults at once)
 
-Each on a fresh online RAG; scoped faults on different documents (a quarter of the probed knowledge each). Goal: both causes
-named, both repaired, no repair that healed a probe (and worsened none) undone, the sentinel seeing every touched probe clean.
+Each on a fresh online RAG, ${compoundTrialsPerPair} trial(s) per pair with their own seeds; scoped faults on different documents (a quarter of the probed knowledge each).
+Goal: both causes named, both repaired, no repair that healed a probe (and worsened none) undone, the sentinel seeing every touched probe clean.
+"RAG calls / result": the calls behind each probe result published from the injection to the trial's end (every probe, both sides).
 
-| faults | detected | causes named | repaired by | right repairs undone | partial recoveries kept | sentinel saw recovery | actions | outcome |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- |
-${compoundRows.join('\n') || '| (none run) | | | | | | | | |'}
+| faults | detected | causes named | repaired by | right repairs undone | partial recoveries kept | sentinel saw recovery | actions | outcome | RAG calls / result |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+${compoundRows.join('\n') || '| (none run) | | | | | | | | | |'}
 
 ## The seed's table (003 §4.3, staging, probe interval 10 min)
 
@@ -519,8 +630,8 @@ ${compoundRows.join('\n') || '| (none run) | | | | | | | | |'}
 
 ## Every trial
 
-| fault | mode | fraction | seed | touched probes | detected | first report | correct report | verified | final cause | actions (last status) | outcome |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| fault | mode | fraction | seed | touched probes | detected | first report | correct report | verified | final cause | actions (last status) | outcome | RAG calls / result |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${perTrial.join('\n')}
 `;
   writeFileSync(values.out, markdown);

@@ -37,6 +37,7 @@ import { repoRoot } from '@rag-immune/stack';
 import { sleep } from '@rag-immune/test-kit';
 import { LoopRun } from '@rag-immune/test-kit/loop/loop-run';
 import { expectationOf } from '@rag-immune/test-kit/loop/faults';
+import { parseEnvPairs } from '@rag-immune/test-kit/loop/env-pairs';
 import { installedModelPath } from '@rag-immune/langchain-rag';
 import { callFaultAdmin } from '@rag-immune/rag-contract';
 import {
@@ -86,16 +87,7 @@ if (langchain && faults.some(isFaultApiTrafficFault)) throw new Error('--faults:
 for (const fault of faults)
   if (!(TRAFFIC_FAULTS as readonly string[]).includes(fault))
     throw new Error(`--faults: ${fault} is not one of ${TRAFFIC_FAULTS.join(', ')}`);
-const sentinelEnv = Object.fromEntries(
-  (args['sentinel-env'] ?? '')
-    .split(',')
-    .filter(Boolean)
-    .map((pair) => {
-      const at = pair.indexOf('=');
-      if (at <= 0) throw new Error(`--sentinel-env: ${pair} is not KEY=VALUE`);
-      return [pair.slice(0, at), pair.slice(at + 1)];
-    }),
-);
+const sentinelEnv = parseEnvPairs(args['sentinel-env']);
 const trialsPerFault = Number(args.trials);
 const cleanAnswers = Number(args['clean-answers']);
 const rate = Number(args.rate);

@@ -1,13 +1,15 @@
 /**
  * A compound trial: two designed faults injected together (a deploy and a feed outage on the same
- * night), scoped faults on different documents. The goal: both causes named, both repaired and
+ * night, or an operator's write into Qdrant and a regressed prompt deployed), scoped faults on
+ * different documents. The goal: both causes named, both repaired and
  * verified, no repair that healed something undone, and the sentinel seeing every touched probe
  * clean again. What the workers did is read from the three topics, as for a single-fault trial.
  */
-import { callFaultAdmin } from '@rag-immune/rag-contract';
 import type { RepairAction, RootCause } from '@rag-immune/contracts';
 import { expectationOf, injectionBody, touchedProbes, type FaultPlan } from './faults.ts';
-import { knownIncidents, type TrialContext } from './trial.ts';
+import { injectBody, knownIncidents, type TrialContext } from './trial.ts';
+import type { LoopProbes } from './probes.ts';
+import { isDeployFault } from './deploy-faults.ts';
 import { sleep } from '../wait.ts';
 
 export interface InjectedFault {
@@ -40,27 +42,101 @@ export interface CompoundTrialResult {
   endedAt: number;
 }
 
-/** Injects both faults; the second scoped fault avoids the first's documents. */
+/** One fault of a compound pair: a kind, with its mode when pinned (`vectors-overwritten:deleted`). */
+export interface CompoundFault {
+  kind: string;
+  mode?: string;
+}
+
+/**
+ * `--compound`'s pairs: `a+b,c+d`, each kind optionally `kind:mode`; '' for none. Throws on a pair
+ * that is not two known kinds, or a mode its kind does not take.
+ */
+export function parseCompoundPairs(text: string): CompoundFault[][] {
+  return text
+    .split(',')
+    .filter(Boolean)
+    .map((pair) => {
+      const faults = pair.split('+').map((item) => {
+        const [kind, mode] = item.split(':') as [string, string | undefined];
+        const { modes } = expectationOf(kind);
+        if (mode !== undefined && !modes.includes(mode)) throw new Error(`--compound: ${kind} has modes ${modes.join(', ')}, not ${mode}`);
+        return mode === undefined ? { kind } : { kind, mode };
+      });
+      if (faults.length !== 2) throw new Error(`--compound: a pair is two kinds joined by +, got ${pair}`);
+      return faults;
+    });
+}
+
+/**
+ * A scoped fault's body moved off the knowledge another fault of the pair already hit (`taken`): as
+ * many documents as its plan asked for, none taken. An attribution swap keeps its shape (a probed
+ * changelog document and a probed apt document of another package) where the free ids allow. A body
+ * with no knowledge scope (a global fault) is returned as it is.
+ */
+export function disjointScope(
+  kind: string,
+  body: Record<string, unknown>,
+  probes: LoopProbes,
+  taken: ReadonlySet<string>,
+): Record<string, unknown> {
+  const scope = body.scope as { knowledge_ids?: string[] } | undefined;
+  if (!scope?.knowledge_ids) return body;
+  const probed = [...new Set(probes.probes.map((p) => p.expected_sources[0] as string))].filter((id) => id !== undefined && !taken.has(id));
+  let ids: string[];
+  if (kind === 'attribution-swap') {
+    if (scope.knowledge_ids.every((id) => !taken.has(id))) return body;
+    const subject = (id: string) => id.slice(id.indexOf('/') + 1);
+    const first = probed.find((id) => id.startsWith('changelog/')) ?? probed[0];
+    const other =
+      first === undefined
+        ? undefined
+        : (probed.find((id) => id.startsWith('apt/') && subject(id) !== subject(first)) ?? probed.find((id) => id !== first));
+    ids = first === undefined || other === undefined ? [] : [first, other];
+  } else {
+    ids = scope.knowledge_ids.filter((id) => !taken.has(id));
+    ids.push(...probed.filter((id) => !ids.includes(id)).slice(0, scope.knowledge_ids.length - ids.length));
+  }
+  if (ids.length === 0) throw new Error(`${kind}: no document left that the other fault does not touch`);
+  return { ...body, scope: { ...scope, knowledge_ids: ids } };
+}
+
+/**
+ * Whether a fault redeploys the online RAG (a regressed prompt; a stale feed on a RAG without a fault
+ * API). A redeploy over the same index syncs it from the feeds at start (services/langchain-rag: only
+ * the ids whose chunks differ), which would undo a Qdrant write made before it.
+ */
+export function redeploys(kind: string, faultApi: boolean): boolean {
+  return isDeployFault(kind) || (!faultApi && kind === 'knowledge-source-failure');
+}
+
+/**
+ * The order a pair's faults go in: redeploys first (so that no later start re-syncs a write away),
+ * otherwise the plan's. Indices into the plans.
+ */
+export function injectionOrder(kinds: readonly string[], faultApi: boolean): number[] {
+  const indices = kinds.map((_, i) => i);
+  return [...indices.filter((i) => redeploys(kinds[i]!, faultApi)), ...indices.filter((i) => !redeploys(kinds[i]!, faultApi))];
+}
+
+/**
+ * Injects both faults, each the way this RAG takes it (fault API, or an operator's write into Qdrant
+ * or deploy: ./trial.ts's injectBody), a redeploy first; the later scoped fault avoids the earlier's
+ * documents. A redeploy keeps the index it serves, so a Qdrant write after it stays. Returns the
+ * faults in plan order.
+ */
 async function injectBoth(ctx: TrialContext, plans: readonly FaultPlan[]): Promise<{ faults: InjectedFault[]; injectedAt: number }> {
   const faults: InjectedFault[] = [];
   const taken = new Set<string>();
-  for (const plan of plans) {
-    const body = injectionBody(plan, ctx.probes);
-    const scope = body.scope as { knowledge_ids?: string[] } | undefined;
-    if (scope?.knowledge_ids) {
-      // As many documents as the plan's fraction asks for, none the other fault touches.
-      const free = scope.knowledge_ids.filter((id) => !taken.has(id));
-      const others = [...new Set(ctx.probes.probes.map((p) => p.expected_sources[0] as string))].filter(
-        (id) => id !== undefined && !taken.has(id) && !free.includes(id),
-      );
-      free.push(...others.slice(0, scope.knowledge_ids.length - free.length));
-      if (free.length === 0) throw new Error(`${plan.kind}: no document left that the other fault does not touch`);
-      body.scope = { ...scope, knowledge_ids: free };
-    }
-    const answer = await callFaultAdmin(ctx.onlineUrl, 'POST', plan.kind, body, ...(ctx.ragToken ? [ctx.ragToken] : []));
-    const affected = answer.fault?.affected_knowledge_ids ?? null;
+  for (const i of injectionOrder(
+    plans.map((p) => p.kind),
+    ctx.faultApi !== false,
+  )) {
+    const plan = plans[i]!;
+    const body = disjointScope(plan.kind, injectionBody(plan, ctx.probes), ctx.probes, taken);
+    const affected = await injectBody(ctx, plan.kind, body);
     for (const id of affected ?? []) taken.add(id);
-    faults.push({ plan, body, affectedKnowledgeIds: affected, touched: [...touchedProbes(plan.kind, ctx.probes, affected)] });
+    faults[i] = { plan, body, affectedKnowledgeIds: affected, touched: [...touchedProbes(plan.kind, ctx.probes, affected)] };
   }
   return { faults, injectedAt: Date.now() };
 }

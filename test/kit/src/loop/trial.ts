@@ -1,7 +1,8 @@
 /**
- * One fault trial on a running loop: inject a fault through the RAG's admin API (never undone here:
- * only the workers may heal it), then watch what the workers publish until the repair is verified,
- * the effector escalates, or time runs out; and the figures of the benchmark table from it.
+ * One fault trial on a running loop: inject a fault (through the RAG's admin API, or as an operator's
+ * write into Qdrant or deploy where it has none; never undone here: only the workers may heal it),
+ * then watch what the workers publish until the repair is verified, the effector escalates, or time
+ * runs out; and the figures of the benchmark table from it.
  */
 import { callFaultAdmin } from '@rag-immune/rag-contract';
 import type { ProbeResult, RepairAction, RootCauseReport } from '@rag-immune/contracts';
@@ -121,17 +122,7 @@ export async function injectFault(
   const check = ctx.faultEffectCheck ?? 'answers';
   const outcomesBefore = check === 'off' ? undefined : await probeOutcomes(ctx.onlineUrl, ctx.probes.probes, check);
   const injectStartedAt = Date.now();
-  const affected = isOperatorFault(plan.kind)
-    ? await injectOperatorFault(
-        ctx,
-        plan.kind,
-        (body.scope as { knowledge_ids: string[] } | undefined)?.knowledge_ids ?? [],
-        body.mode as string,
-      )
-    : ctx.faultApi === false
-      ? await deployKnowledgeFault(ctx, plan.kind, body)
-      : ((await callFaultAdmin(ctx.onlineUrl, 'POST', plan.kind, body, ...(ctx.ragToken ? [ctx.ragToken] : []))).fault
-          ?.affected_knowledge_ids ?? null);
+  const affected = await injectBody(ctx, plan.kind, body);
   const injectedAt = Date.now();
   const harmed =
     check === 'off' || outcomesBefore === undefined
@@ -146,6 +137,25 @@ export async function injectFault(
     injectedAt,
     harmed,
   };
+}
+
+/**
+ * Puts one fault in effect the way this RAG takes it: an operator fault written into Qdrant or
+ * deployed, a stale feed deployed on a RAG without a fault API, otherwise the fault API. Returns the
+ * knowledge ids it hit (null: global). A compound trial injects each of its faults through here too.
+ */
+export async function injectBody(ctx: TrialContext, kind: string, body: Record<string, unknown>): Promise<string[] | null> {
+  if (isOperatorFault(kind))
+    return injectOperatorFault(
+      ctx,
+      kind,
+      (body.scope as { knowledge_ids: string[] } | undefined)?.knowledge_ids ?? [],
+      body.mode as string,
+    );
+  if (ctx.faultApi === false) return deployKnowledgeFault(ctx, kind, body);
+  return (
+    (await callFaultAdmin(ctx.onlineUrl, 'POST', kind, body, ...(ctx.ragToken ? [ctx.ragToken] : []))).fault?.affected_knowledge_ids ?? null
+  );
 }
 
 /**
