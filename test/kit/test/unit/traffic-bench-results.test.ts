@@ -307,3 +307,14 @@ test('replay cost sums the replayed queries by outcome over the segments of that
   };
   assert.deepEqual(replayCost([run]), { confirmedQueries: 15, confirmed: 2, rejectedQueries: 18, rejected: 3, phasesWithoutSplit: 1 });
 });
+
+test('a run renders the same from its .runs full rows as from its kept, redacted copy (run.ts and merge.ts print one table)', () => {
+  const rows = [fullRow('jq maintainer?'), { ...fullRow('curl version?'), packages: 25 }];
+  const h = header('2026-12-06T09-00-00');
+  const full = readTrafficRun(runDir('as-run', { header: h, clean: [clean(25)], trials: rows }));
+  const kept = readTrafficRun(runDir('as-kept', { header: h, clean: [clean(25)], trials: rows.map(trialRecordOf) }));
+  const asRunTsWritesIt = { dir: 'x', header: h, clean: [clean(25)], trials: rows.map(trialRecordOf), notes: [] };
+  assert.equal(renderTrafficResults([full]), renderTrafficResults([kept]));
+  assert.equal(renderTrafficResults([asRunTsWritesIt]), renderTrafficResults([kept]));
+  assert.doesNotMatch(renderTrafficResults([kept]), /maintainer\?|version\?/);
+});
