@@ -18,8 +18,16 @@
  *
  *   npx tsx bench/traffic/run.ts [--rag reference|langchain] [--packages 25,200] [--trials 3] [--faults a,b]
  *                                [--clean-answers 10000] [--rate 8] [--asked 12] [--probes 10] [--interval 4]
- *                                [--timeout 300] [--out bench/traffic/RESULTS.md]
+ *                                [--timeout 300] [--out bench/traffic/RESULTS.md] [--keep-raw bench/traffic/runs]
  *                                [--kinds a,b (same as --faults)] [--sentinel-env KEY=VALUE,KEY=VALUE]
+ *
+ * Raw records: `.runs/bench-traffic-<stamp>/` gets run.json (the header: command, time, machine, load,
+ * settings), clean.jsonl (one clean phase a line), trials.jsonl (one full trial row a line, user
+ * queries included: git-ignored) and notes.txt. --keep-raw DIR copies them to DIR/<stamp>/ (committable):
+ * the trials there as redacted TrafficTrialRecords (test/kit/src/traffic/bench-records.ts: knowledge ids,
+ * counts, times, causes; no query or answer text). RESULTS.md is rendered from the records
+ * (test/kit/src/traffic/results-report.ts); bench/traffic/merge.ts renders one RESULTS.md from several
+ * runs' records (the issue's matrix takes longer than one session: accumulate it run by run).
  *
  * --sentinel-env sets the sentinel's traffic variables over LoopRun's (e.g. the spot-check budget
  * TRAFFIC_SPOT_CHECKS_PER_SEGMENT_HOUR, or TRAFFIC_CONTENT_PROFILE=0 to measure without the content profile).
@@ -36,8 +44,18 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { repoRoot } from '@rag-immune/stack';
 import { sleep } from '@rag-immune/test-kit';
 import { LoopRun } from '@rag-immune/test-kit/loop/loop-run';
-import { expectationOf } from '@rag-immune/test-kit/loop/faults';
 import { parseEnvPairs } from '@rag-immune/test-kit/loop/env-pairs';
+import {
+  RUN_FILES,
+  TRAFFIC_RUN_RECORD_VERSION,
+  trialRecordOf,
+  type BlindSpotFigures,
+  type CleanPhase,
+  type TrafficRun,
+  type TrafficRunHeader,
+  type TrialRow,
+} from '@rag-immune/test-kit/traffic/bench-records';
+import { renderTrafficResults } from '@rag-immune/test-kit/traffic/results-report';
 import { installedModelPath } from '@rag-immune/langchain-rag';
 import { callFaultAdmin } from '@rag-immune/rag-contract';
 import {
@@ -75,6 +93,7 @@ const { values: args } = parseArgs({
     'quiet-seconds': { type: 'string', default: '30' },
     seed: { type: 'string' },
     out: { type: 'string', default: 'bench/traffic/RESULTS.md' },
+    'keep-raw': { type: 'string' },
   },
 });
 const packageCounts = args.packages.split(',').map(Number);
@@ -102,19 +121,50 @@ const log = (text: string) => console.log(`[${new Date().toISOString().slice(11,
 const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
 const benchDir = join(repoRoot(), '.runs', `bench-traffic-${stamp}`);
 mkdirSync(benchDir, { recursive: true });
-const rawFile = join(benchDir, 'trials.jsonl');
-const startedAt = new Date();
-const startLoad = loadavg();
-
-/** The content profile's and the spot checks' counters (by label, which WatcherFigures sums away). */
-interface BlindSpotFigures {
-  contentMeasured: number;
-  contentBad: number;
-  spotChecks: number;
-  spotDisagree: number;
+const rawFile = join(benchDir, RUN_FILES.trials);
+const cleanFile = join(benchDir, RUN_FILES.clean);
+const keepDir = args['keep-raw'] === undefined ? undefined : join(args['keep-raw'], stamp);
+if (keepDir) mkdirSync(keepDir, { recursive: true });
+const header: TrafficRunHeader = {
+  version: TRAFFIC_RUN_RECORD_VERSION,
+  stamp,
+  command: `npx tsx bench/traffic/run.ts ${process.argv.slice(2).join(' ')}`.trim(),
+  startedAt: new Date().toISOString(),
+  machine: `${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Debian 12, Node ${process.version}`,
+  loadAtStart: loadavg(),
+  loadAtEnd: loadavg(),
+  rag: langchain ? 'langchain' : 'reference',
+  samples: Number(args.samples),
+  alpha: Number(args.alpha),
+  probes: Number(args.probes),
+  interval: Number(args.interval),
+  rate,
+  asked: askedCount,
+  seed,
+  sentinelEnv,
+  faults,
+  packages: packageCounts,
+  trialsPerFault,
+  cleanAnswers,
+  quietSeconds: quietMs / 1000,
+  timeoutSeconds: timeoutMs / 1000,
+  profiledAfter: PROFILED_AFTER,
+};
+// Empty record files from the start: a run cut off before its first trial still reads back.
+writeFileSync(rawFile, '');
+writeFileSync(cleanFile, '');
+if (keepDir) {
+  writeFileSync(join(keepDir, RUN_FILES.trials), '');
+  writeFileSync(join(keepDir, RUN_FILES.clean), '');
 }
 
-async function blindSpotFigures(url: string): Promise<BlindSpotFigures> {
+/** The content profile's and the spot checks' counters, and the replayed queries by outcome (labels WatcherFigures sums away). */
+interface LabelledFigures extends BlindSpotFigures {
+  replayConfirmed: number;
+  replayRejected: number;
+}
+
+async function blindSpotFigures(url: string): Promise<LabelledFigures> {
   const response = await fetch(`${url}/metrics`);
   if (!response.ok) throw new Error(`GET ${url}/metrics: ${response.status}`);
   const text = await response.text();
@@ -128,45 +178,21 @@ async function blindSpotFigures(url: string): Promise<BlindSpotFigures> {
     contentBad: value(/^rag_immune_traffic_signal_bad_total\{[^}]*signal="content_novel"/),
     spotChecks: value(/^rag_immune_traffic_spot_checks_total\{/),
     spotDisagree: value(/^rag_immune_traffic_spot_checks_total\{[^}]*outcome="disagree"/),
+    replayConfirmed: value(/^rag_immune_traffic_replay_queries_total\{[^}]*outcome="confirmed"/),
+    replayRejected: value(/^rag_immune_traffic_replay_queries_total\{[^}]*outcome="rejected"/),
   };
 }
 
-const blindDelta = (a: BlindSpotFigures, b: BlindSpotFigures): BlindSpotFigures => ({
+const blindDelta = (a: LabelledFigures, b: LabelledFigures): BlindSpotFigures => ({
   contentMeasured: b.contentMeasured - a.contentMeasured,
   contentBad: b.contentBad - a.contentBad,
   spotChecks: b.spotChecks - a.spotChecks,
   spotDisagree: b.spotDisagree - a.spotDisagree,
 });
-
-interface CleanPhase {
-  blind: BlindSpotFigures;
-  packages: number;
-  knowledgeIds: number;
-  asked: number;
-  sent: number;
-  answersRead: number;
-  skipped: number;
-  seconds: number;
-  incidents: number;
-  actions: number;
-  trafficAnomalies: number;
-  goldenAnomalies: number;
-  flagged: number;
-  confirmed: number;
-  rejected: number;
-  replayQueries: number;
-  quietCpuPerSecond: number;
-  trafficCpuPerSecond: number;
-}
-
-interface TrialRow {
-  packages: number;
-  result: TrafficTrialResult;
-  askedPerMinute: number;
-  figures: { flagged: number; confirmed: number; rejected: number; replayQueries: number };
-  blind: BlindSpotFigures;
-  seconds: number;
-}
+const replaySplit = (a: LabelledFigures, b: LabelledFigures) => ({
+  replayConfirmed: b.replayConfirmed - a.replayConfirmed,
+  replayRejected: b.replayRejected - a.replayRejected,
+});
 
 const cleanPhases: CleanPhase[] = [];
 const rows: TrialRow[] = [];
@@ -246,10 +272,13 @@ async function benchPackages(packages: number): Promise<void> {
       trafficAnomalies: cleanProbes.filter((p) => p.anomaly && p.origin === 'traffic').length,
       goldenAnomalies: cleanProbes.filter((p) => p.anomaly && p.origin !== 'traffic').length,
       ...delta(c0, c1),
+      ...replaySplit(b0, b1),
       quietCpuPerSecond,
       trafficCpuPerSecond: (c1.cpuSeconds - c0.cpuSeconds) / seconds,
     };
     cleanPhases.push(phase);
+    appendFileSync(cleanFile, `${JSON.stringify(phase)}\n`);
+    if (keepDir) appendFileSync(join(keepDir, RUN_FILES.clean), `${JSON.stringify(phase)}\n`);
     log(`clean: ${JSON.stringify(phase)}`);
     write(false);
 
@@ -293,12 +322,14 @@ async function benchPackages(packages: number): Promise<void> {
         packages,
         result,
         askedPerMinute,
-        figures: delta(f0, f1),
+        figures: { ...delta(f0, f1), ...replaySplit(g0, g1) },
         blind: blindDelta(g0, g1),
         seconds: (Date.now() - trialStart) / 1000,
       };
       rows.push(row);
       appendFileSync(rawFile, `${JSON.stringify(row)}\n`);
+      // The kept copy is committable: the redacted record, no user query.
+      if (keepDir) appendFileSync(join(keepDir, RUN_FILES.trials), `${JSON.stringify(trialRecordOf(row))}\n`);
       log(
         `  -> ${result.harmless ? 'harmless to users' : result.trial.outcome} (${result.userAnswersChanged} of ${result.userQuestions} answers changed); traffic anomaly ${secondsAfter(result, result.trafficDetectedAt)}, verified ${secondsAfter(result, result.trial.verifiedAt)}`,
       );
@@ -319,110 +350,27 @@ async function benchPackages(packages: number): Promise<void> {
 
 const secondsAfter = (r: TrafficTrialResult, at?: number) =>
   at === undefined ? 'never' : `${((at - r.trial.injectedAt) / 1000).toFixed(1)} s`;
-const sec = (r: TrafficTrialResult, at?: number) => (at === undefined ? '—' : ((at - r.trial.injectedAt) / 1000).toFixed(1));
-const median = (xs: number[]) => {
-  if (xs.length === 0) return '—';
-  const s = [...xs].sort((a, b) => a - b);
-  return (s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2).toFixed(1);
-};
 
-function write(final: boolean): void {
-  const load = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(' / ');
-  const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Debian 12, Node ${process.version}; load average (1/5/15 min) ${load(startLoad)} at the start, ${load(loadavg())} when written`;
-  const cleanRows = cleanPhases.map((c) => {
-    const extra = c.trafficCpuPerSecond - c.quietCpuPerSecond;
-    const answersPerSecond = c.answersRead / c.seconds;
-    return `| ${c.packages} (${c.knowledgeIds} ids, ${c.asked} asked) | ${c.answersRead} (${c.skipped} skipped) | ${c.seconds.toFixed(0)} | ${answersPerSecond.toFixed(2)} | **${c.incidents}** | ${c.actions} | ${c.trafficAnomalies} | ${c.goldenAnomalies} | ${c.flagged} / ${c.confirmed} / ${c.rejected} | ${c.replayQueries} | ${c.blind.contentBad} / ${c.blind.contentMeasured} | ${c.blind.spotChecks} (${c.blind.spotDisagree}) / ${((c.blind.spotChecks / c.seconds) * 3600).toFixed(0)} | ${c.quietCpuPerSecond.toFixed(3)} | ${c.trafficCpuPerSecond.toFixed(3)} | ${answersPerSecond > 0 ? ((extra / answersPerSecond) * 1000).toFixed(1) : '—'} | ${answersPerSecond > 0 ? ((c.trafficCpuPerSecond / answersPerSecond) * 1000).toFixed(1) : '—'} |`;
-  });
-  const byFault = packageCounts.flatMap((packages) =>
-    faults.map((fault) => {
-      const rs = rows.filter((r) => r.packages === packages && r.result.plan.fault === fault);
-      if (rs.length === 0) return `| ${packages} | ${fault} | 0 | | | | | | |`;
-      const detected = rs.filter((r) => r.result.trafficDetectedAt !== undefined);
-      const harmful = rs.filter((r) => !r.result.harmless);
-      const cause = expectationOf(fault.split(':')[0]!).cause;
-      return `| ${packages} | ${fault} | ${rs.length} | ${rs.filter((r) => r.result.harmless).length} | ${detected.length}/${harmful.length} | ${median(detected.map((r) => (r.result.trafficDetectedAt! - r.result.trial.injectedAt) / 1000))} | ${
-        rs.filter((r) => r.result.trial.finalReport?.root_cause === cause).length
-      }/${harmful.length} | ${rs.filter((r) => r.result.trial.outcome === 'healed').length}/${harmful.length} | ${median(
-        rs
-          .filter((r) => r.result.trial.verifiedAt !== undefined)
-          .map((r) => (r.result.trial.verifiedAt! - r.result.trial.injectedAt) / 1000),
-      )} |`;
-    }),
-  );
-  const trialRows = rows.map(({ packages, result: r, askedPerMinute, figures, blind, seconds }) => {
-    const t = r.trial;
-    return `| ${packages} | ${r.plan.fault} | ${r.plan.target}${r.plan.partner ? ` + ${r.plan.partner}` : ''} | ${askedPerMinute.toFixed(1)} | ${r.userAnswersChanged} of ${r.userQuestions} | ${sec(r, r.trafficDetectedAt)} | ${figures.flagged} / ${figures.confirmed} / ${figures.rejected} (${figures.replayQueries} replayed) | ${blind.contentBad} / ${blind.contentMeasured} | ${blind.spotChecks} (${blind.spotDisagree}) in ${seconds.toFixed(0)} s | ${r.trafficAnomalies} | ${r.goldenAnomalies} | ${
-      t.finalReport ? `${t.finalReport.root_cause} ${t.finalReport.confidence.toFixed(2)}` : '—'
-    } | ${sec(r, t.verifiedAt)} | ${t.actions.map((a) => `${a.intent}:${a.statuses.at(-1)}`).join(' ') || '—'} | ${r.harmless ? 'harmless to users' : t.outcome} |`;
-  });
-  const markdown = `# bench/traffic results: faults on knowledge only users ask about (issue 38)
-
-\`npm run stack -- up && npx tsx bench/traffic/run.ts ${process.argv.slice(2).join(' ')}\` (the command as run)
-(\`bench/traffic/run.ts\`; raw per-trial records in \`.runs/bench-traffic-<time>/trials.jsonl\`, worker and intake logs beside it).
-
-${final ? '' : `**Partial: written while the run was going on.**\n\n`}Run of ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine}, sharing the machine with the local stack
-(Kafka, schema registry, Elasticsearch, the Qdrant server, Prometheus) and other people's work. ${
-    langchain
-      ? `The LangChain RAG pair on Gemma 3 270M (sampling; ${args.samples} samples a side per probe, alpha ${args.alpha}) over the`
-      : 'The reference RAG pair over the'
+/** run.json (the load now, the end time when final) and notes.txt, in the run's directory and its kept copy. */
+function writeRecords(final: boolean): void {
+  header.loadAtEnd = loadavg();
+  if (final) header.endedAt = new Date().toISOString();
+  for (const dir of [benchDir, ...(keepDir ? [keepDir] : [])]) {
+    writeFileSync(join(dir, RUN_FILES.header), `${JSON.stringify(header, null, 2)}\n`);
+    writeFileSync(join(dir, RUN_FILES.notes), notes.map((n) => `${n}\n`).join(''));
   }
-fixed Debian corpus (\`loadDebianKnowledge\`), ${args.probes} golden probes every ${args.interval} s, the trace intake, the four workers as
-processes, effector in \`auto\` mode; the online RAG exports every answer's OTLP spans to the intake, which stores users' spans
-redacted; the sentinel's traffic watcher reads them (LoopRun's traffic settings: \`LOOP_TRAFFIC_ENV\` in test/kit/src/loop/loop-run.ts,
-10 answers to profile a segment, FCS on 10% of answers, the default alarm budget of one unconfirmed alarm per 100,000 answers${
-    Object.keys(sentinelEnv).length > 0
-      ? `; over them: ${Object.entries(sentinelEnv)
-          .map(([k, v]) => `${k}=${v}`)
-          .join(', ')}`
-      : ''
-  }).
-"content novel / measured": answers the content profile signal (\`content_novel\`) found novel for their question cluster, of those it
-measured; "spot checks": budgeted replays of a user query against online and baseline with no signal moving (a disagreeing one flags
-the segment for the normal confirmation).
-Simulated users: ${rate} requests/s offered (at most 4 in flight), Zipf popularity over the labelled questions about ${askedCount}
-knowledge ids drawn at random (seed ${seed}), half of them paraphrased, 10% outside the knowledge.
-Every fault is placed on a knowledge id drawn at random among those asked at least ${PROFILED_AFTER} times so far and that **no golden
-probe covers**: an operator's fault (\`vectors-overwritten\`, \`unpublished-knowledge\`, \`attribution-swap\`) is written straight
-into the online Qdrant collection, a fault-API fault (\`kind:mode\`) is asked of the online RAG's fault API scoped to that one id;
-none is undone by the benchmark (only the repair heals it). Times are seconds after the fault was placed.
+}
 
-## Clean traffic (no fault)
-
-Incidents must be 0. "flagged / confirmed / rejected": segment alarms of the change detector, and what the shadow replay made of them
-(a rejected segment opens nothing). CPU: the sentinel process's (prom-client \`process_cpu_seconds_total\`), first ${args['quiet-seconds']} s with
-no users (golden probes only), then over the clean phase; "watcher CPU per answer" is the difference divided by the answers read
-per second (on a machine this loaded the golden probes' share varies more than the watcher's: a difference at or below 0 means
-the watcher's cost is under this measurement's noise); the upper bound divides all the sentinel's CPU, golden probes included.
-Answers/s is what the RAG served and the watcher read on this shared machine, not the watcher's ceiling.
-
-| packages | answers read | seconds | answers/s | incidents | actions | traffic anomalies | golden anomalies | flagged / confirmed / rejected | replayed queries | content novel / measured | spot checks (disagree) / per hour | sentinel CPU s/s quiet | sentinel CPU s/s with traffic | watcher CPU ms / answer | sentinel CPU ms / answer (upper bound) |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
-${cleanRows.join('\n') || '| (not run) | | | | | | | | | | | | | | | |'}
-
-## Faults on asked, unprobed knowledge
-
-A fault that changed no answer to the labelled questions about its knowledge (asked right before and after it was written) and
-drew no anomaly is "harmless to users": nothing was there to catch; rates are over the other (harmful) trials.
-
-| packages | fault | trials | harmless to users | detected from traffic | median detection (s) | cause named | healed (repair verified) | median MTTR (s) |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- |
-${byFault.join('\n')}
-
-## Every trial
-
-"replay": the watcher's flagged / confirmed / rejected segments during the trial; "traffic anomalies": replayed user queries
-published as anomalous ProbeResults (origin traffic); "golden anomalies": golden-probe anomalies after the fault (a golden probe
-retrieving the damaged chunk by chance).
-
-| packages | fault | knowledge id | asked / min | answers changed | detected from traffic | replay | content novel / measured | spot checks (disagree) | traffic anomalies | golden anomalies | final cause | verified (MTTR) | actions (last status) | outcome |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
-${trialRows.join('\n')}
-${notes.length === 0 ? '' : `\n## Notes\n\n${notes.map((n) => `- ${n}`).join('\n')}\n`}`;
+/** The records, then RESULTS.md rendered from them (as merge.ts renders several runs'). */
+function write(final: boolean): void {
+  writeRecords(final);
+  const run: TrafficRun = { dir: benchDir, header, clean: cleanPhases, trials: rows.map(trialRecordOf), notes };
+  const markdown = renderTrafficResults([run], { partial: !final });
   writeFileSync(args.out, markdown);
   if (final) console.log(`\n${markdown}`);
 }
 
+writeRecords(false);
 for (const packages of packageCounts) await benchPackages(packages);
 write(true);
 process.exit(0);
