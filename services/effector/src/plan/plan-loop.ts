@@ -10,6 +10,7 @@ import type { ActionEvents } from '../events/action-events.ts';
 import type { GrantGate } from '../grants/grant-gate.ts';
 import type { ActionRunner } from '../run/action-runner.ts';
 import type { Undoer } from '../run/undo.ts';
+import type { ActionDoc } from '../state/action-store.ts';
 import type { EffectorMode } from '../state/mode-store.ts';
 import { causeSlices } from '../verify/cause-scope.ts';
 import { planCause } from './cause-plan.ts';
@@ -64,7 +65,21 @@ export class PlanLoop {
       return (await this.settle(done('superseded', 'superseded'))) as IncidentOutcome;
     }
     const slices = causeSlices(report);
-    if (slices.length === 1) return (await this.settle(await this.runCause(report, mode))) as IncidentOutcome;
+    if (slices.length === 1) {
+      // A later revision of an incident a kept repair already healed (its group grew while the repair
+      // ran): no repair to run and nobody to page when its probes answer well now.
+      const healedBy = await this.healedByKeptRepair(report);
+      if (healedBy !== null) {
+        healingLog(
+          deps.logger,
+          { incident_id: report.incident_id, root_cause: report.root_cause, action_id: healedBy.action_id, tool: healedBy.tool },
+          `${report.root_cause}: revision ${report.report_revision}'s probes were healed by the kept ${healedBy.tool}: not repaired again`,
+        );
+        await deps.incidents.setStatus(report.incident_id, 'recovered');
+        return (await this.settle(done('recovered'))) as IncidentOutcome;
+      }
+      return (await this.settle(await this.runCause(report, mode))) as IncidentOutcome;
+    }
     return this.runCauses(report, slices, mode);
   }
 
@@ -250,6 +265,22 @@ export class PlanLoop {
   }
 
   /** Whether every probe the slice's cause explains answers without an anomaly now (false when it cannot be measured). */
+  /**
+   * The single cause's kept repair of this incident, made for an earlier revision, that covers this
+   * report's probes: verified on all of them, or (a group grown since) kept for its component and
+   * every probe measured healthy now. A repair of this same revision is left to its own step (which
+   * re-publishes a `succeeded` a crash cut short).
+   */
+  private async healedByKeptRepair(report: RootCauseReport): Promise<ActionDoc | null> {
+    const earlier = (await this.deps.actions.list({ incident: report.incident_id })).filter(
+      (a) => a.report_revision < report.report_revision,
+    );
+    const healed = healedAlready(earlier, report);
+    if (healed !== null) return healed;
+    const kept = keptRepairOf(earlier, report);
+    return kept !== null && (await this.healthyNow(report)) ? kept : null;
+  }
+
   private async healthyNow(slice: RootCauseReport): Promise<boolean> {
     try {
       const now = await this.deps.verifier.measure(slice);

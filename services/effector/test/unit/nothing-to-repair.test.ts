@@ -49,3 +49,36 @@ test('nothingToRepair: only a conclusive measurement with every probe of the cau
   assert.equal(nothingToRepair(measurement({ recovered: false, anomalies: ['p1: fcs_drop'] })), null);
   assert.equal(nothingToRepair(measurement({ inconclusive: 'the baseline did not answer p1 (timeout)' })), null);
 });
+
+test('a later revision after a verified repair, its probes healthy now: recovered by the kept repair, nothing re-run, nobody paged', async () => {
+  // bench:healing's stale feed: the report revised (its group grew) right after switch_to_backup_source was
+  // verified; the revision's before-measurement found nothing failing and paged a person for a healed incident.
+  const loop = await startLoop({ tools: [{ name: 'fix_a', heals: true, touchesQdrant: true }] });
+  const first = report('inc-revised');
+  assert.equal(await loop.effector.process(first), 'recovered');
+  const grown = report('inc-revised', {
+    report_revision: 2,
+    affected_probes: [...first.affected_probes, { probe_id: 'probe-grown', probe_version: 1, query: 'a probe that joined later' }],
+  });
+  assert.equal(await loop.effector.process(grown), 'recovered');
+  assert.equal(loop.rag.log.filter((line) => line.startsWith('execute fix_a')).length, 1, 'fix_a ran once');
+  assert.ok(!loop.lifecycle('inc-revised').some((step) => step.includes('escalated')), loop.lifecycle('inc-revised').join(' '));
+  assert.equal((await loop.deps.incidents.get('inc-revised'))?.doc.status, 'recovered');
+});
+
+test('a later revision after a verified repair whose probes fail again: not taken as healed, the plan goes on', async () => {
+  const loop = await startLoop({ tools: [{ name: 'fix_a', heals: true, touchesQdrant: true }] });
+  const first = report('inc-relapse');
+  assert.equal(await loop.effector.process(first), 'recovered');
+  loop.rag.healthy = false;
+  const grown = report('inc-relapse', {
+    report_revision: 2,
+    affected_probes: [...first.affected_probes, { probe_id: 'probe-grown', probe_version: 1, query: 'a probe that joined later' }],
+  });
+  await loop.effector.process(grown);
+  assert.ok(
+    loop.rag.log.filter((line) => line.startsWith('execute fix_a')).length === 2 ||
+      loop.lifecycle('inc-relapse').some((s) => s.includes('escalated')),
+    `the revision was acted on: ${loop.lifecycle('inc-relapse').join(' ')}`,
+  );
+});
