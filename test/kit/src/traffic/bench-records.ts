@@ -11,6 +11,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { z } from 'zod';
 import type { TrafficTrialResult } from '../loop/traffic-trial.ts';
 
 export const TRAFFIC_RUN_RECORD_VERSION = 1;
@@ -170,91 +171,117 @@ export class RunRecordError extends Error {
   }
 }
 
-type Kind = 'number' | 'string' | 'boolean' | 'object' | 'array' | 'number[]' | 'string[]';
+const count = z.number();
+const BlindFigures = z.object({ contentMeasured: count, contentBad: count, spotChecks: count, spotDisagree: count });
+const Replay = z.object({
+  flagged: count,
+  confirmed: count,
+  rejected: count,
+  replayQueries: count,
+  replayConfirmed: count.optional(),
+  replayRejected: count.optional(),
+});
+const RunHeader = z.object({
+  version: count,
+  stamp: z.string(),
+  command: z.string(),
+  startedAt: z.string(),
+  endedAt: z.string().optional(),
+  machine: z.string(),
+  loadAtStart: z.array(count),
+  loadAtEnd: z.array(count),
+  rag: z.enum(['reference', 'langchain']),
+  samples: count,
+  alpha: count,
+  probes: count,
+  interval: count,
+  rate: count,
+  asked: count,
+  seed: count,
+  sentinelEnv: z.record(z.string()),
+  faults: z.array(z.string()),
+  packages: z.array(count),
+  trialsPerFault: count,
+  cleanAnswers: count,
+  quietSeconds: count,
+  timeoutSeconds: count,
+  profiledAfter: count,
+});
+const CleanPhaseRecord = Replay.extend({
+  packages: count,
+  knowledgeIds: count,
+  asked: count,
+  sent: count,
+  answersRead: count,
+  skipped: count,
+  seconds: count,
+  incidents: count,
+  actions: count,
+  trafficAnomalies: count,
+  goldenAnomalies: count,
+  quietCpuPerSecond: count,
+  trafficCpuPerSecond: count,
+  blind: BlindFigures,
+});
+const TrialCommon = z.object({ packages: count, askedPerMinute: count, seconds: count, figures: Replay, blind: BlindFigures });
+/** A run's full row: only what the redaction reads is checked; the rest passes through to trialRecordOf. */
+const FullTrialRow = TrialCommon.extend({
+  result: z
+    .object({
+      plan: z.object({ fault: z.string(), target: z.string(), partner: z.string().optional() }).passthrough(),
+      trial: z.object({ injectedAt: count, outcome: z.string(), actions: z.array(z.unknown()) }).passthrough(),
+      trafficAnomalies: count,
+      goldenAnomalies: count,
+      userQuestions: count,
+      userAnswersChanged: count,
+      harmless: z.boolean(),
+    })
+    .passthrough(),
+}).passthrough();
+const KeptTrialRecord = TrialCommon.extend({
+  fault: z.string(),
+  target: z.string(),
+  partner: z.string().optional(),
+  userQuestions: count,
+  userAnswersChanged: count,
+  harmless: z.boolean(),
+  injectedAt: count,
+  detectedS: count.optional(),
+  trafficDetectedS: count.optional(),
+  trafficAnomalies: count,
+  goldenAnomalies: count,
+  finalCause: z.string().optional(),
+  finalConfidence: count.optional(),
+  verifiedS: count.optional(),
+  actions: z.array(z.string()),
+  outcome: z.string(),
+});
 
-/** Checks the named fields of `value` (optional ones with a trailing `?`); throws naming the first bad one. */
-function check(value: unknown, fields: Record<string, Kind>, file: string, where: string, prefix = ''): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new RunRecordError(file, where, `${prefix || 'record'} is not an object`);
-  const record = value as Record<string, unknown>;
-  for (const [spec, kind] of Object.entries(fields)) {
-    const optional = spec.endsWith('?');
-    const name = optional ? spec.slice(0, -1) : spec;
-    const field = record[name];
-    if (field === undefined) {
-      if (optional) continue;
-      throw new RunRecordError(file, where, `field ${prefix}${name} is missing`);
-    }
-    const ok =
-      kind === 'number[]'
-        ? Array.isArray(field) && field.every((x) => typeof x === 'number' && Number.isFinite(x))
-        : kind === 'string[]'
-          ? Array.isArray(field) && field.every((x) => typeof x === 'string')
-          : kind === 'array'
-            ? Array.isArray(field)
-            : kind === 'object'
-              ? typeof field === 'object' && field !== null && !Array.isArray(field)
-              : kind === 'number'
-                ? typeof field === 'number' && Number.isFinite(field)
-                : typeof field === kind;
-    if (!ok)
-      throw new RunRecordError(
-        file,
-        where,
-        `field ${prefix}${name} is not ${kind === 'object' ? 'an object' : kind === 'array' ? 'an array' : `a ${kind}`}`,
-      );
+/** What a record's first problem reads as: the field by its path, and what it is not. */
+function problem(issue: z.ZodIssue): string {
+  const field = issue.path.join('.');
+  if (field === '') return 'record is not an object';
+  if (issue.code === 'invalid_type') {
+    if (issue.received === 'undefined') return `field ${field} is missing`;
+    const article = issue.expected === 'object' || issue.expected === 'array' ? 'an' : 'a';
+    return `field ${field} is not ${article} ${issue.expected}`;
   }
-  return record;
+  if (issue.code === 'invalid_enum_value') return `field ${field} is ${JSON.stringify(issue.received)}, not ${issue.options.join(' or ')}`;
+  return `field ${field}: ${issue.message}`;
 }
 
-const BLIND: Record<string, Kind> = { contentMeasured: 'number', contentBad: 'number', spotChecks: 'number', spotDisagree: 'number' };
-const REPLAY: Record<string, Kind> = {
-  flagged: 'number',
-  confirmed: 'number',
-  rejected: 'number',
-  replayQueries: 'number',
-  'replayConfirmed?': 'number',
-  'replayRejected?': 'number',
-};
+/** The record parsed by its schema; throws naming the file, the line and the first field that fails. */
+function parsed<T extends z.ZodTypeAny>(schema: T, value: unknown, file: string, where: string): z.infer<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new RunRecordError(file, where, problem(result.error.issues[0]!));
+  return result.data as z.infer<T>;
+}
 
 export function parseRunHeader(text: string, file: string): TrafficRunHeader {
-  const json = parseJson(text, file, '');
-  const header = check(
-    json,
-    {
-      version: 'number',
-      stamp: 'string',
-      command: 'string',
-      startedAt: 'string',
-      'endedAt?': 'string',
-      machine: 'string',
-      loadAtStart: 'number[]',
-      loadAtEnd: 'number[]',
-      rag: 'string',
-      samples: 'number',
-      alpha: 'number',
-      probes: 'number',
-      interval: 'number',
-      rate: 'number',
-      asked: 'number',
-      seed: 'number',
-      sentinelEnv: 'object',
-      faults: 'string[]',
-      packages: 'number[]',
-      trialsPerFault: 'number',
-      cleanAnswers: 'number',
-      quietSeconds: 'number',
-      timeoutSeconds: 'number',
-      profiledAfter: 'number',
-    },
-    file,
-    '',
-  );
+  const header = parsed(RunHeader, parseJson(text, file, ''), file, '');
   if (header.version !== TRAFFIC_RUN_RECORD_VERSION)
     throw new RunRecordError(file, '', `field version is ${String(header.version)}, this reader knows ${TRAFFIC_RUN_RECORD_VERSION}`);
-  if (header.rag !== 'reference' && header.rag !== 'langchain')
-    throw new RunRecordError(file, '', `field rag is ${JSON.stringify(header.rag)}, not reference or langchain`);
-  return header as unknown as TrafficRunHeader;
+  return header;
 }
 
 function parseJson(text: string, file: string, where: string): unknown {
@@ -273,33 +300,7 @@ function lines(text: string): [number, string][] {
 }
 
 export function parseCleanPhases(text: string, file: string): CleanPhase[] {
-  return lines(text).map(([n, line]) => {
-    const where = `:${n}`;
-    const phase = check(
-      parseJson(line, file, where),
-      {
-        packages: 'number',
-        knowledgeIds: 'number',
-        asked: 'number',
-        sent: 'number',
-        answersRead: 'number',
-        skipped: 'number',
-        seconds: 'number',
-        incidents: 'number',
-        actions: 'number',
-        trafficAnomalies: 'number',
-        goldenAnomalies: 'number',
-        quietCpuPerSecond: 'number',
-        trafficCpuPerSecond: 'number',
-        blind: 'object',
-        ...REPLAY,
-      },
-      file,
-      where,
-    );
-    check(phase.blind, BLIND, file, where, 'blind.');
-    return phase as unknown as CleanPhase;
-  });
+  return lines(text).map(([n, line]) => parsed(CleanPhaseRecord, parseJson(line, file, `:${n}`), file, `:${n}`));
 }
 
 /** Trial lines: full rows (from `.runs/`, redacted here) or kept records. */
@@ -307,59 +308,11 @@ export function parseTrials(text: string, file: string): TrafficTrialRecord[] {
   return lines(text).map(([n, line]) => {
     const where = `:${n}`;
     const json = parseJson(line, file, where);
-    const full = typeof json === 'object' && json !== null && 'result' in json;
-    const common = check(
-      json,
-      { packages: 'number', askedPerMinute: 'number', seconds: 'number', figures: 'object', blind: 'object' },
-      file,
-      where,
-    );
-    check(common.figures, REPLAY, file, where, 'figures.');
-    check(common.blind, BLIND, file, where, 'blind.');
-    if (full) {
-      const result = check(
-        common.result,
-        {
-          plan: 'object',
-          trial: 'object',
-          trafficAnomalies: 'number',
-          goldenAnomalies: 'number',
-          userQuestions: 'number',
-          userAnswersChanged: 'number',
-          harmless: 'boolean',
-        },
-        file,
-        where,
-        'result.',
-      );
-      check(result.plan, { fault: 'string', target: 'string', 'partner?': 'string' }, file, where, 'result.plan.');
-      check(result.trial, { injectedAt: 'number', outcome: 'string', actions: 'array' }, file, where, 'result.trial.');
+    if (typeof json === 'object' && json !== null && 'result' in json) {
+      parsed(FullTrialRow, json, file, where);
       return trialRecordOf(json as TrialRow);
     }
-    check(
-      json,
-      {
-        fault: 'string',
-        target: 'string',
-        'partner?': 'string',
-        userQuestions: 'number',
-        userAnswersChanged: 'number',
-        harmless: 'boolean',
-        injectedAt: 'number',
-        'detectedS?': 'number',
-        'trafficDetectedS?': 'number',
-        trafficAnomalies: 'number',
-        goldenAnomalies: 'number',
-        'finalCause?': 'string',
-        'finalConfidence?': 'number',
-        'verifiedS?': 'number',
-        actions: 'string[]',
-        outcome: 'string',
-      },
-      file,
-      where,
-    );
-    return json as TrafficTrialRecord;
+    return parsed(KeptTrialRecord, json, file, where);
   });
 }
 
