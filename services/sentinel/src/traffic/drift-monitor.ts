@@ -14,6 +14,14 @@
  * Detection: a Bernoulli CUSUM per segment from p0 to p1 = max(p0 + shift, 2 p0), h = ln(ARL0),
  * ARL0 = answersPerDay / alarmsPerDay: with every segment's CUSUM at that ARL0 (in its own answers),
  * the false alarms summed over segments are at most answersPerDay / ARL0 = alarmsPerDay.
+ *
+ * Re-profiling: the bound holds only if p0 is at least the segment's true clean rate. A profile of
+ * a few answers can still miss it (a segment whose paraphrases retrieve lower scores than its first
+ * askers' did: p0 0.34 learned, 0.55-0.63 observed, four alarms in six minutes in the traffic bench
+ * of 2026-12-07). When the shadow replay rejects a segment's alarm, the answers since its profile
+ * were judged clean by the baseline, so `relearn` re-estimates p0 over the profile and those answers
+ * together (the same shrunk upper bound) and never lowers it: each rejection makes the next false
+ * alarm of that segment less likely, and the replay caps are not spent on one noisy segment.
  */
 import { BernoulliCusum, alternativeRate, bernoulliCusumDesign, type CusumDesign } from './bernoulli-cusum.ts';
 
@@ -45,6 +53,13 @@ interface SegmentState {
   quietUntil: number;
   answers: number;
   bad: number;
+  /** What p0 is estimated from: the profile's answers, then those since, added at each re-profile. */
+  learnedAnswers: number;
+  learnedBad: number;
+  /** Judged answers since the last (re-)profile. */
+  sinceAnswers: number;
+  sinceBad: number;
+  relearned: number;
 }
 
 export interface SegmentSummary {
@@ -55,6 +70,8 @@ export interface SegmentSummary {
   usual_top_score: number | null;
   design: CusumDesign | null;
   statistic: number | null;
+  /** Times its p0 was re-learned after a rejected alarm. */
+  relearned: number;
 }
 
 /** Upper bound of the Wilson score interval for `successes` of `n` at normal quantile z. */
@@ -91,7 +108,17 @@ export class DriftMonitor {
   ): boolean {
     let state = this.segments.get(segment);
     if (state === undefined) {
-      state = { profile: [], quietUntil: 0, answers: 0, bad: 0 };
+      state = {
+        profile: [],
+        quietUntil: 0,
+        answers: 0,
+        bad: 0,
+        learnedAnswers: 0,
+        learnedBad: 0,
+        sinceAnswers: 0,
+        sinceBad: 0,
+        relearned: 0,
+      };
       this.segments.set(segment, state);
     }
     state.answers++;
@@ -103,6 +130,8 @@ export class DriftMonitor {
     }
     const bad = answer.badOther || answer.scoreDropped;
     if (bad) state.bad++;
+    state.sinceAnswers++;
+    if (bad) state.sinceBad++;
     const alarm = state.cusum.observe(bad);
     if (!alarm) return false;
     state.cusum.reset();
@@ -123,14 +152,37 @@ export class DriftMonitor {
     ).length;
     this.pooledAnswers += state.profile.length;
     this.pooledBad += bad;
+    state.learnedAnswers = state.profile.length;
+    state.learnedBad = bad;
+    state.cusum = new BernoulliCusum(this.design(state.learnedBad, state.learnedAnswers));
+    state.profile = [];
+  }
+
+  /** The CUSUM design for a clean rate estimated from `bad` of `n` answers (shrunk, upper bound). */
+  private design(bad: number, n: number): CusumDesign {
     const pooled = (this.pooledBad + 1) / (this.pooledAnswers + 2);
     const m = this.options.priorWeight;
-    const p0 = Math.min(
-      0.9,
-      Math.max(this.options.minCleanRate, wilsonUpper(bad + m * pooled, state.profile.length + m, this.options.confidenceZ)),
-    );
-    state.cusum = new BernoulliCusum(bernoulliCusumDesign(p0, alternativeRate(p0, this.options.shift), this.arl0));
-    state.profile = [];
+    const p0 = Math.min(0.9, Math.max(this.options.minCleanRate, wilsonUpper(bad + m * pooled, n + m, this.options.confidenceZ)));
+    return bernoulliCusumDesign(p0, alternativeRate(p0, this.options.shift), this.arl0);
+  }
+
+  /**
+   * The shadow replay rejected this segment's alarm: its answers since the last profile count as
+   * clean evidence, and p0 is re-estimated over them and the profile (never lowered). False when
+   * the segment has no profile yet. The cooldown set by the alarm stays.
+   */
+  relearn(segment: string): boolean {
+    const state = this.segments.get(segment);
+    if (state?.cusum === undefined) return false;
+    state.learnedAnswers += state.sinceAnswers;
+    state.learnedBad += state.sinceBad;
+    state.sinceAnswers = 0;
+    state.sinceBad = 0;
+    const next = this.design(state.learnedBad, state.learnedAnswers);
+    const current = state.cusum.design;
+    state.cusum = new BernoulliCusum(next.p0 > current.p0 ? next : current);
+    state.relearned++;
+    return true;
   }
 
   summary(): SegmentSummary[] {
@@ -142,6 +194,7 @@ export class DriftMonitor {
       usual_top_score: s.usualTopScore ?? null,
       design: s.cusum?.design ?? null,
       statistic: s.cusum?.statistic ?? null,
+      relearned: s.relearned,
     }));
   }
 }

@@ -10,6 +10,7 @@ export class TrafficMetrics {
   readonly segmentsFlagged: Counter;
   readonly segmentsConfirmed: Counter;
   readonly segmentsRejected: Counter;
+  readonly segmentsRelearned: Counter;
   readonly replayCalls: Counter<'outcome'>;
   readonly spotChecks: Counter<'outcome'>;
   readonly pollErrors: Counter;
@@ -57,6 +58,11 @@ export class TrafficMetrics {
     this.segmentsRejected = new Counter({
       name: 'rag_immune_traffic_segments_rejected_total',
       help: 'Flagged segments the shadow replay did not confirm (nothing opened)',
+      registers,
+    });
+    this.segmentsRelearned = new Counter({
+      name: 'rag_immune_traffic_segments_relearned_total',
+      help: 'Rejected segments whose clean bad rate was re-learned from their answers since the profile',
       registers,
     });
     this.replayCalls = new Counter({

@@ -200,7 +200,11 @@ export class TrafficWatcher {
         if (outcome.confirmed) {
           this.metrics.segmentsConfirmed.inc();
           this.promoted?.promote(segment, outcome.publishedResults);
-        } else this.metrics.segmentsRejected.inc();
+        } else {
+          this.metrics.segmentsRejected.inc();
+          // The baseline judged the segment's answers clean: its clean profile was too optimistic.
+          if (outcome.replayed > 0 && this.monitor.relearn(segment)) this.metrics.segmentsRelearned.inc();
+        }
         // Learning signals hear the verdict; a replay that asked nothing (capped) decides nothing.
         if (outcome.replayed > 0)
           for (const signal of this.signals)

@@ -47,3 +47,32 @@ test('a query cluster keeps the knowledge it was first answered from', () => {
   assert.equal(resolver.segmentOf('which openssl version is in debian', 'pkg-curl'), 'pkg-openssl');
   assert.equal(resolver.segmentOf('what does curl do', 'pkg-curl'), 'pkg-curl');
 });
+
+test('a rejected alarm re-learns the segment clean rate: an optimistic profile stops alarming', () => {
+  // The profile's first answers happened to be good (1 of 10 bad); the segment's clean rate is 0.6.
+  const monitor = new DriftMonitor({ ...options, profileAnswers: 10, priorWeight: 0, answersPerDay: 100_000, alarmsPerDay: 1 });
+  const random = rng(23);
+  for (let i = 0; i < 10; i++) monitor.observe('gz', { badOther: i < 1, scoreDropped: false, topScore: 0.8 }, 0.8);
+  const p0Before = monitor.summary()[0]!.design!.p0;
+  assert.ok(p0Before < 0.55, `profiled p0 ${p0Before} under the true rate`);
+  const alarmsOver = (answers: number, onAlarm: () => void) => {
+    let alarms = 0;
+    for (let i = 0; i < answers; i++)
+      if (monitor.observe('gz', { badOther: random() < 0.6, scoreDropped: false, topScore: 0.8 }, 0.8)) {
+        alarms++;
+        onAlarm();
+      }
+    return alarms;
+  };
+  assert.ok(alarmsOver(300, () => {}) >= 3, 'without re-learning the optimistic profile alarms again and again');
+  let relearned = 0;
+  alarmsOver(300, () => assert.ok(monitor.relearn('gz') && ++relearned > 0));
+  const p0After = monitor.summary()[0]!.design!.p0;
+  assert.ok(p0After >= 0.6, `re-learned p0 ${p0After} covers the true rate`);
+  assert.equal(monitor.summary()[0]!.relearned, relearned);
+  assert.ok(alarmsOver(5000, () => monitor.relearn('gz')) <= 1, 'after re-learning the segment keeps within its budget');
+  // A segment with no profile yet has nothing to re-learn; a re-learn never lowers p0.
+  assert.equal(monitor.relearn('never-seen'), false);
+  monitor.relearn('gz');
+  assert.ok(monitor.summary()[0]!.design!.p0 >= p0After);
+});

@@ -107,6 +107,7 @@ test('a segment whose queries stop retrieving their knowledge is flagged, confir
   await watcher.settled();
   assert.equal(await metric(registry, 'rag_immune_traffic_segments_flagged_total'), 1);
   assert.equal(await metric(registry, 'rag_immune_traffic_segments_confirmed_total'), 1);
+  assert.equal(await metric(registry, 'rag_immune_traffic_segments_relearned_total'), 0);
   assert.deepEqual(new Set(ran.map((p) => p.query)), new Set(QUESTIONS['pkg-b']));
   assert.ok(published.length > 0 && published.every((r) => r.origin === 'traffic' && r.segment === 'pkg-b'));
   assert.equal(await metric(registry, 'rag_immune_traffic_answers_read_total'), 300);
@@ -126,4 +127,7 @@ test('a flagged segment the replay does not confirm is counted and publishes not
   assert.equal(await metric(registry, 'rag_immune_traffic_segments_flagged_total'), 1);
   assert.equal(await metric(registry, 'rag_immune_traffic_segments_rejected_total'), 1);
   assert.equal(published.length, 0);
+  // The rejection re-learned the segment's clean rate from its answers since the profile; a confirmed one does not.
+  assert.equal(await metric(registry, 'rag_immune_traffic_segments_relearned_total'), 1);
+  assert.equal(watcher.segments().find((s) => s.segment === 'pkg-b')?.relearned, 1);
 });
