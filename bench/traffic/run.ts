@@ -20,6 +20,7 @@
  *                                [--clean-answers 10000] [--rate 8] [--asked 12] [--probes 10] [--interval 4]
  *                                [--timeout 300] [--out bench/traffic/RESULTS.md] [--keep-raw bench/traffic/runs]
  *                                [--kinds a,b (same as --faults)] [--sentinel-env KEY=VALUE,KEY=VALUE]
+ *                                [--effector-env KEY=VALUE,... (default EFFECTOR_COMPONENT_RATE_LIMIT=1000)]
  *
  * Raw records: `.runs/bench-traffic-<stamp>/` gets run.json (the header: command, time, machine, load,
  * settings), clean.jsonl (one clean phase a line), trials.jsonl (one full trial row a line, user
@@ -31,6 +32,12 @@
  *
  * --sentinel-env sets the sentinel's traffic variables over LoopRun's (e.g. the spot-check budget
  * TRAFFIC_SPOT_CHECKS_PER_SEGMENT_HOUR, or TRAFFIC_CONTENT_PROFILE=0 to measure without the content profile).
+ * --effector-env sets the effector's. Its default raises the component circuit breaker
+ * (EFFECTOR_COMPONENT_RATE_LIMIT, 6 repairs of one component in 600 s) to 1000: the bench places a
+ * fault about every minute, and a trial's verdict must not depend on the trials before it (on
+ * 2026-12-07 the seventh vector-index trial in ten minutes was escalated by the breaker, as designed
+ * for production, where seven such repairs in ten minutes mean a repair loop). The breaker itself is
+ * tested by the effector's tests. Both envs are written into run.json and RESULTS.md.
  *
  * Faults: the operator's, written straight into the online Qdrant collection, and (reference RAG) every
  * knowledge-scoped fault of the RAG's fault API, scoped to the one knowledge id drawn (TRAFFIC_FAULTS).
@@ -84,6 +91,7 @@ const { values: args } = parseArgs({
     faults: { type: 'string' },
     kinds: { type: 'string' },
     'sentinel-env': { type: 'string' },
+    'effector-env': { type: 'string', default: 'EFFECTOR_COMPONENT_RATE_LIMIT=1000' },
     'clean-answers': { type: 'string', default: '10000' },
     rate: { type: 'string', default: '8' },
     asked: { type: 'string', default: '12' },
@@ -107,6 +115,7 @@ for (const fault of faults)
   if (!(TRAFFIC_FAULTS as readonly string[]).includes(fault))
     throw new Error(`--faults: ${fault} is not one of ${TRAFFIC_FAULTS.join(', ')}`);
 const sentinelEnv = parseEnvPairs(args['sentinel-env']);
+const effectorEnv = parseEnvPairs(args['effector-env'], '--effector-env');
 const trialsPerFault = Number(args.trials);
 const cleanAnswers = Number(args['clean-answers']);
 const rate = Number(args.rate);
@@ -142,6 +151,7 @@ const header: TrafficRunHeader = {
   asked: askedCount,
   seed,
   sentinelEnv,
+  effectorEnv,
   faults,
   packages: packageCounts,
   trialsPerFault,
@@ -213,6 +223,7 @@ async function benchPackages(packages: number): Promise<void> {
     probeIntervalSeconds: Number(args.interval),
     runDir: join(benchDir, `system-${packages}`),
     traffic: { sentinelEnv },
+    env: { effector: effectorEnv },
     ...(langchain
       ? {
           rag: {

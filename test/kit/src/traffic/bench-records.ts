@@ -38,6 +38,8 @@ export interface TrafficRunHeader {
   asked: number;
   seed: number;
   sentinelEnv: Record<string, string>;
+  /** The effector's variables over LoopRun's (absent in runs before 2026-12-07 03:00: none were set). */
+  effectorEnv?: Record<string, string>;
   faults: string[];
   packages: number[];
   trialsPerFault: number;
@@ -199,6 +201,7 @@ const RunHeader = z.object({
   asked: count,
   seed: count,
   sentinelEnv: z.record(z.string()),
+  effectorEnv: z.record(z.string()).optional(),
   faults: z.array(z.string()),
   packages: z.array(count),
   trialsPerFault: count,

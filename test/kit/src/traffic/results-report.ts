@@ -81,6 +81,7 @@ export interface RenderOptions {
 function runLine(run: TrafficRun): string {
   const h = run.header;
   const env = Object.entries(h.sentinelEnv).map(([k, v]) => `${k}=${v}`);
+  const effectorEnv = Object.entries(h.effectorEnv ?? {}).map(([k, v]) => `${k}=${v}`);
   return `- **${h.stamp}**: \`${h.command}\`; ${h.startedAt.slice(0, 16).replace('T', ' ')} to ${
     h.endedAt ? `${h.endedAt.slice(11, 16)} UTC` : 'cut off or still going (no end recorded)'
   } on ${h.machine}; load average (1/5/15 min) ${load(h.loadAtStart)} at the start, ${load(h.loadAtEnd)} at the end. ${
@@ -89,7 +90,7 @@ function runLine(run: TrafficRun): string {
     h.cleanAnswers
   } clean answers and ${h.trialsPerFault} trial(s) of each of ${h.faults.join(', ')} requested at ${h.packages.join(', ')} packages; faults on ids asked at least ${
     h.profiledAfter
-  } times${env.length > 0 ? `; sentinel env ${env.join(', ')}` : ''}.`;
+  } times${env.length > 0 ? `; sentinel env ${env.join(', ')}` : ''}${effectorEnv.length > 0 ? `; effector env ${effectorEnv.join(', ')}` : ''}.`;
 }
 
 function cleanRow(run: TrafficRun, c: CleanPhase): string {
