@@ -32,6 +32,11 @@ export interface PromotedRun {
   ran: number;
   anomalous: number;
   expired: string[];
+  /**
+   * Segments whose last promoted probe just expired clean (not by age): their incident is over, so a
+   * new alarm on them is a new incident (the shadow replay's per-incident budget starts again).
+   */
+  healedSegments: string[];
 }
 
 export class PromotedReplays {
@@ -69,7 +74,8 @@ export class PromotedReplays {
 
   /** Runs the promoted probes that are due, publishes every result, expires the healed and the old. */
   async runDue(): Promise<PromotedRun> {
-    const outcome: PromotedRun = { ran: 0, anomalous: 0, expired: [] };
+    const outcome: PromotedRun = { ran: 0, anomalous: 0, expired: [], healedSegments: [] };
+    const cleanExpired = new Set<string>();
     for (const [id, entry] of [...this.promoted.entries()]) {
       const now = this.now();
       if (now - entry.promotedAt >= this.options.ttlMs) {
@@ -88,8 +94,11 @@ export class PromotedReplays {
       } else if (++entry.cleanStreak >= this.options.cleanRoundsToExpire) {
         this.promoted.delete(id);
         outcome.expired.push(id);
+        cleanExpired.add(entry.segment);
       }
     }
+    const stillPromoted = new Set([...this.promoted.values()].map((entry) => entry.segment));
+    outcome.healedSegments = [...cleanExpired].filter((segment) => !stillPromoted.has(segment));
     return outcome;
   }
 }

@@ -15,7 +15,10 @@ import type { GoldenProbe, ProbeRunner } from '@rag-immune/probing';
 export interface ReplayCaps {
   /** Queries replayed per flagged segment. */
   perSegment: number;
-  /** Queries replayed for one segment within `incidentWindowMs` (its incident), over all its flags. */
+  /**
+   * Queries replayed for one segment within `incidentWindowMs` (its incident), over all its flags;
+   * reset when its incident ends (`incidentEnded`).
+   */
   perIncident: number;
   incidentWindowMs: number;
   /** Queries replayed per hour over all segments (each is a call to both RAGs). */
@@ -85,6 +88,15 @@ export class ShadowReplay {
     ];
     const [n, name] = limits.reduce((a, b) => (b[0] < a[0] ? b : a));
     return n < this.caps.perSegment ? { n: Math.max(0, n), capped: name } : { n };
+  }
+
+  /**
+   * The segment's incident is over (its promoted replays came back clean): its per-incident budget
+   * starts again, so a later fault on the same knowledge is not left unconfirmed by the last one's
+   * spending (the traffic bench of 2026-12-07 replayed a segment hit by three trials within the hour).
+   */
+  incidentEnded(segment: string): void {
+    this.perSegment.delete(segment);
   }
 
   async confirm(segment: string, queries: readonly string[]): Promise<ReplayOutcome> {

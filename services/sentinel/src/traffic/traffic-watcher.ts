@@ -123,8 +123,12 @@ export class TrafficWatcher {
       .runDue()
       .then((run) => {
         if (run.ran > 0) this.metrics.replayCalls.inc({ outcome: 'promoted' }, run.ran);
+        for (const segment of run.healedSegments) this.replay.incidentEnded(segment);
         if (run.ran > 0 || run.expired.length > 0)
-          this.logger?.info({ ran: run.ran, anomalous: run.anomalous, expired: run.expired }, 'promoted traffic probes re-run');
+          this.logger?.info(
+            { ran: run.ran, anomalous: run.anomalous, expired: run.expired, healed_segments: run.healedSegments },
+            'promoted traffic probes re-run',
+          );
       })
       .catch((error: unknown) => this.logger?.error({ err: error }, 'promoted traffic probes failed'))
       .finally(() => (this.promotedRun = undefined));

@@ -34,7 +34,7 @@ test('promoted replays are re-run and published until clean for the rounds the i
   promoted.promote('pkg-zlib', [confirmed('pkg-zlib', 'what does zlib do'), confirmed('pkg-zlib', 'zlib license')]);
   assert.equal((await promoted.runDue()).ran, 0, 'not due before one interval');
   now += 1000;
-  assert.deepEqual(await promoted.runDue(), { ran: 2, anomalous: 2, expired: [] });
+  assert.deepEqual(await promoted.runDue(), { ran: 2, anomalous: 2, expired: [], healedSegments: [] });
   assert.deepEqual(
     ran.map((p) => p.query),
     ['what does zlib do', 'zlib license'],
@@ -46,6 +46,7 @@ test('promoted replays are re-run and published until clean for the rounds the i
   now += 1000;
   const last = await promoted.runDue();
   assert.equal(last.expired.length, 2);
+  assert.deepEqual(last.healedSegments, ['pkg-zlib'], 'its last promoted probe expired clean: the incident is over');
   assert.deepEqual(promoted.probeIds(), []);
   assert.equal(published.filter((r) => !r.anomaly).length, 4, 'the clean results are published too: they close the incident');
 });
@@ -61,5 +62,29 @@ test('a promoted probe expires after its lifetime even if never clean', async ()
   );
   promoted.promote('s', [confirmed('s', 'q')]);
   now = 5000;
-  assert.deepEqual((await promoted.runDue()).expired, [replayProbeId('s', 'q')]);
+  const run = await promoted.runDue();
+  assert.deepEqual(run.expired, [replayProbeId('s', 'q')]);
+  assert.deepEqual(run.healedSegments, [], 'expired by age, never clean: not healed');
+});
+
+test('a segment is healed only when its last promoted probe expires clean', async () => {
+  let now = 0;
+  const anomalousQueries = new Set(['still bad']);
+  const runner = {
+    run: (probe: GoldenProbe) => Promise.resolve({ ...exampleProbeResult(probe.id), anomaly: anomalousQueries.has(probe.query) }),
+  };
+  const promoted = new PromotedReplays(
+    runner,
+    () => Promise.resolve(),
+    { intervalMs: 1000, cleanRoundsToExpire: 1, ttlMs: 3_600_000, maxProbes: 10 },
+    () => now,
+  );
+  promoted.promote('s', [confirmed('s', 'fine now'), confirmed('s', 'still bad')]);
+  now = 1000;
+  const first = await promoted.runDue();
+  assert.deepEqual(first.expired, [replayProbeId('s', 'fine now')]);
+  assert.deepEqual(first.healedSegments, [], 'another of its probes is still anomalous');
+  anomalousQueries.clear();
+  now = 2000;
+  assert.deepEqual((await promoted.runDue()).healedSegments, ['s']);
 });

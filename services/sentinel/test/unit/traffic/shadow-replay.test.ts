@@ -72,3 +72,22 @@ test('replays stop at the per-incident and per-hour caps', async () => {
   assert.equal((await replay.confirm('a', ['7', '8', '9'])).replayed, 3);
   assert.equal(fake.ran.length, 10);
 });
+
+test('an ended incident gives its segment a new per-incident budget; the hourly cap still holds', async () => {
+  const fake = runner(new Set());
+  const replay = new ShadowReplay(
+    fake,
+    () => Promise.resolve(),
+    { ...caps, perHour: 9 },
+    0.5,
+    () => 0,
+  );
+  assert.equal((await replay.confirm('a', ['1', '2', '3'])).replayed, 3);
+  assert.equal((await replay.confirm('a', ['4', '5', '6'])).replayed, 2, 'the incident budget of 5 is spent');
+  assert.equal((await replay.confirm('a', ['7'])).replayed, 0);
+  replay.incidentEnded('a');
+  assert.equal((await replay.confirm('a', ['7', '8', '9'])).replayed, 3, 'a new incident on the same knowledge is replayed');
+  const capped = await replay.confirm('a', ['10', '11', '12']);
+  assert.equal(capped.replayed, 1);
+  assert.equal(capped.capped, 'per hour');
+});
