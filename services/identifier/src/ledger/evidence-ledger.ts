@@ -258,7 +258,17 @@ export class EvidenceLedger {
    * the newest of them was cut back, and fails.
    */
   async verify(incidentId: string, anchor?: LedgerHead, externalAnchors: readonly LedgerHead[] = []): Promise<ChainVerification> {
-    const { stored, head } = await this.withClaimed(incidentId);
+    let { stored, head } = await this.withClaimed(incidentId);
+    // The head is read before the records: an append that claimed a newer head in between left its
+    // records beyond the head read, which would look like orphans (a fork) though they chain after it
+    // (an effector refused a sound report as ledger_truncated while promoted traffic replays were
+    // appended to its incident, traffic bench 2026-12-07). Re-read until the head covers every stored
+    // record; a record forged beyond the head is never covered and stays an orphan.
+    const beyondHead = () => {
+      const seq = head?.doc.seq;
+      return seq !== undefined && stored.some(({ record }) => record.seq > seq);
+    };
+    for (let reread = 0; reread < 3 && beyondHead(); reread++) ({ stored, head } = await this.withClaimed(incidentId));
     const tip = head ? { hash: head.doc.hash, seq: head.doc.seq } : anchor && anchor.hash !== GENESIS_HASH ? anchor : undefined;
     return verifyChain(incidentId, stored, tip, {
       key: this.key,

@@ -126,6 +126,35 @@ test('an append interrupted between claiming the head and writing its records is
   assert.equal(verified.records, 2);
 });
 
+test('verify while another replica appends: the records written after the head was read chain after it, no orphans', async () => {
+  const { ledger, replica, records } = setup({ key: KEY });
+  const first = await ledger.append(INCIDENT, EMPTY_HEAD, [draft('a', 1)]);
+  const heads = (ledger as unknown as { heads: DocumentStore<LedgerHeadDocument> }).heads;
+  const read = heads.get.bind(heads);
+  let raced = false;
+  // The append lands between verify's read of the head and its scan of the records.
+  heads.get = async (id: string) => {
+    const head = await read(id);
+    if (!raced) {
+      raced = true;
+      await replica().append(INCIDENT, first.head, [draft('b', 2), draft('c', 3)]);
+    }
+    return head;
+  };
+  const verified = await ledger.verify(INCIDENT, first.head);
+  assert.ok(raced);
+  assert.equal(verified.ok, true, problems(verified));
+  assert.equal(verified.records, 3);
+  // A record forged beyond the head (chained after it, the head never moved) is still an orphan.
+  heads.get = read;
+  const tip = (await heads.get(INCIDENT))!.doc;
+  const forged = chain(INCIDENT, { hash: tip.hash, seq: tip.seq }, [draft('forged', 7)], KEY).records[0]!;
+  await records.create(forged.record_id, forged);
+  const after = await ledger.verify(INCIDENT);
+  assert.equal(after.ok, false);
+  assert.deepEqual(after.orphans, [forged.record_id]);
+});
+
 test('a record claimed by the head but neither indexed nor in the head document fails as missing', async () => {
   const { ledger, records, heads } = setup({ key: KEY });
   const first = await ledger.append(INCIDENT, EMPTY_HEAD, [draft('a', 1)]);
