@@ -44,6 +44,7 @@
  * The LangChain RAG has no fault API: only the operator's faults run on it, and its users' answer rate
  * is what Gemma 3 270M sustains on this machine (pass a low --rate).
  */
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -138,6 +139,7 @@ const header: TrafficRunHeader = {
   version: TRAFFIC_RUN_RECORD_VERSION,
   stamp,
   command: `npx tsx bench/traffic/run.ts ${process.argv.slice(2).join(' ')}`.trim(),
+  commit: execFileSync('git', ['describe', '--always', '--dirty', '--abbrev=12'], { cwd: repoRoot(), encoding: 'utf8' }).trim(),
   startedAt: new Date().toISOString(),
   machine: `${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Debian 12, Node ${process.version}`,
   loadAtStart: loadavg(),

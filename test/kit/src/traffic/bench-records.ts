@@ -22,6 +22,8 @@ export interface TrafficRunHeader {
   /** The run's directory stamp (UTC start time), what every row of it is tagged with. */
   stamp: string;
   command: string;
+  /** The commit the run's code was at (`git describe --always --dirty`; absent in runs before 2026-12-07 03:20). */
+  commit?: string;
   startedAt: string;
   /** Set by the run's final write; absent while it goes on (or when it was cut off). */
   endedAt?: string;
@@ -187,6 +189,7 @@ const RunHeader = z.object({
   version: count,
   stamp: z.string(),
   command: z.string(),
+  commit: z.string().optional(),
   startedAt: z.string(),
   endedAt: z.string().optional(),
   machine: z.string(),

@@ -82,7 +82,7 @@ function runLine(run: TrafficRun): string {
   const h = run.header;
   const env = Object.entries(h.sentinelEnv).map(([k, v]) => `${k}=${v}`);
   const effectorEnv = Object.entries(h.effectorEnv ?? {}).map(([k, v]) => `${k}=${v}`);
-  return `- **${h.stamp}**: \`${h.command}\`; ${h.startedAt.slice(0, 16).replace('T', ' ')} to ${
+  return `- **${h.stamp}**: \`${h.command}\`${h.commit ? ` at ${h.commit}` : ''}; ${h.startedAt.slice(0, 16).replace('T', ' ')} to ${
     h.endedAt ? `${h.endedAt.slice(11, 16)} UTC` : 'cut off or still going (no end recorded)'
   } on ${h.machine}; load average (1/5/15 min) ${load(h.loadAtStart)} at the start, ${load(h.loadAtEnd)} at the end. ${
     h.rag === 'langchain' ? `LangChain RAG (${h.samples} samples a side, alpha ${h.alpha})` : 'Reference RAG'
