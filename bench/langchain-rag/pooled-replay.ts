@@ -34,6 +34,8 @@ export interface RecordedResult {
   baseline_answer: string;
   online_fcs: number | null;
   baseline_fcs: number | null;
+  /** The one-sample ProbeRunner's signals at record time (not the pooled test's). */
+  signals?: string[];
   /** Fault recordings only: the fault (`kind:mode`) written into the online collection before the first run. */
   fault?: string;
   knowledge_id?: string;

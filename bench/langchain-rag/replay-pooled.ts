@@ -192,15 +192,29 @@ const faultSections = faultFiles.map((file) => {
         } | ${d.untouched === 0 ? '—' : `${d.untouchedAnomalous} (${d.untouched} probes)`} |`,
       );
     }
+  // What the product's one-sample checks said while recording (citations, KF...: outside the pooled test).
+  const touchedRows = faultRows.filter((r) => r.touched === true);
+  const perRun: Record<string, number> = {};
+  for (const row of touchedRows) for (const s of row.signals ?? []) perRun[s] = (perRun[s] ?? 0) + 1;
+  const flagged = touchedRows.filter((r) => (r.signals ?? []).length > 0).length;
   return `### ${fault}
 
-\`${relative(process.cwd(), file)}\`: ${faultRows.length} results, ${touched} probes on touched knowledge with ${perProbe.min === perProbe.max ? perProbe.min : `${perProbe.min}–${perProbe.max}`} results each${
+\`${relative(process.cwd(), file)}\`: ${faultRows.length} results, ${touched} ${touched === 1 ? 'probe' : 'probes'} on touched knowledge with ${perProbe.min === perProbe.max ? perProbe.min : `${perProbe.min}–${perProbe.max}`} results each${
     header.command === undefined ? '' : `; recorded by \`${header.command}\``
   }${header.date === undefined ? '' : ` on ${header.date.slice(0, 16).replace('T', ' ')} UTC`}${header.machine === undefined ? '' : ` (${header.machine})`}.
 
 | level α | samples a side | false anomalies, recorded clean runs | clean runs per false anomaly, bootstrap null | touched probes detected within the recording | run of the first anomaly (median / max) | RAG calls until it (median / max) | first anomaly's signals (probes) | anomalous runs on untouched probes |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${lines.join('\n')}
+
+At record time the product's one-sample checks (ProbeRunner, every signal, not only the pooled ones) flagged ${flagged} of
+${touchedRows.length} touched results${
+    flagged === 0
+      ? ''
+      : ` (${Object.entries(perRun)
+          .map(([sig, n]) => `${sig} ${n}`)
+          .join(', ')})`
+  }; their false-alarm rates on clean runs are in RESULTS.md.
 `;
 });
 
