@@ -1,45 +1,47 @@
 /**
- * The sentinel's pooled test (issue 39) replayed on bench/langchain-rag's recorded clean runs
- * (results/latest-runs.jsonl: 30 probes x 10 runs, one online and one baseline sample each), through
- * the product's own code (@rag-immune/probing: PooledEvidence, AdaptiveSampling, the exact
- * Mann–Whitney null, the key-fact frequency test, compareWithBaseline), not a copy of it.
+ * The sentinel's pooled test (issue 39) replayed on bench/langchain-rag's recorded runs, through the
+ * product's own code (./pooled-replay.ts over @rag-immune/probing: PooledEvidence, AdaptiveSampling,
+ * the exact Mann–Whitney null, the key-fact frequency test, compareWithBaseline), not a copy of it.
+ *
+ * False alarms: the recorded clean runs (results/latest-runs.jsonl: 30 probes x 10 runs, one online
+ * and one baseline sample each), and longer null streams bootstrapped from them. Detection delay: the
+ * recorded fault runs (results/fault-*.jsonl, written by run.ts --fault), replayed at the same levels
+ * and sample sizes over each touched probe's results in order, printed beside the false alarms so an
+ * operator can choose the level; without a fault recording the output says so.
  *
  * Each probe's recorded results are consumed in order, a window of k consecutive results standing
  * for one sampled run (its k online and k baseline samples), the windows of a probe forming the
  * sequence its detectors pool over. Fixed k: windows of k. Adaptive: each window's size is what
  * AdaptiveSampling asks given the probe's evidence so far (base while clean, max while leaning), so
  * the RAG calls per result are replayed too. FCS is the recorded score; IC is recomputed from the
- * recorded answer and the rebuilt probe query; the facts test reads the recorded answers. Not
- * recorded, so not replayed: KF, citations, latency, evidence (as in analyse.ts). A knowledge update
- * is taken from the recording's knowledge_changed (the product reads it from the evidence's versions).
+ * recorded answer and the probe query (rebuilt for the clean recording, recorded in a fault one); the
+ * facts test reads the recorded answers. Not recorded, so not replayed: KF, citations, latency,
+ * evidence (as in analyse.ts). A knowledge update is taken from the recording's knowledge_changed
+ * (the product reads it from the evidence's versions).
  *
- * Every result is clean: every pooled alarm here is a false one. No recorded sampled fault runs exist
- * (bench/healing's LangChain trials kept only their reports), so no detection delay is replayed.
- *
- * Usage: npx tsx bench/langchain-rag/replay-pooled.ts [--alphas 0.05,0.01,0.005] [--ks 2,3,5] [--adaptive 2:5] [--out bench/langchain-rag/RESULTS-pooled.md]
+ * Usage: npx tsx bench/langchain-rag/replay-pooled.ts [--alphas 0.05,0.01,0.005] [--ks 2,3,5] [--adaptive 2:5]
+ *        [--fault-runs results/fault-a.jsonl,...] [--out bench/langchain-rag/RESULTS-pooled.md]
+ *        (--fault-runs: default every bench/langchain-rag/results/fault-*.jsonl; "none" for none)
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { ProbeObservation } from '@rag-immune/contracts';
 import { loadDebianKnowledge } from '@rag-immune/debian-knowledge';
 import { loadQuestions } from '@rag-immune/reference-rag/testing';
+import { AdaptiveSampling, intentCoverage, probesFromQuestions } from '@rag-immune/probing';
 import {
-  AdaptiveSampling,
-  seededRandom,
-  PooledEvidence,
-  compareWithBaseline,
-  defaultThresholds,
-  factFrequencyTest,
-  intentCoverage,
-  mannWhitneyLessNull,
-  modalAnswerIndex,
-  probesFromQuestions,
-  type AnswerComparison,
-  type PooledSignal,
-} from '@rag-immune/probing';
+  bootstrap,
+  detectionDelay,
+  groupByProbe,
+  readRecording,
+  replay as replayRecorded,
+  type IcScorer,
+  type RecordedResult,
+  type ReplayOutcome,
+  type WindowSource,
+} from './pooled-replay.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({
@@ -53,6 +55,7 @@ const { values } = parseArgs({
     out: { type: 'string', default: join(here, 'RESULTS-pooled.md') },
     packages: { type: 'string', default: '25' },
     probes: { type: 'string', default: '30' },
+    'fault-runs': { type: 'string' },
   },
 });
 const alphas = values.alphas.split(',').map(Number);
@@ -67,21 +70,8 @@ if (
   process.exit(64);
 }
 
-interface Row {
-  probe_id: string;
-  kind: string;
-  knowledge_changed: boolean;
-  online_answer: string;
-  baseline_answer: string;
-  online_fcs: number | null;
-  baseline_fcs: number | null;
-}
-
 const runsFile = join(here, 'results', 'latest-runs.jsonl');
-const rows: Row[] = readFileSync(runsFile, 'utf8')
-  .split('\n')
-  .filter((line) => line.trim() !== '')
-  .map((line) => JSON.parse(line) as Row);
+const rows = readRecording(runsFile);
 
 // The probes as run.ts picked them (same knowledge, questions and step), for their queries (IC).
 // The knowledge is read from this machine's apt lists, which change: when the pick no longer matches
@@ -99,165 +89,16 @@ if (!icReplayed)
   console.error(
     `bench/langchain-rag/replay-pooled: the probe queries cannot be rebuilt (${unmatched.length} probes differ in kind): IC left out`,
   );
-const byProbe = new Map<string, Row[]>();
-for (const row of rows) byProbe.set(row.probe_id, [...(byProbe.get(row.probe_id) ?? []), row]);
+const byProbe = groupByProbe(rows);
 
-const ic = (row: Row, answer: string) =>
-  !icReplayed || answer.trim() === '' ? null : intentCoverage(queryOf.get(row.probe_id)!.query, answer, false).ic;
-const observation = (fcs: number | null, icScore: number | null): ProbeObservation => ({
-  call_status: 'ok',
-  http_status: 200,
-  error_message: null,
-  trace_id: null,
-  traceparent: null,
-  latency_ms: 0,
-  signals: {
-    fcs,
-    fcs_status: fcs === null ? 'not_scored' : 'scored',
-    fcs_truncated: false,
-    ic: icScore,
-    kf_as_of: null,
-    kf_age_days: null,
-  },
-  retrieved_documents: [],
-  component_versions: { embedder: null, reranker: null, generator: null },
-  answer_hash: null,
-});
-const scores = (window: Row[], pick: (r: Row) => number | null) => window.flatMap((r) => (pick(r) === null ? [] : [pick(r)!]));
-const lessTest = (online: number[], baseline: number[]) =>
-  online.length === 0 || baseline.length === 0 ? null : mannWhitneyLessNull(online, baseline);
+const icOf = (query: string | undefined, answer: string) =>
+  query === undefined || answer.trim() === '' ? null : intentCoverage(query, answer, false).ic;
+const ic: IcScorer = (row, answer) => (!icReplayed ? null : icOf(queryOf.get(row.probe_id)!.query, answer));
+/** The clean recording's replay (the probes of latest-runs.jsonl). */
+const replay = (alpha: number, sampling: AdaptiveSampling, label: string, shift = 0, source?: WindowSource) =>
+  replayRecorded(byProbe, alpha, sampling, { label, shift, ic, ...(source === undefined ? {} : { source }) });
 
-interface Outcome {
-  label: string;
-  alpha: number;
-  runs: number;
-  results: number;
-  calls: number;
-  anomalous: number;
-  bySignal: Record<string, number>;
-  /** Facts alarms on probes whose knowledge changed since the pin: the product calls them updates. */
-  updatesSuppressed: number;
-  fired: string[];
-  maxStatistic: Record<PooledSignal, number>;
-}
-
-/** One replay: every probe's recorded results consumed window by window through the pooled test. */
-/**
- * Where a run's k results come from: the recording in order (null once it is used up), or a
- * bootstrap null stream for `runs` runs per probe: every sample of either side drawn with replacement
- * from the probe's recorded samples of both sides (answer and FCS together), so the two sides are
- * exchangeable by construction while the scores and answers are this RAG's own. (Drawing each side
- * from its own 10 recorded samples would not be a null: it would make every chance difference of
- * those 10 samples a permanent one.)
- */
-type WindowSource = (probeRows: Row[], at: number, k: number, probeRun: number) => Row[] | null;
-const recorded: WindowSource = (probeRows, at, k) => (at + k > probeRows.length ? null : probeRows.slice(at, at + k));
-function bootstrap(runs: number, seed: number): WindowSource {
-  const random = seededRandom(seed);
-  return (probeRows, _at, k, probeRun) => {
-    if (probeRun >= runs) return null;
-    const pooled = probeRows.flatMap((r) => [
-      { answer: r.online_answer, fcs: r.online_fcs },
-      { answer: r.baseline_answer, fcs: r.baseline_fcs },
-    ]);
-    const pick = () => pooled[Math.floor(random() * pooled.length)]!;
-    return Array.from({ length: k }, () => {
-      const online = pick();
-      const baseline = pick();
-      return {
-        ...probeRows[0]!,
-        // Exchangeable sides: no knowledge update to excuse a difference.
-        knowledge_changed: false,
-        online_answer: online.answer,
-        online_fcs: online.fcs,
-        baseline_answer: baseline.answer,
-        baseline_fcs: baseline.fcs,
-      };
-    });
-  };
-}
-
-function replay(
-  alpha: number,
-  sampling: AdaptiveSampling,
-  label: string,
-  shift = 0,
-  source: WindowSource = recorded,
-): Outcome & { firstAlarm: Map<string, { run: number; samples: number }> } {
-  /** Per probe, the first fcs_drop: the probe's run number and the samples a side it had taken by then. */
-  const firstAlarm = new Map<string, { run: number; samples: number }>();
-  const evidence = new PooledEvidence({ alpha });
-  const out: Outcome = {
-    label,
-    alpha,
-    runs: 0,
-    results: 0,
-    calls: 0,
-    anomalous: 0,
-    bySignal: {},
-    updatesSuppressed: 0,
-    fired: [],
-    maxStatistic: { fcs: 0, ic: 0, facts: 0 },
-  };
-  for (const [probeId, probeRows] of byProbe) {
-    let at = 0;
-    let probeRun = 0;
-    for (;;) {
-      const k = sampling.samplesFor(evidence.leaning(probeId), evidence.threshold);
-      const window = source(probeRows, at, k, probeRun);
-      if (window === null) break;
-      at += k;
-      probeRun += 1;
-      const onlineAnswers = window.map((r) => r.online_answer);
-      const baselineAnswers = window.map((r) => r.baseline_answer);
-      const lowered = (r: Row) => (r.online_fcs === null ? null : Math.max(0, r.online_fcs - shift));
-      const fcs = { online: scores(window, lowered), baseline: scores(window, (r) => r.baseline_fcs) };
-      const icScores = { online: scores(window, (r) => ic(r, r.online_answer)), baseline: scores(window, (r) => ic(r, r.baseline_answer)) };
-      const run = evidence.observe(probeId, {
-        fcs: lessTest(fcs.online, fcs.baseline),
-        ic: lessTest(icScores.online, icScores.baseline),
-        facts: factFrequencyTest(onlineAnswers, baselineAnswers),
-      });
-      const online = window[modalAnswerIndex(onlineAnswers)]!;
-      const baseline = window[modalAnswerIndex(baselineAnswers)]!;
-      const answers: AnswerComparison = {
-        answer_agreement: null,
-        online_answer_vs_baseline_fcs: null,
-        baseline_answer_vs_online_fcs: null,
-        knowledge_update: window[0]!.knowledge_changed,
-        altered_chunks: [],
-        online_answer_empty: online.online_answer.trim() === '' && baseline.baseline_answer.trim() !== '',
-        online_ungrounded_facts: [],
-        baseline_ungrounded_facts: [],
-        fact_replaced_on_same_evidence: false,
-      };
-      const verdict = compareWithBaseline(
-        observation(lowered(online), ic(online, online.online_answer)),
-        observation(baseline.baseline_fcs, ic(baseline, baseline.baseline_answer)),
-        defaultThresholds,
-        { answers, samples: { count: k, alpha, fcs, ic: icScores }, pooled: run.verdict },
-      );
-      // Only what the pooled test decides (empty answers are the per-run check, unchanged).
-      const signals = verdict.signals.filter((s) => s === 'fcs_drop' || s === 'ic_drop' || s === 'answer_disagreement');
-      if (run.verdict.facts.alarm && window[0]!.knowledge_changed) out.updatesSuppressed += 1;
-      run.commit();
-      sampling.record(2 * k);
-      for (const s of ['fcs', 'ic', 'facts'] as const) out.maxStatistic[s] = Math.max(out.maxStatistic[s], run.verdict[s].statistic);
-      out.runs += 1;
-      out.results += k;
-      out.calls += 2 * k;
-      if (signals.includes('fcs_drop') && !firstAlarm.has(probeId)) firstAlarm.set(probeId, { run: probeRun, samples: at });
-      if (signals.length > 0) {
-        out.anomalous += 1;
-        for (const s of signals) out.bySignal[s] = (out.bySignal[s] ?? 0) + 1;
-        out.fired.push(`${probeId} results ${at - k + 1}-${at} (${signals.join(', ')})`);
-      }
-    }
-  }
-  return { ...out, firstAlarm };
-}
-
-const outcomes: Outcome[] = [];
+const outcomes: ReplayOutcome[] = [];
 for (const alpha of alphas) {
   for (const k of ks) outcomes.push(replay(alpha, new AdaptiveSampling({ base: k, max: k }), `k = ${k}`));
   outcomes.push(replay(alpha, new AdaptiveSampling({ base: adaptiveBase, max: adaptiveMax }), `adaptive ${adaptiveBase} → ${adaptiveMax}`));
@@ -272,9 +113,12 @@ const settings = () => [
 const p90 = (xs: number[]) => (xs.length === 0 ? '—' : [...xs].sort((a, b) => a - b)[Math.floor(0.9 * (xs.length - 1))]!.toString());
 const mid = (xs: number[]) => (xs.length === 0 ? '—' : [...xs].sort((a, b) => a - b)[xs.length >> 1]!.toString());
 const bootRows: string[] = [];
+/** The bootstrap null's outcome by level and setting, for the fault tables' false-alarm column. */
+const bootOutcome = new Map<string, ReplayOutcome>();
 for (const alpha of alphas)
   for (const [label, sampling] of settings()) {
     const o = replay(alpha, sampling(), label, 0, bootstrap(bootstrapRuns, 1));
+    bootOutcome.set(`${alpha} ${label}`, o);
     bootRows.push(
       `| ${alpha} | ${label} | ${o.runs} | ${(o.calls / o.runs).toFixed(2)} | **${o.anomalous} (${((100 * o.anomalous) / o.runs).toFixed(2)} %)** | ${(o.runs / Math.max(1, o.anomalous)).toFixed(0)}${o.anomalous === 0 ? '+' : ''} | ${
         Object.entries(o.bySignal)
@@ -308,6 +152,72 @@ for (const shift of shifts)
       );
     }
 
+// Recorded fault runs (run.ts --fault): the detection delay at every level and setting above.
+const resultsDir = join(here, 'results');
+const faultFiles =
+  values['fault-runs'] === 'none'
+    ? []
+    : values['fault-runs'] !== undefined
+      ? values['fault-runs'].split(',').map((file) => resolve(file))
+      : readdirSync(resultsDir)
+          .filter((file) => /^fault-.*\.jsonl$/.test(file))
+          .sort()
+          .map((file) => join(resultsDir, file));
+/** IC from the query the fault recording kept (no rebuilt pick needed). */
+const faultIc: IcScorer = (row, answer) => icOf(row.query, answer);
+const cleanOutcome = new Map(outcomes.map((o) => [`${o.alpha} ${o.label}`, o]));
+const max = (xs: number[]) => (xs.length === 0 ? '—' : Math.max(...xs).toString());
+const faultSections = faultFiles.map((file) => {
+  const faultRows: RecordedResult[] = readRecording(file);
+  const headerFile = file.replace(/\.jsonl$/, '.json');
+  const header = existsSync(headerFile)
+    ? (JSON.parse(readFileSync(headerFile, 'utf8')) as { command?: string; date?: string; machine?: string })
+    : {};
+  const fault = faultRows.find((r) => r.fault !== undefined)?.fault ?? basename(file);
+  const lines: string[] = [];
+  let touched = 0;
+  let perProbe = { min: 0, max: 0 };
+  for (const alpha of alphas)
+    for (const [label, sampling] of settings()) {
+      const d = detectionDelay(faultRows, alpha, sampling, faultIc);
+      touched = d.touched;
+      perProbe = d.resultsPerProbe;
+      const clean = cleanOutcome.get(`${alpha} ${label}`)!;
+      const boot = bootOutcome.get(`${alpha} ${label}`)!;
+      lines.push(
+        `| ${alpha} | ${label} | ${clean.anomalous} of ${clean.runs} | ${(boot.runs / Math.max(1, boot.anomalous)).toFixed(0)}${boot.anomalous === 0 ? '+' : ''} | **${d.detected} of ${d.touched}** | ${mid(d.runs)} / ${max(d.runs)} | ${mid(d.calls)} / ${max(d.calls)} | ${
+          Object.entries(d.bySignal)
+            .map(([sig, n]) => `${sig} ${n}`)
+            .join(', ') || '—'
+        } | ${d.untouched === 0 ? '—' : `${d.untouchedAnomalous} (${d.untouched} probes)`} |`,
+      );
+    }
+  // What the product's one-sample checks said while recording (citations, KF...: outside the pooled test).
+  const touchedRows = faultRows.filter((r) => r.touched === true);
+  const perRun: Record<string, number> = {};
+  for (const row of touchedRows) for (const s of row.signals ?? []) perRun[s] = (perRun[s] ?? 0) + 1;
+  const flagged = touchedRows.filter((r) => (r.signals ?? []).length > 0).length;
+  return `### ${fault}
+
+\`${relative(process.cwd(), file)}\`: ${faultRows.length} results, ${touched} ${touched === 1 ? 'probe' : 'probes'} on touched knowledge with ${perProbe.min === perProbe.max ? perProbe.min : `${perProbe.min}–${perProbe.max}`} results each${
+    header.command === undefined ? '' : `; recorded by \`${header.command}\``
+  }${header.date === undefined ? '' : ` on ${header.date.slice(0, 16).replace('T', ' ')} UTC`}${header.machine === undefined ? '' : ` (${header.machine})`}.
+
+| level α | samples a side | false anomalies, recorded clean runs | clean runs per false anomaly, bootstrap null | touched probes detected within the recording | run of the first anomaly (median / max) | RAG calls until it (median / max) | first anomaly's signals (probes) | anomalous runs on untouched probes |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- |
+${lines.join('\n')}
+
+At record time the product's one-sample checks (ProbeRunner, every signal, not only the pooled ones) flagged ${flagged} of
+${touchedRows.length} touched results${
+    flagged === 0
+      ? ''
+      : ` (${Object.entries(perRun)
+          .map(([sig, n]) => `${sig} ${n}`)
+          .join(', ')})`
+  }; their false-alarm rates on clean runs are in RESULTS.md.
+`;
+});
+
 const pct = (n: number, d: number) => (d === 0 ? '—' : `${((100 * n) / d).toFixed(1)} %`);
 const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x.toPrecision(3));
 const table = outcomes
@@ -325,7 +235,7 @@ const command = `npx tsx ${relative(process.cwd(), fileURLToPath(import.meta.url
 const load = loadavg()
   .map((x) => x.toFixed(1))
   .join('/');
-const markdown = `# bench/langchain-rag — the pooled test replayed on the recorded clean runs
+const markdown = `# bench/langchain-rag — the pooled test replayed on the recorded ${faultSections.length === 0 ? 'clean runs' : 'clean and fault runs'}
 
 Written by \`${command}\` on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC,
 ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, load average ${load} (shared machine; the replay is CPU-light).
@@ -382,10 +292,25 @@ ${rows.length / byProbe.size} recorded results per probe: a probe not detected w
 | --- | --- | --- | --- | --- | --- |
 ${delays.join('\n')}
 
-**Detection delay on recorded faults: not measured.** No recorded sampled fault runs exist: bench/healing's LangChain trials
-(langchain-2026-12-04.md, langchain-2026-12-05.md) kept reports and actions, not the per-sample scores and answers,
-and \`.runs/\` is not in the repository. The delays above are on a synthetic shift; simulated streams are checked in
-\`packages/probing/test/unit/pooled-test.test.ts\` (not a recording).
+## Detection delay on recorded faults, beside the false alarms
+
+${
+  faultSections.length === 0
+    ? `**Not measured: no recorded fault runs** (no \`bench/langchain-rag/results/fault-*.jsonl\`; \`run.ts --fault <kind>\` records them).
+bench/healing's LangChain trials (langchain-2026-12-04.md, langchain-2026-12-05.md) kept reports and actions, not the
+per-sample scores and answers. The delays above are on a synthetic shift; simulated streams are checked in
+\`packages/probing/test/unit/pooled-test.test.ts\` (not a recording).`
+    : `Each fault was written into the online instance's Qdrant collection only (the baseline stays clean), on the knowledge
+of the probes run, before the first run (run.ts --fault). Each touched probe's recorded results are replayed in order,
+from fresh evidence, at the same levels and sample sizes as the false-alarm tables; the delay is the probe's run at
+its first anomaly (fcs_drop, ic_drop or answer_disagreement) and the RAG calls (online and baseline) made until it,
+included. A touched probe not detected within its recorded results counts as not detected (its delay is longer). The
+false-alarm columns repeat, for the same setting, the recorded clean runs (first table) and the bootstrap null
+(second table). Untouched probes (none unless an attribution swap found no partner) are replayed apart: their
+anomalies are false ones or the fault reaching them.
+
+${faultSections.join('\n')}`
+}
 `;
 writeFileSync(values.out, markdown);
 console.log(markdown);

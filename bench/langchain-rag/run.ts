@@ -6,8 +6,19 @@
  * cross-FCS, the baseline comparison), against two in-process RAG instances on the stack's Qdrant.
  * Probes whose knowledge changed since the baseline's pin are counted apart: there the answers
  * differ for a reason, elsewhere only by sampling.
+ *
+ * --fault <kind> (issue 39's detection delay): an operator fault (no fault API: the test kit's
+ * injectTrafficFault) written into the ONLINE instance's Qdrant collection only, on the knowledge of
+ * the probes it runs, before the first run; the baseline stays clean. Kinds: vectors-overwritten:garbage,
+ * vectors-overwritten:deleted, unpublished-knowledge, attribution-swap (probed documents swapped two
+ * by two). Each line then also carries fault, knowledge_id, touched and the probe's query; the lines go
+ * to results/fault-<kind>-<stamp>.jsonl with a header results/fault-<kind>-<stamp>.json (command,
+ * machine, time, touched knowledge, summary), never over latest-runs.jsonl / latest.json.
+ * replay-pooled.ts replays them. Default none: clean runs, records as before.
+ *
  * Usage: npm run stack -- up && bash scripts/install-gemma.sh && npm run bench:langchain-rag
  *        [-- --results 300 --packages 25 --probes 30 --max-minutes 60]
+ *        npx tsx bench/langchain-rag/run.ts --fault vectors-overwritten:garbage --results 100 --probes 10
  */
 import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
@@ -28,6 +39,13 @@ import { ProbeRunner, defaultThresholds, probesFromQuestions, type FactConsisten
 import { endpoints } from '@rag-immune/test-kit/stack';
 import { loadQuestions } from '@rag-immune/reference-rag/testing';
 import { createQdrantClient } from '@rag-immune/worker-runtime';
+import type { OnlineIndex } from '@rag-immune/test-kit/loop/operator-faults';
+import {
+  OPERATOR_TRAFFIC_FAULTS,
+  injectTrafficFault,
+  type TrafficFault,
+  type TrafficFaultPlan,
+} from '@rag-immune/test-kit/loop/traffic-trial';
 import {
   LlamaCppEngine,
   SharedSentenceEmbeddings,
@@ -43,8 +61,14 @@ const { values } = parseArgs({
     probes: { type: 'string', default: '30' },
     'max-minutes': { type: 'string', default: '60' },
     temperature: { type: 'string', default: '0.7' },
+    fault: { type: 'string', default: 'none' },
   },
 });
+if (values.fault !== 'none' && !(OPERATOR_TRAFFIC_FAULTS as readonly string[]).includes(values.fault)) {
+  console.error(`bench/langchain-rag: --fault is none or one of ${OPERATOR_TRAFFIC_FAULTS.join(', ')}; got ${values.fault}`);
+  process.exit(64);
+}
+const fault = values.fault === 'none' ? null : (values.fault as TrafficFault);
 const wanted = Number(values.results);
 const deadline = Date.now() + Number(values['max-minutes']) * 60_000;
 const modelPath = process.env.LLM_MODEL_PATH ?? installedModelPath();
@@ -89,6 +113,42 @@ const picked = questions.filter((_, i) => i % step === 0).slice(0, Number(values
 const probes = probesFromQuestions(picked, 'lcrag');
 const questionOf = new Map(probes.map((p, i) => [p.id, picked[i]!]));
 
+/**
+ * The fault's plans on the probed knowledge: one per knowledge id; an attribution swap pairs the ids
+ * two by two (two packages, a changelog with an apt document where it can, as the golden-probe
+ * trials pair them); an id left without a partner stays untouched.
+ */
+function faultPlans(kind: TrafficFault, ids: readonly string[]): TrafficFaultPlan[] {
+  if (kind !== 'attribution-swap') return ids.map((target) => ({ fault: kind, target }));
+  const subject = (id: string) => id.slice(id.indexOf('/') + 1);
+  const family = (id: string) => id.slice(0, id.indexOf('/'));
+  const open = [...ids];
+  const plans: TrafficFaultPlan[] = [];
+  while (open.length > 1) {
+    const target = open.shift()!;
+    const others = open.filter((id) => subject(id) !== subject(target));
+    const partner = others.find((id) => family(id) !== family(target)) ?? others[0];
+    if (partner === undefined) continue;
+    open.splice(open.indexOf(partner), 1);
+    plans.push({ fault: kind, target, partner });
+  }
+  return plans;
+}
+const touched = new Set<string>();
+if (fault !== null) {
+  const index: OnlineIndex = {
+    qdrantUrl: endpoints.qdrantUrl,
+    qdrantApiKey: endpoints.qdrantApiKey,
+    collection: `bench-lcrag-online-${run}`,
+    // @langchain/qdrant's layout, as the test kit's LangChain pair names it.
+    metadataPayloadKey: 'metadata',
+    contentPayloadKey: 'content',
+  };
+  const probed = [...new Set(picked.map((q) => q.knowledge_id))].sort();
+  for (const plan of faultPlans(fault, probed)) for (const id of await injectTrafficFault(index, plan)) touched.add(id);
+  console.error(`${fault} written into the online collection: ${touched.size} of ${probed.length} probed knowledge ids touched`);
+}
+
 /** The answers behind each result (a ProbeResult carries signals, not texts), by the traceparent sent. */
 const answers = new Map<string, string>();
 const recording = (url: string): RagPort => {
@@ -131,7 +191,25 @@ const runner = new ProbeRunner({
 
 const outDir = join(dirname(fileURLToPath(import.meta.url)), 'results');
 mkdirSync(outDir, { recursive: true });
-const rows = createWriteStream(join(outDir, 'latest-runs.jsonl'));
+// A fault recording goes beside the clean one, never over it.
+const stamp = new Date().toISOString().slice(0, 19).replace(/:/g, '-');
+const faultFile = fault === null ? null : join(outDir, `fault-${fault.replace(':', '-')}-${stamp}`);
+const rows = createWriteStream(faultFile === null ? join(outDir, 'latest-runs.jsonl') : `${faultFile}.jsonl`);
+const machine = `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+const startedAt = new Date().toISOString();
+const loadAtStart = loadavg()[0]?.toFixed(1);
+const faultHeader = () => ({
+  benchmark: 'bench/langchain-rag --fault',
+  command: `npx tsx bench/langchain-rag/run.ts ${process.argv.slice(2).join(' ')}`.trim(),
+  date: startedAt,
+  machine: `${machine}, load average at start ${loadAtStart}`,
+  fault,
+  // Written into the online instance's collection only; the baseline stays clean.
+  instance: 'online',
+  touched_knowledge_ids: [...touched].sort(),
+  probes: probes.map((p) => ({ probe_id: p.id, knowledge_id: questionOf.get(p.id)!.knowledge_id })),
+});
+if (faultFile !== null) writeFileSync(`${faultFile}.json`, `${JSON.stringify(faultHeader(), null, 2)}\n`);
 const contains = (answer: string, expected: string) => answer.toLowerCase().includes(expected.toLowerCase());
 
 interface Row {
@@ -149,6 +227,11 @@ interface Row {
   answer_agreement: number | null;
   probe_ms: number;
   rag_ms: number;
+  /** Fault runs only (absent on clean ones, whose records stay as they were). */
+  fault?: string;
+  knowledge_id?: string;
+  touched?: boolean;
+  query?: string;
 }
 const results: Row[] = [];
 console.error(`${probes.length} probes over ${knowledgeIds.size} knowledge ids; running until ${wanted} results...`);
@@ -175,6 +258,9 @@ for (let i = 0; results.length < wanted && Date.now() < deadline; i++) {
     answer_agreement: result.comparison.answer_agreement,
     probe_ms: performance.now() - t0,
     rag_ms: result.online.latency_ms + result.baseline.latency_ms,
+    ...(fault === null
+      ? {}
+      : { fault, knowledge_id: question.knowledge_id, touched: touched.has(question.knowledge_id), query: probe.query }),
   };
   for (const score of [row.online_fcs, row.baseline_fcs]) if (score !== null) fcsScores.push(score);
   results.push(row);
@@ -185,6 +271,7 @@ for (let i = 0; results.length < wanted && Date.now() < deadline; i++) {
     );
 }
 rows.end();
+await once(rows, 'finish');
 
 const elapsed = (performance.now() - started) / 1000;
 const pct = (values: number[], p: number) => {
@@ -209,7 +296,7 @@ const ragMs = results.reduce((sum, r) => sum + r.rag_ms, 0);
 const summary = {
   benchmark: 'bench/langchain-rag',
   date: new Date().toISOString(),
-  machine: `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, load average at end ${loadavg()[0]?.toFixed(1)}`,
+  machine: `${machine}, load average at end ${loadavg()[0]?.toFixed(1)}`,
   settings: {
     model: engine.modelName,
     temperature: Number(values.temperature),
@@ -253,7 +340,11 @@ const summary = {
   fcs_share_of_answer_time: +(fcsMs / (fcsMs + ragMs)).toFixed(3),
 };
 console.log(JSON.stringify(summary, null, 2));
-writeFileSync(join(outDir, 'latest.json'), `${JSON.stringify(summary, null, 2)}\n`);
+if (faultFile === null) writeFileSync(join(outDir, 'latest.json'), `${JSON.stringify(summary, null, 2)}\n`);
+else {
+  writeFileSync(`${faultFile}.json`, `${JSON.stringify({ ...faultHeader(), summary }, null, 2)}\n`);
+  console.error(`recorded ${faultFile}.jsonl and .json`);
+}
 
 for (const server of servers) server.close();
 await engine.close();
