@@ -15,8 +15,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { ProbeObservation } from '@rag-immune/contracts';
 import { loadDebianKnowledge } from '@rag-immune/debian-knowledge';
+import { observation } from './pooled-replay.ts';
 import { loadQuestions } from '@rag-immune/reference-rag/testing';
 import {
   answerAgreement,
@@ -82,26 +82,6 @@ for (const row of rows)
 
 /** Intent coverage as the ProbeRunner computes it (the LangChain RAG never abstains). */
 const ic = (row: Row, answer: string) => (answer.trim() === '' ? null : intentCoverage(queryOf.get(row.probe_id)!.query, answer, false).ic);
-
-const observation = (fcs: number | null, icScore: number | null): ProbeObservation => ({
-  call_status: 'ok',
-  http_status: 200,
-  error_message: null,
-  trace_id: null,
-  traceparent: null,
-  latency_ms: 0,
-  signals: {
-    fcs,
-    fcs_status: fcs === null ? 'not_scored' : 'scored',
-    fcs_truncated: false,
-    ic: icScore,
-    kf_as_of: null,
-    kf_age_days: null,
-  },
-  retrieved_documents: [],
-  component_versions: { embedder: null, reranker: null, generator: null },
-  answer_hash: null,
-});
 
 // The replay of one sample against one (the recorded mode) must give the recorded fcs_drop and ic_drop.
 const replayCheck = { fcs_drop: { recorded: 0, replayed: 0, differing: 0 }, ic_drop: { recorded: 0, replayed: 0, differing: 0 } };

@@ -64,7 +64,8 @@ export function groupByProbe(rows: readonly RecordedResult[]): Map<string, Recor
   return byProbe;
 }
 
-const observation = (fcs: number | null, icScore: number | null): ProbeObservation => ({
+/** A recorded side's scores as the ProbeObservation compareWithBaseline reads (nothing else was recorded). */
+export const observation = (fcs: number | null, icScore: number | null): ProbeObservation => ({
   call_status: 'ok',
   http_status: 200,
   error_message: null,
