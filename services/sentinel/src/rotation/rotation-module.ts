@@ -128,6 +128,7 @@ export function rotationPorts(config: RotationEnv, traffic: TrafficEnv, parts: R
         pageSize: 1000,
         maxPages: 20,
         settleMs: traffic.TRAFFIC_SETTLE_MS,
+        incompleteWaitMs: traffic.TRAFFIC_INCOMPLETE_WAIT_MS,
         visibilityMs: traffic.TRAFFIC_VISIBILITY_MS,
         // The whole window is read, never jumped over.
         maxLagMs: Date.now() - sinceMs + 60_000,

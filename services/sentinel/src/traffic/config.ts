@@ -20,6 +20,8 @@ export const TrafficEnvSchema = z.object({
   TRAFFIC_MAX_PAGES: int(1, 100).default(5),
   /** A trace counts as complete when none of its spans arrived for this long. */
   TRAFFIC_SETTLE_MS: int(0, 600_000).default(5000),
+  /** A settled trace that makes no answer yet (its root span still in the exporter's next batch) is waited for this long after its first span. */
+  TRAFFIC_INCOMPLETE_WAIT_MS: int(0, 600_000).default(30_000),
   /** Spans younger than this are left for the next poll (the index refreshes about every second). */
   TRAFFIC_VISIBILITY_MS: int(0, 60_000).default(2000),
   /** The most the watcher may lag; beyond it, it jumps ahead and counts what it passed over. */

@@ -40,6 +40,7 @@ export function trafficWatcher(config: TrafficEnv, parts: TrafficParts): Traffic
     pageSize: config.TRAFFIC_PAGE_SIZE,
     maxPages: config.TRAFFIC_MAX_PAGES,
     settleMs: config.TRAFFIC_SETTLE_MS,
+    incompleteWaitMs: config.TRAFFIC_INCOMPLETE_WAIT_MS,
     visibilityMs: config.TRAFFIC_VISIBILITY_MS,
     maxLagMs: config.TRAFFIC_MAX_LAG_MS,
     maxTracesPerPoll: config.TRAFFIC_MAX_TRACES_PER_POLL,

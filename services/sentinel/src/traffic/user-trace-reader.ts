@@ -2,7 +2,10 @@
  * Reads the users' traces the intake stored (redacted) in `<prefix>-otlp-user-spans`, in the order
  * they arrived: a cursor on (received_at, trace_id, span_id), bounded pages, spans grouped by trace,
  * a trace taken as complete once no span of it has arrived for `settleMs`, then mapped to the
- * contract's Trace by the same trace mappers the intake uses.
+ * contract's Trace by the same trace mappers the intake uses. A settled trace that makes no answer
+ * yet (its root span, which ends last, often comes in the exporter's next batch: OTel's default
+ * batch delay is 5 s, as long as the default settle) is held until `incompleteWaitMs` after its
+ * first span before it counts as unreadable.
  *
  * Bounded: when the cursor lags more than `maxLagMs` behind, it jumps ahead and counts the traces
  * it passed over; when more traces are ready than one poll scores, a uniform sample is kept and the
@@ -33,6 +36,8 @@ export interface UserTraceReaderOptions {
   /** Pages per poll at most. */
   maxPages: number;
   settleMs: number;
+  /** How long after its first span a settled trace that makes no answer yet is still waited for. */
+  incompleteWaitMs: number;
   visibilityMs: number;
   maxLagMs: number;
   /** Traces handed on per poll at most; the rest of the ready ones are skipped (counted). */
@@ -53,6 +58,7 @@ export interface PollResult {
 
 interface Pending {
   spans: SpanRecord[];
+  first: number;
   last: number;
 }
 
@@ -81,13 +87,20 @@ export class UserTraceReader {
     let skipped = await this.catchUp(now);
     await this.readPages(now - this.options.visibilityMs);
 
-    const ready = [...this.pending.entries()].filter(([, p]) => p.last <= now - this.options.settleMs);
+    const ready: { traceId: string; answer: UserAnswer | null }[] = [];
+    for (const [traceId, p] of this.pending) {
+      if (p.last > now - this.options.settleMs) continue;
+      const answer = toUserAnswer(traceId, p.spans, p.last);
+      // Missing its root (or another piece) yet: its next batch may still be on the way.
+      if (answer === null && p.first > now - this.options.incompleteWaitMs) continue;
+      ready.push({ traceId, answer });
+    }
     let chosen = ready;
     if (ready.length > this.options.maxTracesPerPoll) {
       chosen = sample(ready, this.options.maxTracesPerPoll, this.random);
       skipped += ready.length - chosen.length;
     }
-    for (const [traceId] of ready) {
+    for (const { traceId } of ready) {
       this.pending.delete(traceId);
       this.done.add(traceId);
     }
@@ -95,8 +108,7 @@ export class UserTraceReader {
 
     const answers: UserAnswer[] = [];
     let unreadable = 0;
-    for (const [traceId, p] of chosen) {
-      const answer = toUserAnswer(traceId, p.spans, p.last);
+    for (const { answer } of chosen) {
       if (answer === null) unreadable++;
       else answers.push(answer);
     }
@@ -134,8 +146,9 @@ export class UserTraceReader {
       for (const hit of hits) {
         const doc = hit._source;
         if (doc === undefined || this.done.has(doc.trace_id)) continue;
-        const entry = this.pending.get(doc.trace_id) ?? { spans: [], last: 0 };
+        const entry = this.pending.get(doc.trace_id) ?? { spans: [], first: doc.received_at, last: 0 };
         entry.spans.push(doc.span);
+        entry.first = Math.min(entry.first, doc.received_at);
         entry.last = Math.max(entry.last, doc.received_at);
         this.pending.set(doc.trace_id, entry);
       }

@@ -2,7 +2,8 @@
  * The traffic watcher's reader on the real Elasticsearch: user spans written in the intake's
  * document shape (packages/traces' SPAN_MAPPINGS) into `<prefix>-otlp-user-spans` come back as
  * judged answers once their trace has settled, each once; a watcher that lags too far jumps ahead
- * and counts what it passed over; more ready traces than a poll takes are sampled and counted.
+ * and counts what it passed over; more ready traces than a poll takes are sampled and counted; a
+ * settled trace still missing its root span is waited for, then counted unreadable.
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -101,7 +102,16 @@ async function store(spans: SpanRecord[], receivedAt: number): Promise<void> {
   });
 }
 
-const options = { index, pageSize: 2, maxPages: 50, settleMs: 5000, visibilityMs: 1000, maxLagMs: 600_000, maxTracesPerPoll: 100 };
+const options = {
+  index,
+  pageSize: 2,
+  maxPages: 50,
+  settleMs: 5000,
+  incompleteWaitMs: 30_000,
+  visibilityMs: 1000,
+  maxLagMs: 600_000,
+  maxTracesPerPoll: 100,
+};
 
 test('settled user traces are read once each, mapped to answers with their retrieval and citations', async () => {
   const t0 = 1_800_000_000_000;
@@ -139,4 +149,31 @@ test('a watcher far behind jumps ahead and counts the traces it passed over; a p
   assert.equal(polled.answers.length, 2);
   assert.equal(polled.skipped, 3 + 3, 'three passed over, three sampled out');
   assert.ok(polled.answers.every((x) => x.trace.context[0]?.knowledge_id === 'pkg-new'));
+});
+
+test('a trace whose answer comes in a later batch is held until it arrives; one that never completes counts as unreadable', async () => {
+  const t0 = 2_000_000_000_000;
+  let now = t0;
+  const reader = new UserTraceReader(es, { ...options, startAt: t0 - 60_000, now: () => now });
+  // The retrieval's spans end first and a batching exporter sends them while the LLM still generates
+  // (seconds on a small CPU model); the LLM's and the root's spans come in a later batch (LangChain RAG, 2026-12-07).
+  const late = traceSpans('zlib version', 'pkg-zlib');
+  const orphan = traceSpans('curl version', 'pkg-curl');
+  await store([late[1]!], t0 - 20_000);
+  await store([orphan[1]!], t0 - 20_000);
+  const first = await reader.poll();
+  assert.deepEqual([first.answers.length, first.unreadable], [0, 0], 'settled without an answer: waited for, not unreadable');
+
+  await store([late[0]!, late[2]!], t0 - 8000);
+  now = t0 + 5000;
+  const second = await reader.poll();
+  assert.deepEqual(
+    second.answers.map((x) => [x.trace_id, x.trace.query]),
+    [[late[0]!.trace_id, 'zlib version']],
+  );
+  assert.equal(second.unreadable, 0);
+
+  now = t0 + 15_000;
+  const third = await reader.poll();
+  assert.deepEqual([third.answers.length, third.unreadable], [0, 1], 'the root never came: unreadable after incompleteWaitMs');
 });
