@@ -6,13 +6,21 @@
  * Every run's header is listed, the clean phases of all runs, the per-kind summary over all trials
  * (3 trials of a kind may come from 3 runs), and every trial tagged with its run.
  *
- *   npx tsx bench/traffic/merge.ts --runs DIR[,DIR...] [--out bench/traffic/RESULTS.md] [--allow-mixed]
+ *   npx tsx bench/traffic/merge.ts (--runs DIR[,DIR...] | --runs-dir DIR) [--rag reference|langchain]
+ *                                  [--out bench/traffic/RESULTS.md] [--allow-mixed]
+ *
+ * --runs-dir takes every run directory under DIR (those holding a run.json), --rag keeps the runs of
+ * one RAG (a matrix per RAG: the two answer at different rates and have different faults).
+ * `npm run bench:traffic:merge` renders RESULTS.md (reference RAG) and RESULTS-langchain.md from the
+ * committed bench/traffic/runs/; the RESULTS.md then names that command and every run's own command,
+ * which unit bench-scripts checks against the kept run.json files.
  *
  * Refuses (naming the file, line and field) a run directory missing run.json, clean.jsonl or
  * trials.jsonl or whose records do not parse, and runs of a different --rag or different golden
  * probes (count or interval) unless --allow-mixed (then the header says they are mixed).
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { checkRunsComparable, readTrafficRun } from '@rag-immune/test-kit/traffic/bench-records';
 import { renderTrafficResults } from '@rag-immune/test-kit/traffic/results-report';
@@ -20,21 +28,37 @@ import { renderTrafficResults } from '@rag-immune/test-kit/traffic/results-repor
 const { values: args } = parseArgs({
   options: {
     runs: { type: 'string' },
+    'runs-dir': { type: 'string' },
+    rag: { type: 'string' },
     out: { type: 'string', default: 'bench/traffic/RESULTS.md' },
     'allow-mixed': { type: 'boolean', default: false },
   },
 });
 
 try {
-  if (args.runs === undefined || args.runs.trim() === '') throw new Error('--runs: give the run directories, comma-separated');
-  const runs = args.runs
-    .split(',')
-    .map((dir) => dir.trim())
-    .filter(Boolean)
+  const given = args.runs?.trim() ? args.runs.split(',') : [];
+  const runsDir = args['runs-dir'];
+  if (given.length === 0 && runsDir === undefined)
+    throw new Error('--runs (the run directories, comma-separated) or --runs-dir: give the runs to merge');
+  if (runsDir !== undefined && !existsSync(runsDir)) throw new Error(`--runs-dir: ${runsDir} does not exist`);
+  if (args.rag !== undefined && args.rag !== 'reference' && args.rag !== 'langchain')
+    throw new Error(`--rag: reference or langchain, not ${args.rag}`);
+  const dirs = [
+    ...given.map((dir) => dir.trim()).filter(Boolean),
+    ...(runsDir === undefined
+      ? []
+      : readdirSync(runsDir, { withFileTypes: true })
+          .filter((entry) => entry.isDirectory() && existsSync(join(runsDir, entry.name, 'run.json')))
+          .map((entry) => join(runsDir, entry.name))),
+  ];
+  const runs = dirs
     .map(readTrafficRun)
+    .filter((run) => args.rag === undefined || run.header.rag === args.rag)
     .sort((a, b) => a.header.startedAt.localeCompare(b.header.startedAt));
+  if (runs.length === 0) throw new Error(`no runs${args.rag ? ` of the ${args.rag} RAG` : ''} in ${dirs.join(', ') || runsDir}`);
   const mixed = checkRunsComparable(runs, args['allow-mixed']);
-  writeFileSync(args.out, renderTrafficResults(runs, { mixed }));
+  const mergeCommand = ['bench/traffic/merge.ts', ...process.argv.slice(2)].join(' ');
+  writeFileSync(args.out, renderTrafficResults(runs, { mixed, mergeCommand }));
   console.log(
     `${args.out}: ${runs.length} run(s), ${runs.reduce((s, r) => s + r.clean.length, 0)} clean phase(s), ${runs.reduce((s, r) => s + r.trials.length, 0)} trial(s)`,
   );

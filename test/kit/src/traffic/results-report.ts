@@ -76,6 +76,8 @@ export interface RenderOptions {
   partial?: boolean;
   /** Settings in which the merged runs differ (merge.ts --allow-mixed). */
   mixed?: string[];
+  /** The merge's own command (merge.ts), so the file says how to render it again. */
+  mergeCommand?: string;
 }
 
 function runLine(run: TrafficRun): string {
@@ -150,7 +152,9 @@ export function renderTrafficResults(runs: readonly TrafficRun[], options: Rende
   return `# bench/traffic results: faults on knowledge only users ask about (issue 38)
 
 Rendered from ${runs.length} run${runs.length === 1 ? "'s" : "s'"} own records (\`run.json\`, \`clean.jsonl\`, \`trials.jsonl\` of each run, by
-\`bench/traffic/run.ts\`${runs.length > 1 ? ' and merged by `bench/traffic/merge.ts`' : ''}); the tables are computed from them, not typed in.
+\`bench/traffic/run.ts\`${
+    options.mergeCommand ? ` and merged by \`${options.mergeCommand}\`` : runs.length > 1 ? ' and merged by `bench/traffic/merge.ts`' : ''
+  }); the tables are computed from them, not typed in.
 ${options.partial ? '\n**Partial: written while the run was going on.**\n' : ''}${
     mixed.length > 0 ? `\n**Mixed settings (merged with --allow-mixed):** ${mixed.join('; ')}.\n` : ''
   }
