@@ -88,6 +88,11 @@ export interface IndexDiff {
   text_changed: number;
   /** Same chunk, vector no longer the baseline's (cosine below VECTOR_MOVED_COSINE). */
   vectors_moved: number;
+  /**
+   * Of vectors_moved, chunks whose text changed too (matched by chunk id): rewritten and re-embedded,
+   * which is what a re-parse does. A corrupt index moves vectors under unchanged text.
+   */
+  text_reembedded: number;
   /** Lowest cosine between a matched chunk's two vectors (null: no vectors compared). */
   min_vector_cosine: number | null;
   /** A few changes of each kind, for the report and the on-call engineer. */
@@ -132,6 +137,7 @@ export function diffIndexes(
     online_only_versions: [],
     text_changed: 0,
     vectors_moved: 0,
+    text_reembedded: 0,
     min_vector_cosine: null,
     examples: [],
     collections: null,
@@ -206,7 +212,10 @@ export function diffIndexes(
       diff.min_vector_cosine = diff.min_vector_cosine === null ? c : Math.min(diff.min_vector_cosine, c);
       if (c < VECTOR_MOVED_COSINE) {
         diff.vectors_moved += 1;
-        example('vector_moved', same, 'vector', 'cosine 1.000', `cosine ${c.toFixed(3)}`);
+        if (same.text !== b.text) {
+          diff.text_reembedded += 1;
+          example('vector_moved', same, 'text', b.text, same.text);
+        } else example('vector_moved', same, 'vector', 'cosine 1.000', `cosine ${c.toFixed(3)}`);
       }
     }
   }

@@ -5,7 +5,7 @@
  * vector_index_corruption, chunks relabelled support wrong_attribution, and a diff that shows
  * neither contradicts them (the verdict then names what does fit, or abstains with the diff).
  */
-import type { IndexDiffEvidence } from '@rag-immune/contracts';
+import { CAUSES, type IndexDiffEvidence } from '@rag-immune/contracts';
 import type { DetectorVerdict, Measurement } from '../detectors/index.ts';
 import { diffIndexes, indexChanged, type IndexChangeKind, type IndexChunk, type IndexDiff } from './index-diff.ts';
 import type { KnowledgeIndexReader } from './index-reader.ts';
@@ -70,19 +70,27 @@ export class QdrantIndexDiffer implements IndexDiffer {
 export const CONTRADICTED_WEIGHT = 0.2;
 
 /**
+ * The kinds of change a signature is made of: the report's kinds, with a moved vector told apart by
+ * whether its text changed too (`vector_moved`: text unchanged; `text_reembedded`: rewritten and
+ * re-embedded, reported among the contract's vectors_moved).
+ */
+export type SignatureChange = Exclude<IndexChangeKind, 'alias_target_changed'> | 'text_reembedded';
+
+/**
  * The changes each catalogue data cause makes to the stored knowledge (its index signature). A
  * change of a kind outside every signature is one no catalogue cause explains: text rewritten in
  * place (a re-ingest would have re-embedded it). Added chunks are a re-cut (parser_bug) when their
  * version is one the baseline has; chunks of a version it never had, valid from before its pin,
  * were published by no feed it knows: no catalogue cause explains them (see unexplainedChanges).
  */
-export const INDEX_SIGNATURES: Readonly<Partial<Record<DetectorVerdict['cause'], readonly IndexChangeKind[]>>> = {
+export const INDEX_SIGNATURES: Readonly<Partial<Record<DetectorVerdict['cause'], readonly SignatureChange[]>>> = {
+  // Corruption damages vectors or drops points; it never rewrites a chunk's text.
   vector_index_corruption: ['vector_moved', 'missing'],
   wrong_attribution: ['relabelled'],
   // A stale feed or a stalled ingest rolls versions back: newer chunks gone, older ones reopened.
   knowledge_source_failure: ['payload_changed', 'missing'],
-  // A re-parse re-cuts and re-embeds: old chunks gone, new cuts of the same versions, new vectors.
-  parser_bug: ['vector_moved', 'missing', 'added'],
+  // A re-parse re-cuts and re-embeds: old chunks gone, new cuts of the same versions, new text with new vectors.
+  parser_bug: ['text_reembedded', 'missing', 'added'],
 };
 
 /**
@@ -94,22 +102,23 @@ const JUDGED: readonly DetectorVerdict['cause'][] = ['vector_index_corruption', 
 const DIFFED: readonly DetectorVerdict['cause'][] = [...JUDGED, 'knowledge_source_failure', 'unpublished_knowledge'];
 
 /** How many changes of each kind the diff shows that a signature can explain (added: of versions the baseline has). */
-export function changeCounts(diff: IndexDiff): Record<Exclude<IndexChangeKind, 'alias_target_changed'>, number> {
+export function changeCounts(diff: IndexDiff): Record<SignatureChange, number> {
   return {
     missing: diff.missing,
     added: diff.added_unexpected - diff.added_unknown_version,
     relabelled: diff.relabelled,
     payload_changed: diff.payload_changed,
     text_changed: diff.text_changed,
-    vector_moved: diff.vectors_moved,
+    vector_moved: diff.vectors_moved - diff.text_reembedded,
+    text_reembedded: diff.text_reembedded,
   };
 }
 
 /** The catalogue causes whose signature the diff shows. */
 export function explainedBy(diff: IndexDiff): DetectorVerdict['cause'][] {
   const counts = changeCounts(diff);
-  return (Object.entries(INDEX_SIGNATURES) as [DetectorVerdict['cause'], readonly IndexChangeKind[]][])
-    .filter(([, kinds]) => kinds.some((k) => k !== 'alias_target_changed' && counts[k] > 0))
+  return (Object.entries(INDEX_SIGNATURES) as [DetectorVerdict['cause'], readonly SignatureChange[]][])
+    .filter(([, kinds]) => kinds.some((k) => counts[k] > 0))
     .map(([cause]) => cause);
 }
 
@@ -119,10 +128,10 @@ export function explainedBy(diff: IndexDiff): DetectorVerdict['cause'][] {
  * holds is what the content diff judges.
  */
 export function unexplainedChanges(diff: IndexDiff): IndexChangeKind[] {
-  const explained = new Set(Object.values(INDEX_SIGNATURES).flat());
-  const unexplained = (Object.entries(changeCounts(diff)) as [IndexChangeKind, number][])
-    .filter(([kind, count]) => count > 0 && !explained.has(kind))
-    .map(([kind]) => kind);
+  const explained = new Set<SignatureChange>(Object.values(INDEX_SIGNATURES).flat());
+  const unexplained: IndexChangeKind[] = [];
+  for (const [kind, count] of Object.entries(changeCounts(diff)) as [SignatureChange, number][])
+    if (count > 0 && !explained.has(kind) && kind !== 'text_reembedded') unexplained.push(kind);
   // Chunks of a version the baseline never had: published by no feed it knows.
   return diff.added_unknown_version > 0 ? ['added', ...unexplained.filter((k) => k !== 'added')] : unexplained;
 }
@@ -133,13 +142,17 @@ export function contradicts(diff: IndexDiff, cause: DetectorVerdict['cause']): b
   return unexplainedChanges(diff).length > 0 && !explainedBy(diff).includes(cause);
 }
 
-/** The data causes the index diff can confirm or contradict, with the changes each one makes. */
+/**
+ * The data causes the index diff can confirm or contradict, with the changes each one makes. Points
+ * missing beside chunks rewritten and re-embedded are a re-cut's, not a corrupt index's.
+ */
 const SIGNATURES: Partial<Record<DetectorVerdict['cause'], (diff: IndexDiff) => Measurement[]>> = {
   vector_index_corruption: (diff) => [
-    measurement(diff, 'index_vectors_moved', diff.vectors_moved),
-    measurement(diff, 'index_points_missing', diff.missing),
+    measurement(diff, 'index_vectors_moved', changeCounts(diff).vector_moved),
+    measurement(diff, 'index_points_missing', diff.text_reembedded > 0 ? 0 : diff.missing),
   ],
   wrong_attribution: (diff) => [measurement(diff, 'index_chunks_relabelled', diff.relabelled)],
+  parser_bug: (diff) => [measurement(diff, 'index_chunks_reembedded_with_new_text', diff.text_reembedded)],
 };
 
 function measurement(diff: IndexDiff, metric: string, observed: number): Measurement {
@@ -157,7 +170,7 @@ export function idsToDiff(verdicts: readonly DetectorVerdict[]): string[] {
  */
 export function weighByIndexDiff(verdicts: readonly DetectorVerdict[], diff: IndexDiff | null): DetectorVerdict[] {
   if (diff === null) return [...verdicts];
-  return verdicts.map((verdict) => {
+  const weighed = verdicts.map((verdict) => {
     const signature = SIGNATURES[verdict.cause];
     if (signature === undefined || verdict.score <= 0) return verdict;
     const measurements = signature(diff);
@@ -168,6 +181,38 @@ export function weighByIndexDiff(verdicts: readonly DetectorVerdict[], diff: Ind
       measurements: [...verdict.measurements, ...measurements],
     };
   });
+  const reparse = reparseFromIndex(verdicts, weighed, diff);
+  if (reparse === null) return weighed;
+  // The detectors' own parser_bug verdict (score 0: it saw no chunk text change) gives way to it.
+  const at = weighed.findIndex((v) => v.cause === 'parser_bug');
+  return at < 0 ? [...weighed, reparse] : weighed.map((v, i) => (i === at ? reparse : v));
+}
+
+/**
+ * parser_bug named from the store when the query path could not see it: a re-parse can push the
+ * re-cut chunk out of the probe's context, so no retrieved chunk shows other text under its id (the
+ * parser detector's signature) and the lost chunk reads as a damaged vector. When the diff shows
+ * chunks rewritten and re-embedded and no vector moved under unchanged text, the corruption verdict
+ * it contradicted passes its score to parser_bug on the same knowledge (traffic bench, 2026-12-07:
+ * parser-bug:boilerplate named vector_index_corruption 0.97, two index repairs undone, escalated).
+ */
+function reparseFromIndex(before: readonly DetectorVerdict[], after: readonly DetectorVerdict[], diff: IndexDiff): DetectorVerdict | null {
+  if (diff.text_reembedded === 0 || changeCounts(diff).vector_moved > 0) return null;
+  if (after.some((v) => v.cause === 'parser_bug' && v.score > 0)) return null;
+  const corruption = before.find((v) => v.cause === 'vector_index_corruption' && v.score > 0);
+  if (corruption === undefined) return null;
+  const ids = corruption.knowledge_ids.filter((id) => diff.knowledge_ids.includes(id));
+  return {
+    cause: 'parser_bug',
+    component: CAUSES.parser_bug.component,
+    score: corruption.score,
+    knowledge_ids: ids.length > 0 ? ids : [...diff.knowledge_ids],
+    measurements: [
+      measurement(diff, 'index_chunks_reembedded_with_new_text', diff.text_reembedded),
+      measurement(diff, 'index_points_missing', diff.missing),
+      measurement(diff, 'index_chunks_added', changeCounts(diff).added),
+    ],
+  };
 }
 
 /** The diff in a ledger record's detail: counts and a few examples, bounded, and what explains it. */

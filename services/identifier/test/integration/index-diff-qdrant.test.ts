@@ -90,6 +90,8 @@ for (const layout of LAYOUTS) {
     await damageVectors(garbage.index, ['changelog/beta'], 'garbage');
     const moved = await garbage.differ.diff(['changelog/beta']);
     assert.deepEqual([moved?.vectors_moved, moved?.missing, moved?.relabelled], [2, 0, 0]);
+    // Their text is the baseline's: corruption, not a re-parse.
+    assert.deepEqual([moved?.text_reembedded, explainedBy(moved!)], [0, ['vector_index_corruption']]);
 
     const deleted = await pair(layout, `${Object.keys(layout.layout).length}-deleted`);
     await damageVectors(deleted.index, ['changelog/beta'], 'deleted');

@@ -2,7 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { DetectorVerdict } from '../../../src/detectors/index.ts';
 import type { IndexDiff } from '../../../src/index-diff/index-diff.ts';
-import { CONTRADICTED_WEIGHT, QdrantIndexDiffer, idsToDiff, weighByIndexDiff } from '../../../src/index-diff/index-evidence.ts';
+import {
+  CONTRADICTED_WEIGHT,
+  QdrantIndexDiffer,
+  explainedBy,
+  idsToDiff,
+  unexplainedChanges,
+  weighByIndexDiff,
+} from '../../../src/index-diff/index-evidence.ts';
 
 const verdict = (cause: DetectorVerdict['cause'], score: number, ids: string[]): DetectorVerdict => ({
   cause,
@@ -25,6 +32,7 @@ const empty: IndexDiff = {
   online_only_versions: [],
   text_changed: 0,
   vectors_moved: 0,
+  text_reembedded: 0,
   min_vector_cosine: 1,
   examples: [],
   collections: null,
@@ -64,6 +72,45 @@ test('moved vectors keep vector_index_corruption; relabelled chunks keep wrong_a
   );
   assert.equal(relabelled[0]!.score, 0.7 * CONTRADICTED_WEIGHT);
   assert.equal(relabelled[1]!.score, 0.6);
+});
+
+test('chunks rewritten and re-embedded with no vector moved under its own text name parser_bug, not vector_index_corruption', () => {
+  // A re-parse that pushed the re-cut chunk out of the probe's context: the trace diff saw a lost chunk.
+  const reparsed = { ...empty, vectors_moved: 2, text_reembedded: 2, missing: 1, added_unexpected: 1 };
+  const weighed = weighByIndexDiff(
+    [verdict('vector_index_corruption', 0.9, ['changelog/a']), verdict('parser_bug', 0, []), verdict('reranker_drift', 0.1, [])],
+    reparsed,
+  );
+  assert.deepEqual(
+    weighed.map((v) => [v.cause, v.score]),
+    [
+      ['vector_index_corruption', 0.9 * CONTRADICTED_WEIGHT],
+      ['parser_bug', 0.9],
+      ['reranker_drift', 0.1],
+    ],
+  );
+  assert.deepEqual(weighed[1]!.knowledge_ids, ['changelog/a']);
+  assert.deepEqual(
+    weighed[1]!.measurements.map((m) => [m.metric, m.observed]),
+    [
+      ['index_chunks_reembedded_with_new_text', 2],
+      ['index_points_missing', 1],
+      ['index_chunks_added', 1],
+    ],
+  );
+  assert.deepEqual(
+    [explainedBy(reparsed), unexplainedChanges(reparsed)],
+    [['vector_index_corruption', 'knowledge_source_failure', 'parser_bug'], []],
+  );
+
+  // A vector moved under its own unchanged text is corruption whatever else was re-parsed.
+  const both = weighByIndexDiff([verdict('vector_index_corruption', 0.9, ['changelog/a'])], { ...reparsed, vectors_moved: 3 });
+  assert.deepEqual(
+    both.map((v) => [v.cause, v.score]),
+    [['vector_index_corruption', 0.9]],
+  );
+  // Re-embedded text only: nothing the corruption's signature shows.
+  assert.deepEqual(explainedBy({ ...empty, vectors_moved: 1, text_reembedded: 1 }), ['parser_bug']);
 });
 
 test('no diff (the index could not be read) changes nothing', () => {

@@ -38,7 +38,18 @@ const DIFFS: Record<string, { diff: IndexDiff; explained: string[]; unexplained:
       A,
       PIN,
     ),
-    explained: ['vector_index_corruption', 'parser_bug'],
+    // The text is the baseline's: nothing re-parsed it.
+    explained: ['vector_index_corruption'],
+    unexplained: [],
+  },
+  're-parsed in place (same chunk ids, new text, re-embedded)': {
+    diff: diffIndexes(
+      ['changelog/a'],
+      A.map((c) => ({ ...c, text: `Page 1 of 1. ${c.text}`, vector: [0, 0, 1] })),
+      A,
+      PIN,
+    ),
+    explained: ['parser_bug'],
     unexplained: [],
   },
   'points deleted': {
