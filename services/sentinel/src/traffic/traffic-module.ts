@@ -11,6 +11,7 @@ import { createElasticsearchClient, elasticsearchConnection } from '@rag-immune/
 import type { TrafficEnv } from './config.ts';
 import { DriftMonitor } from './drift-monitor.ts';
 import { PromotedReplays } from './promoted-replays.ts';
+import { EsPromotedStore, promotedReplaysIndex } from './promoted-store.ts';
 import { SegmentResolver } from './segment-resolver.ts';
 import { ShadowReplay } from './shadow-replay.ts';
 import { citationCheck } from './signals/citation-check.ts';
@@ -71,6 +72,7 @@ export function trafficWatcher(config: TrafficEnv, parts: TrafficParts): Traffic
     alarmsPerDay: config.TRAFFIC_ALARMS_PER_DAY,
     cooldownMs: config.TRAFFIC_COOLDOWN_S * 1000,
   });
+  const maxProbes = Math.max(config.TRAFFIC_REPLAY_PER_INCIDENT, 10);
   const replay = new ShadowReplay(
     parts.runner,
     parts.publish,
@@ -95,12 +97,19 @@ export function trafficWatcher(config: TrafficEnv, parts: TrafficParts): Traffic
       queriesKept: Math.max(10, config.TRAFFIC_REPLAY_PER_SEGMENT * 3),
     },
     parts.logger,
-    new PromotedReplays(parts.runner, parts.publish, {
-      intervalMs: config.TRAFFIC_PROMOTED_INTERVAL_S * 1000,
-      cleanRoundsToExpire: config.TRAFFIC_PROMOTED_CLEAN_ROUNDS,
-      ttlMs: config.TRAFFIC_PROMOTED_TTL_S * 1000,
-      maxProbes: Math.max(config.TRAFFIC_REPLAY_PER_INCIDENT, 10),
-    }),
+    new PromotedReplays(
+      parts.runner,
+      parts.publish,
+      {
+        intervalMs: config.TRAFFIC_PROMOTED_INTERVAL_S * 1000,
+        cleanRoundsToExpire: config.TRAFFIC_PROMOTED_CLEAN_ROUNDS,
+        ttlMs: config.TRAFFIC_PROMOTED_TTL_S * 1000,
+        maxProbes,
+      },
+      undefined,
+      new EsPromotedStore(es, promotedReplaysIndex(config.ES_INDEX_PREFIX), maxProbes),
+      (error) => parts.logger?.warn({ err: error }, 'promoted traffic probe not stored (it runs, but would not survive a restart)'),
+    ),
     new SpotCheck(parts.runner, {
       perSegmentPerHour: config.TRAFFIC_SPOT_CHECKS_PER_SEGMENT_HOUR,
       perHour: config.TRAFFIC_SPOT_CHECKS_PER_HOUR,

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { exampleProbeResult, type ProbeResult } from '@rag-immune/contracts';
 import type { GoldenProbe } from '@rag-immune/probing';
 import { PromotedReplays } from '../../../src/traffic/promoted-replays.ts';
+import type { PromotedStore, StoredPromotion } from '../../../src/traffic/promoted-store.ts';
 import { replayProbeId } from '../../../src/traffic/shadow-replay.ts';
 
 function confirmed(segment: string, query: string): ProbeResult {
@@ -87,4 +88,104 @@ test('a segment is healed only when its last promoted probe expires clean', asyn
   anomalousQueries.clear();
   now = 2000;
   assert.deepEqual((await promoted.runDue()).healedSegments, ['s']);
+});
+
+/** The store's contract in memory (the Elasticsearch one is tested on the real server). */
+class MemoryStore implements PromotedStore {
+  readonly entries = new Map<string, StoredPromotion>();
+  put(entry: StoredPromotion) {
+    this.entries.set(entry.probe_id, entry);
+    return Promise.resolve();
+  }
+  remove(probeId: string) {
+    this.entries.delete(probeId);
+    return Promise.resolve();
+  }
+  load(now: number, ttlMs: number) {
+    for (const [id, e] of this.entries) if (e.promoted_at < now - ttlMs) this.entries.delete(id);
+    return Promise.resolve([...this.entries.values()]);
+  }
+}
+
+test('promotions outlive a restart: a new process restores them from the store, runs them at once, and removes them when they expire', async () => {
+  let now = 10_000;
+  let healthy = false;
+  const published: ProbeResult[] = [];
+  const runner = {
+    run: (probe: GoldenProbe) => Promise.resolve({ ...exampleProbeResult(probe.id), query: probe.query, anomaly: !healthy }),
+  };
+  const options = { intervalMs: 1000, cleanRoundsToExpire: 2, ttlMs: 60_000, maxProbes: 10 };
+  const store = new MemoryStore();
+  const before = new PromotedReplays(
+    runner,
+    () => Promise.resolve(),
+    options,
+    () => now,
+    store,
+  );
+  before.promote('pkg-zlib', [confirmed('pkg-zlib', 'what does zlib do')]);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(
+    [...store.entries.values()].map((e) => [e.segment, e.query]),
+    [['pkg-zlib', 'what does zlib do']],
+  );
+
+  // The sentinel restarts: the promotion is due at once in the new process, under its segment.
+  now += 200;
+  const after = new PromotedReplays(
+    runner,
+    (r) => (published.push(r), Promise.resolve()),
+    options,
+    () => now,
+    store,
+  );
+  const first = await after.runDue();
+  assert.deepEqual([first.ran, first.anomalous], [1, 1]);
+  assert.deepEqual(
+    published.map((r) => [r.probe_id, r.segment, r.query]),
+    [[replayProbeId('pkg-zlib', 'what does zlib do'), 'pkg-zlib', 'what does zlib do']],
+  );
+  healthy = true;
+  now += 1000;
+  await after.runDue();
+  now += 1000;
+  const last = await after.runDue();
+  assert.deepEqual(last.healedSegments, ['pkg-zlib']);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(store.entries.size, 0, 'expired: gone from the store');
+
+  // One older than its lifetime is not restored.
+  await store.put({ probe_id: 'traffic-old', segment: 'pkg-old', query: 'old', promoted_at: now - 120_000 });
+  const later = new PromotedReplays(
+    runner,
+    () => Promise.resolve(),
+    options,
+    () => now,
+    store,
+  );
+  assert.equal((await later.runDue()).ran, 0);
+  assert.equal(store.entries.size, 0);
+});
+
+test('a store that fails loses nothing in memory: the promotion runs, the failure is reported', async () => {
+  const errors: unknown[] = [];
+  const broken: PromotedStore = {
+    put: () => Promise.reject(new Error('es down')),
+    remove: () => Promise.reject(new Error('es down')),
+    load: () => Promise.reject(new Error('es down')),
+  };
+  let now = 0;
+  const runner = { run: (probe: GoldenProbe) => Promise.resolve({ ...exampleProbeResult(probe.id), anomaly: true }) };
+  const promoted = new PromotedReplays(
+    runner,
+    () => Promise.resolve(),
+    { intervalMs: 1000, cleanRoundsToExpire: 2, ttlMs: 60_000, maxProbes: 10 },
+    () => now,
+    broken,
+    (e) => errors.push(e),
+  );
+  promoted.promote('pkg-zlib', [confirmed('pkg-zlib', 'zlib license')]);
+  now += 1000;
+  assert.equal((await promoted.runDue()).ran, 1);
+  assert.ok(errors.length >= 2, 'the put and the load reported');
 });
