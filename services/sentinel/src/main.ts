@@ -155,7 +155,17 @@ async function main(): Promise<void> {
   sentinel.start();
   // Live user traffic, the second input (issue 38): off unless TRAFFIC_WATCH=1.
   const traffic =
-    trafficConfig.TRAFFIC_WATCH === '1' ? trafficWatcher(trafficConfig, { runner, publish, fcs, online, registry, logger }) : null;
+    trafficConfig.TRAFFIC_WATCH === '1'
+      ? trafficWatcher(trafficConfig, {
+          runner,
+          publish,
+          fcs,
+          online,
+          registry,
+          logger,
+          sampling: config.SENTINEL_SAMPLES_PER_PROBE >= 2,
+        })
+      : null;
   traffic?.start();
   const rotationSchedule = rotation ? scheduleRotation(rotation, rotationConfig.ROTATION_CHECK_S * 1000, logger) : null;
   onTerminationSignal(async () => {

@@ -66,6 +66,11 @@ export const TrafficEnvSchema = z.object({
   TRAFFIC_CONTENT_PROFILE: z.enum(['0', '1']).default('1'),
   TRAFFIC_CONTENT_NOVEL_SHARE: number(z.number().gt(0).max(1)).default(0.5),
   /**
+   * Whether the content profile judges the answers' key facts too: `auto` does unless the RAG's LLM
+   * samples (the sentinel's SENTINEL_SAMPLES_PER_PROBE >= 2), where every sample states other facts.
+   */
+  TRAFFIC_CONTENT_FACTS: z.enum(['auto', 'on', 'off']).default('auto'),
+  /**
    * Budgeted spot checks: a segment's recent query replayed against online and baseline with no
    * signal moving, at most TRAFFIC_SPOT_CHECKS_PER_SEGMENT_HOUR per segment (fractions allowed) and
    * TRAFFIC_SPOT_CHECKS_PER_HOUR over all segments; either at 0 disables them.

@@ -32,6 +32,8 @@ export interface TrafficParts {
   online: RagPort;
   registry: Registry;
   logger?: Logger;
+  /** The RAG's LLM samples (the sentinel runs in sampled mode): its answers' facts vary by themselves. */
+  sampling?: boolean;
 }
 
 export function trafficWatcher(config: TrafficEnv, parts: TrafficParts): TrafficWatcher {
@@ -61,7 +63,13 @@ export function trafficWatcher(config: TrafficEnv, parts: TrafficParts): Traffic
       maxLookupsPerMinute: config.TRAFFIC_FEED_LOOKUPS_PER_MINUTE,
     }),
   ];
-  if (config.TRAFFIC_CONTENT_PROFILE === '1') signals.push(contentProfile({ novelShare: config.TRAFFIC_CONTENT_NOVEL_SHARE }));
+  if (config.TRAFFIC_CONTENT_PROFILE === '1')
+    signals.push(
+      contentProfile({
+        novelShare: config.TRAFFIC_CONTENT_NOVEL_SHARE,
+        facts: config.TRAFFIC_CONTENT_FACTS === 'auto' ? parts.sampling !== true : config.TRAFFIC_CONTENT_FACTS === 'on',
+      }),
+    );
   const monitor = new DriftMonitor({
     profileAnswers: config.TRAFFIC_PROFILE_ANSWERS,
     priorWeight: config.TRAFFIC_PRIOR_WEIGHT,

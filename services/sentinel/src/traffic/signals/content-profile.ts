@@ -10,6 +10,13 @@ export interface ContentProfileOptions {
    * or of its key facts, were never seen in the clean answers to the same question cluster (0..1].
    */
   novelShare: number;
+  /**
+   * Whether key facts are judged too (default true). Off for a RAG whose LLM samples: each sample
+   * states other numbers and names, so novel facts are the clean rate there (the LangChain RAG on
+   * Gemma at 0.7: 66 % of its clean answers, 2026-12-07), while retrieval stays deterministic and its
+   * context still tells a fault.
+   */
+  facts?: boolean;
   /** Question clusters remembered (the oldest forgotten first). */
   maxClusters?: number;
   /** Novel items held per segment until a replay rejection teaches them. */
@@ -106,7 +113,10 @@ export class ContentProfile implements AnswerSignal {
     }
     const contextNovel = profile.hadOwn && (own.length === 0 || novelShareOf(own, profile.ownKeys) >= this.options.novelShare);
     const factsNovel =
-      observed.facts.length > 0 && profile.facts.size > 0 && novelShareOf(observed.facts, profile.facts) >= this.options.novelShare;
+      this.options.facts !== false &&
+      observed.facts.length > 0 &&
+      profile.facts.size > 0 &&
+      novelShareOf(observed.facts, profile.facts) >= this.options.novelShare;
     if (!contextNovel && !factsNovel) {
       this.learn(key, observed);
       return Promise.resolve({ signal: this.name, bad: false });

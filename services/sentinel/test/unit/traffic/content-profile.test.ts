@@ -85,6 +85,17 @@ test('a different fact from the same context (a swapped generator) is novel fact
   assert.equal(reading?.kind, 'novel_facts');
 });
 
+test('a sampling RAG (facts off): other facts from the same context are its clean spread, a lost chunk is still novel context', async () => {
+  const signal = new ContentProfile({ novelShare: 0.5, facts: false });
+  await learnClean(signal);
+  const sampled = clean(0);
+  sampled.trace.answer = 'openssl: 3.0.7, by Jane Doe.';
+  assert.equal((await signal.read(sampled, SEGMENT))?.bad, false);
+  const zeroed = clean(1);
+  zeroed.trace.context = zeroed.trace.context.filter((c) => c.knowledge_id !== 'pkg-openssl');
+  assert.equal((await signal.read(zeroed, SEGMENT))?.kind, 'novel_context');
+});
+
 test('a persisting fault does not teach itself; a rejected replay teaches it, a confirmed one does not', async () => {
   const signal = profile();
   await learnClean(signal);

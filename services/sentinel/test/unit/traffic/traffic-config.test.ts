@@ -8,6 +8,8 @@ test('traffic watching is off unless switched on, with the documented defaults',
   assert.equal(config.TRAFFIC_ALARMS_PER_DAY, 1);
   assert.equal(config.ES_INDEX_PREFIX, 'rag-immune');
   assert.equal(config.TRAFFIC_CONTENT_PROFILE, '1');
+  assert.equal(config.TRAFFIC_CONTENT_FACTS, 'auto');
+  assert.equal(config.TRAFFIC_INCOMPLETE_WAIT_MS, 30_000);
   assert.equal(config.TRAFFIC_SPOT_CHECKS_PER_SEGMENT_HOUR, 1);
   assert.equal(config.TRAFFIC_SPOT_CHECKS_PER_HOUR, 30);
 });
@@ -21,6 +23,8 @@ test('a bad value refuses to start, naming the variable', () => {
     ['TRAFFIC_REPLAY_PER_HOUR', 'many'],
     ['TRAFFIC_CONTENT_PROFILE', 'on'],
     ['TRAFFIC_CONTENT_NOVEL_SHARE', '0'],
+    ['TRAFFIC_CONTENT_FACTS', 'yes'],
+    ['TRAFFIC_INCOMPLETE_WAIT_MS', '-5'],
     ['TRAFFIC_SPOT_CHECKS_PER_SEGMENT_HOUR', '-1'],
     ['TRAFFIC_SPOT_CHECKS_PER_HOUR', '2.5'],
   ] as const)
