@@ -152,7 +152,6 @@ const SIGNATURES: Partial<Record<DetectorVerdict['cause'], (diff: IndexDiff) => 
     measurement(diff, 'index_points_missing', diff.text_reembedded > 0 ? 0 : diff.missing),
   ],
   wrong_attribution: (diff) => [measurement(diff, 'index_chunks_relabelled', diff.relabelled)],
-  parser_bug: (diff) => [measurement(diff, 'index_chunks_reembedded_with_new_text', diff.text_reembedded)],
 };
 
 function measurement(diff: IndexDiff, metric: string, observed: number): Measurement {
