@@ -77,6 +77,12 @@ export const TrafficEnvSchema = z.object({
    */
   TRAFFIC_SPOT_CHECKS_PER_SEGMENT_HOUR: number(z.number().min(0).max(3600)).default(1),
   TRAFFIC_SPOT_CHECKS_PER_HOUR: int(0, 10_000).default(30),
+  /**
+   * Evidence-led spot checks: an answer whose segment's own chunks left or changed in its cluster's
+   * context asks for a check of that segment now, within TRAFFIC_SPOT_CHECKS_PER_HOUR, at most once
+   * per segment in this many seconds; 0 disables them.
+   */
+  TRAFFIC_LED_CHECK_INTERVAL_S: int(0, 86_400).default(300),
   /** Read traffic from this long before the start (default: only what arrives after). */
   TRAFFIC_START_LOOKBACK_MS: int(0, 86_400_000).default(0),
 });

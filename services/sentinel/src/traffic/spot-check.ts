@@ -14,7 +14,16 @@
  *
  * Budget: each segment at most `perSegmentPerHour` checks an hour (its first one at a random point of
  * its first interval, so segments first seen together do not check together), all segments together
- * at most `perHour` (each check is a call to both RAGs); either at 0 disables spot checks.
+ * at most `perHour` (each check is a call to both RAGs); either at 0 disables scheduled checks.
+ *
+ * Evidence-led checks: an answer with decisive evidence (`SignalReading.decisive`: the segment's own
+ * chunks left or changed in the context its question cluster was answered from, which a deterministic
+ * retriever does on about 1 clean answer in 100) asks for a check of its segment now, served before
+ * the scheduled ones, at most once per segment per `ledIntervalMs`, within the same `perHour` cap. On
+ * a slow RAG a segment's CUSUM needs about a dozen answers (minutes to hours); this spends the same
+ * budget where the evidence is instead of on the schedule. It changes no false-alarm guarantee: the
+ * CUSUM's budget is untouched, a led check opens nothing, and its false alarms cost replay calls only
+ * (flagged, then rejected by the confirmation: counted and shown, as every rejected segment is).
  */
 import type { ProbeRunner } from '@rag-immune/probing';
 import { replayProbe } from './shadow-replay.ts';
@@ -24,6 +33,8 @@ export interface SpotCheckOptions {
   perSegmentPerHour: number;
   /** Checks per hour over all segments (the RAG's cap). */
   perHour: number;
+  /** An evidence-led check of one segment at most this often (0 or absent: no led checks). */
+  ledIntervalMs?: number;
   now?: () => number;
   random?: () => number;
 }
@@ -35,8 +46,18 @@ export interface SpotCheckOutcome {
   disagrees: boolean;
 }
 
+export interface DueCheck {
+  segment: string;
+  query: string;
+  /** What asked for it: decisive evidence in an answer, or the segment's schedule. */
+  trigger: 'evidence' | 'schedule';
+}
+
 export class SpotCheck {
   private readonly dueAt = new Map<string, number>();
+  /** Led checks asked for, oldest first: segment to the query whose answer carried the evidence. */
+  private readonly led = new Map<string, string>();
+  private readonly ledAt = new Map<string, number>();
   private readonly hourly: number[] = [];
   private readonly now: () => number;
   private readonly random: () => number;
@@ -53,8 +74,28 @@ export class SpotCheck {
     this.intervalMs = options.perSegmentPerHour > 0 ? 3_600_000 / options.perSegmentPerHour : Infinity;
   }
 
+  /** Scheduled checks run. */
   get enabled(): boolean {
     return this.options.perSegmentPerHour > 0 && this.options.perHour > 0;
+  }
+
+  /** Evidence-led checks run. */
+  get ledEnabled(): boolean {
+    return (this.options.ledIntervalMs ?? 0) > 0 && this.options.perHour > 0;
+  }
+
+  /**
+   * An answer of `segment` carried decisive evidence: check the segment with `query` (the answer's,
+   * redacted) before any scheduled check. False when not taken: led checks off, or the segment had
+   * one within `ledIntervalMs` (a later request replaces the query of one not yet served).
+   */
+  lead(segment: string, query: string): boolean {
+    if (!this.ledEnabled) return false;
+    const last = this.ledAt.get(segment);
+    if (last !== undefined && this.now() - last < this.options.ledIntervalMs!) return false;
+    this.led.delete(segment);
+    this.led.set(segment, query);
+    return true;
   }
 
   /** Checks made within the last hour. */
@@ -68,9 +109,22 @@ export class SpotCheck {
    * The segment due for a check and the query to replay, or undefined (none due, or the hour's budget
    * spent). `recent`: each segment's recent distinct queries. Takes the budget: call `check` with it.
    */
-  next(recent: ReadonlyMap<string, readonly string[]>): { segment: string; query: string } | undefined {
-    if (!this.enabled) return undefined;
+  next(recent: ReadonlyMap<string, readonly string[]>): DueCheck | undefined {
     const now = this.now();
+    if (this.led.size > 0 && this.lastHour() < this.options.perHour) {
+      for (const [segment, query] of this.led) {
+        this.led.delete(segment);
+        // Not a candidate now (its replay is running: a stronger check than this one): dropped.
+        if (!recent.has(segment)) continue;
+        this.ledAt.set(segment, now);
+        // It is being compared now: its scheduled check can wait a full interval.
+        if (this.dueAt.has(segment)) this.dueAt.set(segment, now + this.intervalMs);
+        this.hourly.push(now);
+        this.checks++;
+        return { segment, query, trigger: 'evidence' };
+      }
+    }
+    if (!this.enabled) return undefined;
     let chosen: string | undefined;
     for (const [segment, queries] of recent) {
       if (queries.length === 0) continue;
@@ -86,7 +140,7 @@ export class SpotCheck {
     this.dueAt.set(chosen, now + this.intervalMs);
     this.hourly.push(now);
     this.checks++;
-    return { segment: chosen, query: queries[Math.floor(this.random() * queries.length)]! };
+    return { segment: chosen, query: queries[Math.floor(this.random() * queries.length)]!, trigger: 'schedule' };
   }
 
   /** Replays one query against online and baseline; publishes nothing. */

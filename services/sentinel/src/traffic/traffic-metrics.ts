@@ -12,7 +12,7 @@ export class TrafficMetrics {
   readonly segmentsRejected: Counter;
   readonly segmentsRelearned: Counter;
   readonly replayCalls: Counter<'outcome'>;
-  readonly spotChecks: Counter<'outcome'>;
+  readonly spotChecks: Counter<'outcome' | 'trigger'>;
   readonly pollErrors: Counter;
   readonly segments: Gauge;
 
@@ -73,8 +73,8 @@ export class TrafficMetrics {
     });
     this.spotChecks = new Counter({
       name: 'rag_immune_traffic_spot_checks_total',
-      help: 'Budgeted spot checks: a user query replayed against online and baseline with no signal moving (agree | disagree | failed)',
-      labelNames: ['outcome'],
+      help: 'Budgeted spot checks: a user query replayed against online and baseline (outcome agree | disagree | failed; trigger schedule | evidence)',
+      labelNames: ['outcome', 'trigger'],
       registers,
     });
     this.pollErrors = new Counter({

@@ -121,6 +121,7 @@ export function trafficWatcher(config: TrafficEnv, parts: TrafficParts): Traffic
     new SpotCheck(parts.runner, {
       perSegmentPerHour: config.TRAFFIC_SPOT_CHECKS_PER_SEGMENT_HOUR,
       perHour: config.TRAFFIC_SPOT_CHECKS_PER_HOUR,
+      ledIntervalMs: config.TRAFFIC_LED_CHECK_INTERVAL_S * 1000,
     }),
   );
 }

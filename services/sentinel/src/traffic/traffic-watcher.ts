@@ -92,8 +92,9 @@ export class TrafficWatcher {
   }
 
   /**
-   * One budgeted spot check in the background (one at a time): a segment's recent query compared with
-   * the baseline although no signal moved; a disagreement flags the segment for the normal confirmation.
+   * One budgeted spot check in the background (one at a time): a segment's query compared with the
+   * baseline, led by decisive evidence or on the segment's schedule; a disagreement flags the segment
+   * for the normal confirmation.
    */
   private runSpotCheck(): void {
     if (this.spotCheck === undefined || this.spotRun !== undefined) return;
@@ -101,16 +102,17 @@ export class TrafficWatcher {
     const due = this.spotCheck.next(candidates);
     if (due === undefined) return;
     this.metrics.replayCalls.inc({ outcome: 'spot_check' });
+    const trigger = due.trigger;
     this.spotRun = this.spotCheck
       .check(due.segment, due.query)
       .then((outcome) => {
-        this.metrics.spotChecks.inc({ outcome: outcome.disagrees ? 'disagree' : 'agree' });
+        this.metrics.spotChecks.inc({ outcome: outcome.disagrees ? 'disagree' : 'agree', trigger });
         if (!outcome.disagrees) return;
-        this.logger?.warn({ segment: outcome.segment }, 'traffic spot check disagrees with the baseline');
+        this.logger?.warn({ segment: outcome.segment, trigger }, 'traffic spot check disagrees with the baseline');
         this.flag(outcome.segment, outcome.query);
       })
       .catch((error: unknown) => {
-        this.metrics.spotChecks.inc({ outcome: 'failed' });
+        this.metrics.spotChecks.inc({ outcome: 'failed', trigger });
         this.logger?.warn({ err: error, segment: due.segment }, 'traffic spot check failed');
       })
       .finally(() => (this.spotRun = undefined));
@@ -173,6 +175,9 @@ export class TrafficWatcher {
     if (!bad && retrievedNow !== undefined && retrievalProblem(answer, view, this.options) === null)
       this.resolver.learn(query, retrievedNow);
     this.remember(segment, query, bad);
+    if (segment !== NO_KNOWLEDGE && !this.replays.has(segment) && readings.some((r) => r.bad && r.decisive === true))
+      if (this.spotCheck?.lead(segment, query) === true)
+        this.logger?.info({ segment }, 'decisive evidence in a user answer: spot check led');
     if (this.monitor.observe(segment, { badOther, scoreDropped, topScore: topRetrievalScore(answer.trace) }, this.options.scoreDropRatio))
       this.flag(segment);
   }

@@ -14,6 +14,11 @@ export interface SignalReading {
   bad: boolean;
   /** Which of the signal's checks fired, where it has several. */
   kind?: string;
+  /**
+   * Near-deterministic evidence that what the segment serves changed (clean answers show it about
+   * once in a hundred or less): worth a spot check of the segment now, not after a dozen answers.
+   */
+  decisive?: boolean;
   /** Why, for logs: ids and figures only, never user text. */
   detail?: string;
 }

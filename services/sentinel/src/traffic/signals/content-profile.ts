@@ -130,7 +130,9 @@ export class ContentProfile implements AnswerSignal {
         ? 'no chunk of the segment in a context its cluster was answered from'
         : `${own.filter((k) => !profile.ownKeys.has(k)).length}/${own.length} of the segment's chunks never seen for this question cluster`
       : `${observed.facts.filter((f) => !profile.facts.has(f)).length}/${observed.facts.length} key facts never stated for this question cluster`;
-    return Promise.resolve({ signal: this.name, bad: true, kind, detail });
+    // A changed context is the retriever's doing, deterministic for one wording: decisive. Novel facts
+    // can be the generator's wording alone.
+    return Promise.resolve({ signal: this.name, bad: true, kind, detail, decisive: contextNovel });
   }
 
   /** The segment's replay was rejected: what it serves now matches the baseline, so its novel items are clean. */

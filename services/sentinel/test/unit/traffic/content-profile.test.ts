@@ -64,6 +64,7 @@ test('a stale or re-parsed version of a known chunk is novel context', async () 
   const reading = await signal.read(stale, SEGMENT);
   assert.equal(reading?.bad, true);
   assert.equal(reading?.kind, 'novel_context');
+  assert.equal(reading?.decisive, true, "a changed context is the retriever's doing: decisive");
   assert.notEqual(contentKey(stale.trace.context[0]), contentKey(clean(0).trace.context[0]!));
 });
 
@@ -83,6 +84,7 @@ test('a different fact from the same context (a swapped generator) is novel fact
   const reading = await signal.read(swapped, SEGMENT);
   assert.equal(reading?.bad, true);
   assert.equal(reading?.kind, 'novel_facts');
+  assert.equal(reading?.decisive, false, "novel facts can be the generator's wording alone: not decisive");
 });
 
 test('a sampling RAG (facts off): other facts from the same context are its clean spread, a lost chunk is still novel context', async () => {

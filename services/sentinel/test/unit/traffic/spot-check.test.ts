@@ -7,6 +7,7 @@ import { DriftMonitor } from '../../../src/traffic/drift-monitor.ts';
 import { SegmentResolver } from '../../../src/traffic/segment-resolver.ts';
 import { ShadowReplay } from '../../../src/traffic/shadow-replay.ts';
 import { SpotCheck } from '../../../src/traffic/spot-check.ts';
+import { contentProfile } from '../../../src/traffic/signals/content-profile.ts';
 import { retrievalHealth } from '../../../src/traffic/signals/retrieval-health.ts';
 import { TrafficMetrics } from '../../../src/traffic/traffic-metrics.ts';
 import { TrafficWatcher } from '../../../src/traffic/traffic-watcher.ts';
@@ -66,6 +67,58 @@ test('either budget at 0 disables spot checks', () => {
   }
 });
 
+test('evidence-led checks come before scheduled ones, once per segment per ledIntervalMs, within perHour', () => {
+  let now = 0;
+  const spot = new SpotCheck(
+    runner(() => false),
+    { perSegmentPerHour: 1, perHour: 3, ledIntervalMs: 300_000, now: () => now, random: () => 0 },
+  );
+  assert.equal(spot.ledEnabled, true);
+  // pkg-0's schedule is due at once (random 0), but the evidence on pkg-1 goes first.
+  assert.equal(spot.lead('pkg-1', 'the answer that lost its chunk'), true);
+  assert.deepEqual(spot.next(recent(3)), { segment: 'pkg-1', query: 'the answer that lost its chunk', trigger: 'evidence' });
+  assert.equal(spot.next(recent(3))?.trigger, 'schedule');
+  // Within the segment's interval a new request is refused; after it, taken again.
+  now += 60_000;
+  assert.equal(spot.lead('pkg-1', 'again'), false);
+  now += 300_000;
+  assert.equal(spot.lead('pkg-1', 'again'), true);
+  assert.equal(spot.next(recent(3))?.trigger, 'evidence');
+  // The hour's cap (3) is spent: the next request waits for the hour, then is served.
+  assert.equal(spot.lead('pkg-2', 'later'), true);
+  assert.equal(spot.next(recent(3)), undefined);
+  now += 3_600_000;
+  assert.deepEqual(spot.next(recent(3)), { segment: 'pkg-2', query: 'later', trigger: 'evidence' });
+  // A request for a segment that is no candidate now (its replay is running) is dropped.
+  now += 3_600_000;
+  assert.equal(spot.lead('pkg-0', 'in replay'), true);
+  const without0 = new Map([...recent(3)].filter(([segment]) => segment !== 'pkg-0'));
+  assert.notEqual(spot.next(without0)?.segment, 'pkg-0');
+  assert.notEqual(spot.next(recent(3))?.trigger, 'evidence');
+});
+
+test('led checks run with scheduled ones off, and not at ledIntervalMs 0 or perHour 0', () => {
+  const only = new SpotCheck(
+    runner(() => false),
+    { perSegmentPerHour: 0, perHour: 10, ledIntervalMs: 1000 },
+  );
+  assert.equal(only.enabled, false);
+  assert.equal(only.lead('pkg-0', 'q'), true);
+  assert.equal(only.next(recent(1))?.trigger, 'evidence');
+  assert.equal(only.next(recent(1)), undefined, 'no schedule');
+  for (const options of [
+    { perSegmentPerHour: 1, perHour: 10, ledIntervalMs: 0 },
+    { perSegmentPerHour: 1, perHour: 0, ledIntervalMs: 1000 },
+  ]) {
+    const spot = new SpotCheck(
+      runner(() => false),
+      options,
+    );
+    assert.equal(spot.ledEnabled, false);
+    assert.equal(spot.lead('pkg-0', 'q'), false);
+  }
+});
+
 test('a check replays the query as a traffic probe and reports whether it disagrees with the baseline', async () => {
   const r = runner((p) => p.query === 'bad question');
   const spot = new SpotCheck(r, { perSegmentPerHour: 1, perHour: 1 });
@@ -78,7 +131,7 @@ test('a check replays the query as a traffic probe and reports whether it disagr
  * The blind spot: after the fault, pkg-b's answers look exactly as healthy as before (same retrieval,
  * same score), only the baseline tells them apart. No per-answer signal moves; the spot check does.
  */
-function silentDrift(spotBudget: { perSegmentPerHour: number; perHour: number }) {
+function silentDrift(spotBudget: { perSegmentPerHour: number; perHour: number; ledIntervalMs?: number }, contentChanges = false) {
   let now = 0;
   let faulty = false;
   const registry = new Registry();
@@ -88,6 +141,8 @@ function silentDrift(spotBudget: { perSegmentPerHour: number; perHour: number })
   const source = {
     poll() {
       const answers: UserAnswer[] = ['pkg-a', 'pkg-b', 'pkg-c'].map((k) => userAnswer({ knowledgeId: k, query: `question about ${k}` }));
+      // The content fault: pkg-b's chunk is served with other text (overwritten, re-parsed), as well retrieved as before.
+      if (faulty && contentChanges) answers[1]!.trace.context[0]!.text = 'pkg-b: lorem ipsum';
       return Promise.resolve({ answers, skipped: 0, unreadable: 0 });
     },
   };
@@ -112,7 +167,7 @@ function silentDrift(spotBudget: { perSegmentPerHour: number; perHour: number })
   const spot = new SpotCheck(r, { ...spotBudget, now: () => now, random: () => 0.5 });
   const watcher = new TrafficWatcher(
     source,
-    [retrievalHealth({ scoreDropRatio: 0.8 })],
+    [retrievalHealth({ scoreDropRatio: 0.8 }), contentProfile({ novelShare: 0.5 })],
     monitor,
     new SegmentResolver(),
     replay,
@@ -160,4 +215,22 @@ test('without spot checks the same drift is never compared with the baseline', a
   await drift.minutes(120);
   assert.equal(drift.ran.length, 0);
   assert.equal(drift.published.length, 0);
+});
+
+test("a segment's changed context leads a spot check at its first answer; the CUSUM alone needs several", async () => {
+  const led = silentDrift({ perSegmentPerHour: 0, perHour: 10, ledIntervalMs: 300_000 }, true);
+  await led.minutes(10);
+  assert.equal(led.ran.length, 0, 'clean: no decisive evidence, no check');
+  led.breakAt();
+  await led.minutes(1);
+  assert.equal(await metric(led.registry, 'rag_immune_traffic_spot_checks_total', { trigger: 'evidence', outcome: 'disagree' }), 1);
+  assert.ok(led.published.length > 0 && led.published.every((p) => p.origin === 'traffic' && p.segment === 'pkg-b'));
+
+  // Without led checks the same fault waits for the CUSUM (p0 from 5 profiled answers, shrunk): not within 3 answers.
+  const unled = silentDrift({ perSegmentPerHour: 0, perHour: 10, ledIntervalMs: 0 }, true);
+  await unled.minutes(10);
+  unled.breakAt();
+  await unled.minutes(3);
+  assert.equal(unled.published.length, 0);
+  assert.ok((await metric(unled.registry, 'rag_immune_traffic_signal_bad_total', { signal: 'content_novel' })) >= 3);
 });

@@ -12,6 +12,7 @@ test('traffic watching is off unless switched on, with the documented defaults',
   assert.equal(config.TRAFFIC_INCOMPLETE_WAIT_MS, 30_000);
   assert.equal(config.TRAFFIC_SPOT_CHECKS_PER_SEGMENT_HOUR, 1);
   assert.equal(config.TRAFFIC_SPOT_CHECKS_PER_HOUR, 30);
+  assert.equal(config.TRAFFIC_LED_CHECK_INTERVAL_S, 300);
 });
 
 test('a bad value refuses to start, naming the variable', () => {
@@ -27,6 +28,7 @@ test('a bad value refuses to start, naming the variable', () => {
     ['TRAFFIC_INCOMPLETE_WAIT_MS', '-5'],
     ['TRAFFIC_SPOT_CHECKS_PER_SEGMENT_HOUR', '-1'],
     ['TRAFFIC_SPOT_CHECKS_PER_HOUR', '2.5'],
+    ['TRAFFIC_LED_CHECK_INTERVAL_S', '-300'],
   ] as const)
     assert.throws(
       () => trafficConfigFromEnv({ [key]: value }),
