@@ -10,6 +10,11 @@ function confirmed(segment: string, query: string): ProbeResult {
   return { ...exampleProbeResult(replayProbeId(segment, query)), query, origin: 'traffic', segment };
 }
 
+/** A RAG that stays broken: every promoted probe is anomalous. */
+const alwaysAnomalous = {
+  run: (probe: GoldenProbe) => Promise.resolve({ ...exampleProbeResult(probe.id), anomaly: true }),
+};
+
 test('promoted replays are re-run and published until clean for the rounds the incident needs, then expire', async () => {
   let now = 0;
   let healthy = false;
@@ -54,9 +59,8 @@ test('promoted replays are re-run and published until clean for the rounds the i
 
 test('a promoted probe expires after its lifetime even if never clean', async () => {
   let now = 0;
-  const runner = { run: (probe: GoldenProbe) => Promise.resolve({ ...exampleProbeResult(probe.id), anomaly: true }) };
   const promoted = new PromotedReplays(
-    runner,
+    alwaysAnomalous,
     () => Promise.resolve(),
     { intervalMs: 1000, cleanRoundsToExpire: 2, ttlMs: 5000, maxProbes: 10 },
     () => now,
@@ -175,9 +179,8 @@ test('a store that fails loses nothing in memory: the promotion runs, the failur
     load: () => Promise.reject(new Error('es down')),
   };
   let now = 0;
-  const runner = { run: (probe: GoldenProbe) => Promise.resolve({ ...exampleProbeResult(probe.id), anomaly: true }) };
   const promoted = new PromotedReplays(
-    runner,
+    alwaysAnomalous,
     () => Promise.resolve(),
     { intervalMs: 1000, cleanRoundsToExpire: 2, ttlMs: 60_000, maxProbes: 10 },
     () => now,
