@@ -4,13 +4,52 @@
  * a log file under the run directory (never to the screen), and readiness is read from that file.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readSync, statSync, existsSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { repoRoot } from '@rag-immune/stack';
 import { sleep } from './wait.ts';
 
-/** A TCP port free right now on loopback (the kernel's pick), for a child that must be told its port. */
+/**
+ * The low end of the kernel's ephemeral range (outgoing connections take their local ports there).
+ * Linux's default is 32768; read from /proc where it exists.
+ */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 1024 ? low : 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+const handedOut = new Set<number>();
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A TCP port free right now on loopback, for a child that must be told its port. Drawn at random
+ * below the ephemeral range (from 20000): a port the kernel picks (listen on 0) is an ephemeral one,
+ * and between the pick and the child's listen (seconds, while a RAG ingests) an outgoing connection
+ * can take it (bench:healing, 2026-12-07: rag-baseline EADDRINUSE on 46353). Never the same port twice
+ * in one process. The stack's fixed ports (16333, 18081, 19090, 19092, 19200) are below 20000.
+ */
 export async function freePort(): Promise<number> {
+  const low = 20_000;
+  const high = ephemeralLow() - 1;
+  for (let i = 0; high > low && i < 100; i++) {
+    const port = low + Math.floor(Math.random() * (high - low + 1));
+    if (handedOut.has(port)) continue;
+    handedOut.add(port); // before the await: concurrent callers never draw it too
+    if (await bindable(port)) return port;
+    handedOut.delete(port);
+  }
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
