@@ -4,20 +4,16 @@ import { exampleProbeResult, type ProbeResult } from '@rag-immune/contracts';
 import type { GoldenProbe } from '@rag-immune/probing';
 import { ShadowReplay, replayProbeId } from '../../../src/traffic/shadow-replay.ts';
 
-/** A runner answering anomaly for the queries in `bad` (the real ProbeRunner is exercised in the integration test). */
-function runner(bad: Set<string>) {
+/** A runner answering anomaly for the queries in `bad`, or all (the real ProbeRunner is exercised in the integration test). */
+function runner(bad: Set<string> | 'all') {
   const ran: GoldenProbe[] = [];
   return {
     ran,
     run(probe: GoldenProbe): Promise<ProbeResult> {
       ran.push(probe);
       const result = exampleProbeResult(probe.id);
-      return Promise.resolve({
-        ...result,
-        query: probe.query,
-        anomaly: bad.has(probe.query),
-        anomaly_signals: bad.has(probe.query) ? ['answer_disagreement'] : [],
-      });
+      const anomaly = bad === 'all' || bad.has(probe.query);
+      return Promise.resolve({ ...result, query: probe.query, anomaly, anomaly_signals: anomaly ? ['answer_disagreement'] : [] });
     },
   };
 }
@@ -29,7 +25,12 @@ test('a confirmed segment publishes its anomalous replays with origin traffic an
   const fake = runner(new Set(['q1', 'q2']));
   const replay = new ShadowReplay(fake, (r) => (published.push(r), Promise.resolve()), caps, 0.5);
   const outcome = await replay.confirm('pkg-zlib', ['q1', 'q2', 'q3', 'q1']);
-  assert.equal(outcome.replayed, 3);
+  // 2 of the 3 distinct queries are the bar: reached after q1 and q2, q3 is never asked.
+  assert.equal(outcome.replayed, 2);
+  assert.deepEqual(
+    fake.ran.map((p) => p.query),
+    ['q1', 'q2'],
+  );
   assert.equal(outcome.confirmed, true);
   assert.deepEqual(
     published.map((r) => [r.probe_id, r.origin, r.segment, r.query]),
@@ -51,14 +52,27 @@ test('a segment the replay does not confirm publishes nothing', async () => {
   assert.equal(published.length, 0);
 });
 
+test('the replay stops once the bar is out of reach: the verdict all queries would give, fewer calls', async () => {
+  const fake = runner(new Set(['q3']));
+  const replay = new ShadowReplay(fake, () => Promise.resolve(), caps, 0.5);
+  const outcome = await replay.confirm('pkg-zlib', ['q1', 'q2', 'q3']);
+  assert.deepEqual(
+    { replayed: outcome.replayed, anomalous: outcome.anomalous, confirmed: outcome.confirmed },
+    { replayed: 2, anomalous: 0, confirmed: false },
+  );
+  // At share 1 every chosen query must be anomalous: the first clean one ends it.
+  const strict = new ShadowReplay(runner(new Set(['q1'])), () => Promise.resolve(), caps, 1);
+  assert.equal((await strict.confirm('pkg-zlib', ['q1', 'q2', 'q3'])).replayed, 2);
+});
+
 test('replays stop at the per-incident and per-hour caps', async () => {
   let now = 0;
-  const fake = runner(new Set());
+  const fake = runner('all');
   const replay = new ShadowReplay(
     fake,
     () => Promise.resolve(),
     { ...caps, perHour: 7 },
-    0.5,
+    1, // every chosen query must be anomalous: all are asked
     () => now,
   );
   assert.equal((await replay.confirm('a', ['1', '2', '3'])).replayed, 3);
@@ -74,12 +88,12 @@ test('replays stop at the per-incident and per-hour caps', async () => {
 });
 
 test('an ended incident gives its segment a new per-incident budget; the hourly cap still holds', async () => {
-  const fake = runner(new Set());
+  const fake = runner('all');
   const replay = new ShadowReplay(
     fake,
     () => Promise.resolve(),
     { ...caps, perHour: 9 },
-    0.5,
+    1, // every chosen query must be anomalous: all are asked
     () => 0,
   );
   assert.equal((await replay.confirm('a', ['1', '2', '3'])).replayed, 3);

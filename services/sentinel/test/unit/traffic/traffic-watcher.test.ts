@@ -108,7 +108,8 @@ test('a segment whose queries stop retrieving their knowledge is flagged, confir
   assert.equal(await metric(registry, 'rag_immune_traffic_segments_flagged_total'), 1);
   assert.equal(await metric(registry, 'rag_immune_traffic_segments_confirmed_total'), 1);
   assert.equal(await metric(registry, 'rag_immune_traffic_segments_relearned_total'), 0);
-  assert.deepEqual(new Set(ran.map((p) => p.query)), new Set(QUESTIONS['pkg-b']));
+  // pkg-b's own queries only; one of its two reaches the bar (half), so the replay stops there.
+  assert.ok(ran.length >= 1 && ran.every((p) => QUESTIONS['pkg-b']!.includes(p.query)), 'only the flagged segment is replayed');
   assert.ok(published.length > 0 && published.every((r) => r.origin === 'traffic' && r.segment === 'pkg-b'));
   assert.equal(await metric(registry, 'rag_immune_traffic_answers_read_total'), 300);
   // The confirmed replays are promoted: later polls re-run and publish them again.
