@@ -575,7 +575,7 @@ ${
     langchain
       ? 'written straight into the online Qdrant collection through its alias, or deployed as a new build of the online RAG (no fault API)'
       : 'injected through the admin API'
-  } and never undone by the benchmark. Times are seconds after the fault was in effect.
+  } and never undone by the benchmark. Times are seconds after the fault was in effect; "detected" is when the first anomaly reached the bus (before 2026-12-07, its probe's start: about 0.3 s earlier on the reference RAG, a sampled probe's minute on the LangChain RAG).
 
 ## Clean rounds (no fault)
 

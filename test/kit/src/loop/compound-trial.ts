@@ -150,10 +150,10 @@ export function evaluateCompound(
   const { recorder } = ctx;
   const touched = new Set(injected.faults.flatMap((f) => f.touched));
   const after = (t: number) => t >= injected.startedAt;
+  // Detected when the first anomaly reached the bus (trial.ts says why).
   const anomalies = recorder.probes
-    .map((p) => p.event)
-    .filter((p) => p.anomaly && after(p.occurred_at) && touched.has(p.probe_id))
-    .sort((a, b) => a.occurred_at - b.occurred_at);
+    .filter(({ event: p }) => p.anomaly && after(p.occurred_at) && touched.has(p.probe_id))
+    .sort((a, b) => a.receivedAt - b.receivedAt);
   const reports = recorder.reports.map((r) => r.event).filter((r) => after(r.occurred_at) && !before.has(r.incident_id));
   const incidents = [...new Set(reports.map((r) => r.incident_id))];
   const namedCauses: RootCause[] = [];
@@ -195,7 +195,7 @@ export function evaluateCompound(
   return {
     faults: injected.faults,
     injectedAt: injected.injectedAt,
-    ...(anomalies[0] ? { detectedAt: anomalies[0].occurred_at } : {}),
+    ...(anomalies[0] ? { detectedAt: anomalies[0].receivedAt } : {}),
     incidents,
     namedCauses,
     repairedBy,

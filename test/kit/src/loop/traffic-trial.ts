@@ -216,12 +216,14 @@ function trafficView(
   trial: TrialResult,
   effect: { userQuestions: number; userAnswersChanged: number },
 ): TrafficTrialResult {
-  const after = ctx.recorder.probes.map((p) => p.event).filter((p) => p.anomaly && p.occurred_at >= trial.injectStartedAt);
-  const traffic = after.filter((p) => p.origin === 'traffic').sort((a, b) => a.occurred_at - b.occurred_at);
+  const afterRecords = ctx.recorder.probes.filter(({ event: p }) => p.anomaly && p.occurred_at >= trial.injectStartedAt);
+  const after = afterRecords.map((p) => p.event);
+  // Detected from traffic when the confirmed replay's anomaly reached the bus (its probes started minutes earlier on a slow RAG).
+  const traffic = afterRecords.filter((p) => p.event.origin === 'traffic').sort((a, b) => a.receivedAt - b.receivedAt);
   return {
     plan,
     trial,
-    ...(traffic[0] ? { firstTrafficAnomaly: traffic[0], trafficDetectedAt: traffic[0].occurred_at } : {}),
+    ...(traffic[0] ? { firstTrafficAnomaly: traffic[0].event, trafficDetectedAt: traffic[0].receivedAt } : {}),
     trafficAnomalies: traffic.length,
     goldenAnomalies: after.filter((p) => p.origin !== 'traffic').length,
     ...effect,
@@ -251,6 +253,9 @@ export async function runTrafficTrial(
     onlineUrl: ctx.onlineUrl,
     ...(ctx.ragToken ? { ragToken: ctx.ragToken } : {}),
   });
+  // Times count from here: the fault is in place. Asking the questions again below takes a minute on
+  // a slow RAG, and users meet the fault meanwhile.
+  const injectedAt = Date.now();
   const changed = harmedProbes(answersBefore, await probeOutcomes(ctx.onlineUrl, questions, check));
   const effect = { userQuestions: questions.length, userAnswersChanged: changed.length };
   const [kind, mode] = plan.fault.split(':') as [string, string | undefined];
@@ -261,7 +266,7 @@ export async function runTrafficTrial(
     // No golden probe is touched by construction: every anomaly after the fault is the fault's.
     touched: [],
     injectStartedAt,
-    injectedAt: Date.now(),
+    injectedAt,
     harmed: null,
   };
   const deadline = injected.injectedAt + options.timeoutMs;

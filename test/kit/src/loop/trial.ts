@@ -199,10 +199,13 @@ export function evaluateTrial(
   // shows on probes that merely retrieve a damaged chunk (an attribution swap relabels chunks that other
   // questions retrieve too): their anomalies count when the fault's own incident names them.
   const named = new Set(reports.flatMap((r) => r.affected_probes.map((p) => p.probe_id)));
-  const anomalies = recorder.probes
-    .map((p) => p.event)
-    .filter((p) => p.anomaly && after(p.occurred_at) && (touched.size === 0 || touched.has(p.probe_id) || named.has(p.probe_id)))
-    .sort((a, b) => a.occurred_at - b.occurred_at);
+  const anomalyRecords = recorder.probes.filter(
+    ({ event: p }) => p.anomaly && after(p.occurred_at) && (touched.size === 0 || touched.has(p.probe_id) || named.has(p.probe_id)),
+  );
+  const anomalies = anomalyRecords.map((p) => p.event).sort((a, b) => a.occurred_at - b.occurred_at);
+  // Detected when the first anomaly reached the bus, not when its probe started (occurred_at): a
+  // sampled probe on a slow RAG runs a minute, a confirmed traffic replay several.
+  const firstSeen = [...anomalyRecords].sort((a, b) => a.receivedAt - b.receivedAt)[0];
   const incidents = [...new Set(reports.map((r) => r.incident_id))];
   const actionEvents = recorder.actions.map((a) => a.event).filter((a) => incidents.includes(a.incident_id));
   const correct = (r: RootCauseReport) =>
@@ -296,7 +299,7 @@ export function evaluateTrial(
                 : 'timeout';
   return {
     ...injected,
-    ...(anomalies[0] ? { detectedAt: anomalies[0].occurred_at, firstAnomaly: anomalies[0] } : {}),
+    ...(firstSeen ? { detectedAt: firstSeen.receivedAt, firstAnomaly: firstSeen.event } : {}),
     incidents,
     ...(reports[0] ? { firstReport: reports[0], firstReportAt: reports[0].occurred_at } : {}),
     ...(reports.find(correct) ? { correctReportAt: reports.find(correct)!.occurred_at } : {}),

@@ -173,7 +173,10 @@ the knowledge, at most 4 requests in flight. Every fault is placed on a knowledg
 so far and that **no golden probe covers**: an operator's fault (\`vectors-overwritten\`, \`unpublished-knowledge\`,
 \`attribution-swap\`) is written straight into the online Qdrant collection, a fault-API fault (\`kind:mode\`) is asked of the
 online RAG's fault API scoped to that one id; none is undone by the benchmark (only the repair heals it). Times are seconds
-after the fault was placed.
+after the fault was placed, "detected" when the first anomaly reached the bus. Runs before commit 2026-12-07 "test kit
+trials: detected when the anomaly reached the bus" recorded its probe's start instead (about 0.3 s earlier on the reference
+RAG; on the LangChain RAG up to the confirming replay's minutes) and counted from after the post-fault check of the users'
+questions (under a second on the reference RAG, about a minute on the LangChain RAG).
 
 ## Clean traffic (no fault)
 
