@@ -1,6 +1,7 @@
 import type { ProbeResult, RootCauseReport } from '@rag-immune/contracts';
 import type { GoldenProbe, ProbeRunner } from '@rag-immune/probing';
 import type { IdentifierRecords } from '../admission/identifier-records.ts';
+import { answerUnhealthy } from './answer-health.ts';
 import { groupProbeIds } from './cause-scope.ts';
 
 /** What the affected probes say right now, online vs baseline. */
@@ -14,7 +15,7 @@ export interface ProbeMeasurement {
   fcs: number | null;
   ic: number | null;
   kf_age_days: number | null;
-  /** Every probe of the group answered online without an anomaly against the baseline. */
+  /** Every probe of the group answered online without an anomaly against the baseline (speed alone aside: answer-health.ts). */
   recovered: boolean;
   anomalies: string[];
   results: ProbeResult[];
@@ -149,7 +150,7 @@ export class RecoveryVerifier {
         fcs: mean(results.map((r) => onlineScore(r, 'fcs'))),
         ic: mean(results.map((r) => onlineScore(r, 'ic'))),
         kf_age_days: mean(results.map((r) => r.online.signals?.kf_age_days)),
-        recovered: results.filter((r) => group.has(r.probe_id)).every((r) => !r.anomaly && r.online.call_status === 'ok'),
+        recovered: results.filter((r) => group.has(r.probe_id)).every((r) => !answerUnhealthy(r)),
         anomalies: results.filter((r) => r.anomaly).map((r) => `${r.probe_id}: ${r.anomaly_signals.join(',')}`),
         results,
         inconclusive: unmeasured(results),

@@ -5,6 +5,7 @@
  * a repair that helped and pages for the rest rather than taking the help back.
  */
 import type { RepairAction } from '@rag-immune/contracts';
+import { answerUnhealthy } from './answer-health.ts';
 import type { ProbeMeasurement } from './recovery-verifier.ts';
 
 export type RecoveryOutcome = 'recovered' | 'partial' | 'no_effect' | 'worse';
@@ -34,8 +35,7 @@ export function nothingToRepair(before: ProbeMeasurement): string | null {
   return `before the repair every probe of its cause answers without an anomaly against the baseline (${group.join(', ')}): nothing to repair`;
 }
 
-type Result = ProbeMeasurement['results'][number];
-const sick = (r: Result) => r.anomaly || r.online.call_status !== 'ok';
+const sick = answerUnhealthy;
 
 export function judgeRepair(before: ProbeMeasurement, after: ProbeMeasurement): RepairJudgement {
   const group = after.group_probe_ids ?? after.probe_ids;
