@@ -127,7 +127,7 @@ export class RecoveryVerifier {
     }
   }
 
-  /** Runs the probes; `timeoutMs` overrides the verification budget (the before-repair figures get the RAG's call budget). */
+  /** Runs the probes within `timeoutMs` (default the verification budget, which the before-repair figures get too). */
   async measure(report: RootCauseReport, timeoutMs = this.timeoutMs): Promise<ProbeMeasurement> {
     const joined = await this.joinedSince(report);
     const probes = probesOf(report, joined);

@@ -82,3 +82,10 @@ test('a later revision after a verified repair whose probes fail again: not take
     `the revision was acted on: ${loop.lifecycle('inc-relapse').join(' ')}`,
   );
 });
+
+test("the before-repair figures get the verification budget, not one RAG call's: they run the same probes", async () => {
+  const loop = await startLoop({ tools: [{ name: 'fix_a', heals: true, touchesQdrant: true }] });
+  assert.equal(await loop.effector.process(report('inc-budget')), 'recovered');
+  assert.ok(loop.rag.measureBudgets.length >= 2, 'measured before and after');
+  assert.deepEqual(new Set(loop.rag.measureBudgets), new Set([undefined]));
+});

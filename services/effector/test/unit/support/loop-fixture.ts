@@ -49,6 +49,8 @@ export class FakeRag {
   /** Points in the fake collection: a Qdrant-writing tool changes them, a restore puts them back. */
   points = 100;
   readonly log: string[] = [];
+  /** The budget each measurement was given (undefined: the verifier's own, EFFECTOR_VERIFY_TIMEOUT_MS). */
+  readonly measureBudgets: (number | undefined)[] = [];
   /** The next this many tool undos fail as an unreachable RAG would (a transient error). */
   undoFailures = 0;
   /** The next this many measurements after a repair ran are inconclusive (the baseline did not answer). */
@@ -297,7 +299,8 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
   await rateClaims.init();
   const events: RepairAction[] = [];
   const rags = new RagClient({ baseUrl: 'http://127.0.0.1:9' });
-  const measure = async (r: RootCauseReport): Promise<ProbeMeasurement> => {
+  const measure = async (r: RootCauseReport, timeoutMs?: number): Promise<ProbeMeasurement> => {
+    rag.measureBudgets.push(timeoutMs);
     const healthy = rag.healthyIncident?.(r.incident_id) ?? rag.healthy;
     return {
       probe_ids: r.affected_probes.map((p) => p.probe_id),
