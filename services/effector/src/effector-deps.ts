@@ -85,6 +85,11 @@ export interface EffectorDeps {
   leaseMs: number;
   executeTimeoutMs: number;
   ragTimeoutMs: number;
+  /**
+   * The verification's budget (EFFECTOR_VERIFY_TIMEOUT_MS). The before-repair figures run the same
+   * probes and get at least this, and at least max(ragTimeoutMs, 60 s). Absent: that floor alone.
+   */
+  verifyTimeoutMs?: number;
   /** The tools the plan may run; default the shipped catalogue (actions/catalogue.ts). */
   tools?: ToolBox;
   /**

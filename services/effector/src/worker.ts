@@ -241,6 +241,7 @@ export async function startEffectorWorker(options: EffectorWorkerOptions): Promi
     leaseMs: config.EFFECTOR_LEASE_MS,
     executeTimeoutMs: config.EFFECTOR_EXECUTE_TIMEOUT_MS,
     ragTimeoutMs: config.EFFECTOR_RAG_TIMEOUT_MS,
+    verifyTimeoutMs: config.EFFECTOR_VERIFY_TIMEOUT_MS,
     abstentionGraceMs: config.EFFECTOR_ABSTENTION_GRACE_SECONDS * 1000,
     inconclusiveHold: {
       remeasures: config.EFFECTOR_VERIFY_INCONCLUSIVE_REMEASURES,

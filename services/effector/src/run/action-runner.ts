@@ -150,10 +150,10 @@ export class ActionRunner {
     }
     let before: ProbeMeasurement;
     try {
-      // The same probes as the verification, so the same budget (EFFECTOR_VERIFY_TIMEOUT_MS): a traffic
-      // incident on a sampling RAG names several sampled probes, and one RAG call's budget cut the
-      // before-figures short (the LangChain RAG, 2026-12-07: "did not finish within 120000 ms").
-      before = await deps.verifier.measure(report);
+      // The same probes as the verification, so at least its budget (EFFECTOR_VERIFY_TIMEOUT_MS): a
+      // traffic incident on a sampling RAG names several sampled probes, and one RAG call's budget cut
+      // the before-figures short (the LangChain RAG, 2026-12-07: "did not finish within 120000 ms").
+      before = await deps.verifier.measure(report, Math.max(deps.ragTimeoutMs, 60_000, deps.verifyTimeoutMs ?? 0));
     } catch (error) {
       return fail({
         reason: error instanceof VerificationTimeoutError ? 'timeout' : 'verification_failed',

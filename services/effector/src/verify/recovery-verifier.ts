@@ -127,7 +127,7 @@ export class RecoveryVerifier {
     }
   }
 
-  /** Runs the probes within `timeoutMs` (default the verification budget, which the before-repair figures get too). */
+  /** Runs the probes within `timeoutMs` (default the verification budget; the before-repair figures get at least that). */
   async measure(report: RootCauseReport, timeoutMs = this.timeoutMs): Promise<ProbeMeasurement> {
     const joined = await this.joinedSince(report);
     const probes = probesOf(report, joined);

@@ -83,9 +83,12 @@ test('a later revision after a verified repair whose probes fail again: not take
   );
 });
 
-test("the before-repair figures get the verification budget, not one RAG call's: they run the same probes", async () => {
-  const loop = await startLoop({ tools: [{ name: 'fix_a', heals: true, touchesQdrant: true }] });
+test('the before-repair figures get the verification budget when it is the larger: they run the same probes', async () => {
+  const loop = await startLoop({ tools: [{ name: 'fix_a', heals: true, touchesQdrant: true }], verifyTimeoutMs: 300_000 });
   assert.equal(await loop.effector.process(report('inc-budget')), 'recovered');
-  assert.ok(loop.rag.measureBudgets.length >= 2, 'measured before and after');
-  assert.deepEqual(new Set(loop.rag.measureBudgets), new Set([undefined]));
+  // Before: max(one RAG call's budget, 60 s, the verification's); after: the verifier's own (undefined here).
+  assert.deepEqual(loop.rag.measureBudgets, [300_000, undefined]);
+  const floor = await startLoop({ tools: [{ name: 'fix_a', heals: true, touchesQdrant: true }], verifyTimeoutMs: 1 });
+  assert.equal(await floor.effector.process(report('inc-floor')), 'recovered');
+  assert.deepEqual(floor.rag.measureBudgets, [60_000, undefined], 'a tiny verification budget leaves the floor');
 });

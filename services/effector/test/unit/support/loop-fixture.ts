@@ -214,6 +214,8 @@ export interface LoopOptions {
   undoRetryMs?: number;
   /** Default 100 starts of a component per 10 minutes. */
   componentRateLimit?: number;
+  /** EFFECTOR_VERIFY_TIMEOUT_MS as the deps see it (absent: not set). */
+  verifyTimeoutMs?: number;
   /** The identifier's record of incidents (admission); absent: reports are trusted, as without EFFECTOR_IDENTIFIER_URL. */
   identifier?: IdentifierRecords;
   /** Default 200. */
@@ -347,6 +349,7 @@ export async function startLoop(options: LoopOptions): Promise<Loop> {
     leaseMs: options.leaseMs ?? 60_000,
     executeTimeoutMs: options.executeTimeoutMs ?? 5_000,
     ragTimeoutMs: 1_000,
+    ...(options.verifyTimeoutMs !== undefined ? { verifyTimeoutMs: options.verifyTimeoutMs } : {}),
     tools: toolBox(tools),
     rateClaims,
     ...(options.identifier ? { identifierRecords: options.identifier } : {}),
