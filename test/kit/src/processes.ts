@@ -24,12 +24,17 @@ function ephemeralLow(): number {
 
 const handedOut = new Set<number>();
 
-function bindable(port: number): Promise<boolean> {
+/** Listens on `port` (0: the kernel picks) on loopback and closes again: the port it got, or null if taken. */
+function listenOnce(port: number): Promise<number | null> {
   return new Promise((resolve) => {
     const server = createServer();
     server.unref();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    server.once('error', () => resolve(null));
+    server.listen(port, '127.0.0.1', () => {
+      const address = server.address();
+      const bound = typeof address === 'object' && address !== null ? address.port : null;
+      server.close(() => resolve(bound));
+    });
   });
 }
 
@@ -47,19 +52,12 @@ export async function freePort(): Promise<number> {
     const port = low + Math.floor(Math.random() * (high - low + 1));
     if (handedOut.has(port)) continue;
     handedOut.add(port); // before the await: concurrent callers never draw it too
-    if (await bindable(port)) return port;
+    if ((await listenOnce(port)) !== null) return port;
     handedOut.delete(port);
   }
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+  const picked = await listenOnce(0);
+  if (picked === null) throw new Error('freePort: no loopback port could be bound');
+  return picked;
 }
 
 /** One JSON log line of a child (pino), or the raw text when it is not JSON. */
