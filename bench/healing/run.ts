@@ -10,6 +10,12 @@
  *   npm run bench:healing -- [--trials 5] [--kinds a,b] [--clean-rounds 20] [--interval 4]
  *                            [--packages 25] [--probes 10] [--timeout 240] [--out bench/healing/RESULTS.md]
  *                            [--compound a+b,c:mode+d] [--compound-trials N] [--sentinel-env KEY=V,KEY=V]
+ *                            [--keep-raw bench/healing/runs]
+ *
+ * The results page is rendered from the run's records (test-kit loop/healing-records.ts and
+ * healing-report.ts) after every trial. --keep-raw DIR copies them to DIR/<stamp>/ (run.json,
+ * trials.jsonl: golden probes only, committable); bench/healing/merge.ts renders one page from
+ * several kept runs, for a matrix longer than one session (the LangChain RAG's).
  *
  * Compound pairs run --compound-trials trials each (default --trials, at least 1: `--trials 0` runs
  * the pairs alone), each with its own seed and each kind's modes in turn; a pair's faults go in the
@@ -33,6 +39,7 @@
  *
  *   npx tsx bench/healing/run.ts --rag langchain --trials 3 --clean-rounds 60
  */
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -48,6 +55,14 @@ import type { ProbeResult } from '@rag-immune/contracts';
 import { parseCompoundPairs, redeploys, runCompoundTrial, type CompoundTrialResult } from '@rag-immune/test-kit/loop/compound-trial';
 import { parseEnvPairs } from '@rag-immune/test-kit/loop/env-pairs';
 import { callsPerResultText, countRagCalls, metricValue, type RagCallCount } from '@rag-immune/test-kit/loop/rag-calls';
+import {
+  HEALING_RUN_RECORD_VERSION,
+  trialRowOf,
+  type HealingCleanPhase,
+  type HealingRun,
+  type SentinelTiming,
+} from '@rag-immune/test-kit/loop/healing-records';
+import { faultSpecOf, kindRank, renderHealingResults } from '@rag-immune/test-kit/loop/healing-report';
 
 const { values: args } = parseArgs({
   options: {
@@ -63,6 +78,9 @@ const { values: args } = parseArgs({
     probes: { type: 'string' },
     timeout: { type: 'string' },
     out: { type: 'string' },
+    // Copies the run's records (run.json, trials.jsonl) to DIR/<stamp>/ after every trial (committable:
+    // golden probes only), for bench/healing/merge.ts to render one matrix from several runs.
+    'keep-raw': { type: 'string' },
     isolate: { type: 'boolean', default: false },
     // Compound trials (issue 30): pairs of faults injected together, `a+b,c+d` (a kind may pin its
     // mode, `vectors-overwritten:deleted+attribution-swap`); '' for none.
@@ -118,18 +136,13 @@ const modelPath = values.model ?? process.env.LLM_MODEL_PATH ?? installedModelPa
 if (langchain && !existsSync(modelPath))
   throw new Error(`--rag langchain: Gemma 3 270M is not at ${modelPath}: run scripts/install-gemma.sh`);
 
-/** One row of the matrix: a fault kind, with its mode when pinned. */
-interface FaultSpec {
-  kind: string;
-  mode?: string;
-  label: string;
-}
 const trialsPerKind = Number(values.trials);
-const specs: FaultSpec[] = values.kinds
+const specs = values.kinds
   .split(',')
   .filter(Boolean)
   .map((text) => {
-    const [kind, mode] = text.split(':') as [string, string | undefined];
+    const spec = faultSpecOf(text);
+    const { kind, mode } = spec;
     const expectation = expectationOf(kind);
     if (mode !== undefined && !expectation.modes.includes(mode))
       throw new Error(`--kinds: ${kind} has modes ${expectation.modes.join(', ')}, not ${mode}`);
@@ -141,7 +154,7 @@ const specs: FaultSpec[] = values.kinds
       );
     if (!langchain && isDeployFault(kind))
       throw new Error(`--kinds: ${kind} redeploys the LangChain RAG with a regressed prompt: only with --rag langchain`);
-    return { kind, ...(mode === undefined ? {} : { mode }), label: mode === undefined ? kind : `${kind} (${mode})` };
+    return spec;
   });
 const interval = Number(values.interval);
 const sentinelEnv = parseEnvPairs(values['sentinel-env']);
@@ -170,7 +183,8 @@ const newRun = () =>
       : {}),
   });
 const rawFile = join(benchDir, 'trials.jsonl');
-const trials: TrialResult[] = [];
+const keepDir = values['keep-raw'] === undefined ? undefined : join(values['keep-raw'], stamp);
+if (keepDir !== undefined) mkdirSync(keepDir, { recursive: true });
 const compoundPairs = parseCompoundPairs(values.compound);
 for (const pair of compoundPairs)
   for (const { kind, mode } of pair)
@@ -178,47 +192,60 @@ for (const pair of compoundPairs)
       throw new Error(`--compound: --rag langchain has no fault API, so not ${kind}${mode === undefined ? '' : `:${mode}`}`);
     else if (!langchain && isDeployFault(kind))
       throw new Error(`--compound: ${kind} redeploys the LangChain RAG with a regressed prompt: only with --rag langchain`);
-const compoundTrials: CompoundTrialResult[] = [];
-/** RAG calls behind the probe results of each trial's window (single and compound), by trial. */
-const trialCalls = new Map<object, RagCallCount>();
-let clean = { rounds: 0, results: 0, anomalies: 0, reports: 0, actions: 0 };
-/** The clean phase's probe results (FCS of the online answers, samples per result). */
-let cleanResults: ProbeResult[] = [];
-interface SentinelTiming {
-  fcsSeconds: number;
-  fcsCalls: number;
-  runSeconds: number;
-  runs: number;
-  /** rag_immune_sentinel_rag_calls_per_result's sum and count: RAG calls and the results they made. */
-  ragCalls?: RagCallCount;
-}
-let cleanTiming: SentinelTiming | undefined;
-/** Faults that could not be injected into this RAG (the operator fault's writes do not fit its payload). */
-const notInjected: { label: string; reason: string }[] = [];
-const startedAt = new Date();
-const startLoad = loadavg();
+/** This run as its records (loop/healing-records.ts): RESULTS is rendered from them after every trial. */
+const record: HealingRun = {
+  header: {
+    version: HEALING_RUN_RECORD_VERSION,
+    stamp,
+    command: ['npx tsx bench/healing/run.ts', ...process.argv.slice(2)].join(' '),
+    commit: gitCommit(),
+    startedAt: new Date().toISOString(),
+    endedAt: new Date().toISOString(),
+    machine: `${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Debian 12, Node ${process.version}`,
+    loadAtStart: loadavg(),
+    loadAtEnd: loadavg(),
+    rag: langchain ? 'langchain' : 'reference',
+    ragText: langchain
+      ? `the LangChain RAG (services/langchain-rag: @langchain/qdrant behind an alias, Gemma 3 270M sampling at temperature 0.7, a new seed per call;
+watched only through its OTLP traces via the trace intake) over ${values.packages} Debian packages, both sides sampling: each probe result is
+${values.samples} calls a side and the sampled test at alpha ${values.alpha} (sentinel and effector verification)`
+      : `reference RAG over ${values.packages} Debian packages`,
+    packages: Number(values.packages),
+    probes: Number(values.probes),
+    interval: Number(values.interval),
+    ...(langchain ? { samples: Number(values.samples), alpha: Number(values.alpha) } : {}),
+    isolate: values.isolate ?? false,
+    sentinelSettings: {},
+    sentinelEnvGiven: false,
+    kinds: specs.map((s) => (s.mode === undefined ? s.kind : `${s.kind}:${s.mode}`)),
+    trialsPerKind,
+    compoundPairs: compoundPairs.map((pair) => pair.map((f) => (f.mode === undefined ? f.kind : `${f.kind}:${f.mode}`)).join('+')),
+    compoundTrialsPerPair,
+    clean: {
+      rounds: 0,
+      results: 0,
+      anomalies: 0,
+      reports: 0,
+      actions: 0,
+      onlineFcs: [],
+      baselineFcs: [],
+      samples: [],
+      signals: [],
+      calls: { calls: 0, results: 0 },
+    },
+    // Faults that could not be injected into this RAG (the operator fault's writes do not fit its payload).
+    notInjected: [],
+    finished: false,
+  },
+  trials: [],
+  compounds: [],
+};
+const { notInjected } = record.header;
 
-// Kinds whose repair would mask a later one in the same cycle come late; the unseen kind (nothing
-// heals it) last. Each cycle runs every kind once on one fresh online RAG, then the RAG is reset.
-// With --isolate every trial gets its own RAG pair and its own four workers (nothing carries over).
-const ORDER = [
-  'vector-index-corruption',
-  'reranker-drift',
-  'tokenizer-anomaly',
-  'parser-bug',
-  'knowledge-source-failure',
-  // Before answer validation (the generator repair) stays on, and before the unseen kind.
-  'unpublished-knowledge',
-  'attribution-swap',
-  'generator-inconsistency',
-  // Its repair (the generator pinned back) stays on for the rest of the cycle; nothing later depends on the prompt.
-  'prompt-regressed',
-  'embedding-model-swap',
-];
-const rankOf = (kind: string) => (ORDER.includes(kind) ? ORDER.indexOf(kind) : ORDER.length);
-const cycleSpecs = [...specs].sort((a, b) => rankOf(a.kind) - rankOf(b.kind));
-/** The row a trial belongs to. */
-const specOf = (t: TrialResult) => cycleSpecs.find((s) => s.kind === t.plan.kind && (s.mode === undefined || s.mode === t.plan.mode));
+// Each cycle runs every kind once on one fresh online RAG, in HEALING_KIND_ORDER (kinds whose repair
+// would mask a later one come late), then the RAG is reset. With --isolate every trial gets its own
+// RAG pair and its own four workers (nothing carries over).
+const cycleSpecs = [...specs].sort((a, b) => kindRank(a.kind) - kindRank(b.kind));
 
 /**
  * The probe results of a trial's window, beside the trial's worker logs: enough to tell afterwards
@@ -250,32 +277,17 @@ function callsIn(from: number, to: number): RagCallCount {
   return countRagCalls(run.recorder.probes.filter((p) => p.event.occurred_at >= from && p.event.occurred_at <= to).map((p) => p.event));
 }
 
-function record(trial: TrialResult): void {
-  trials.push(trial);
-  trialCalls.set(trial, callsIn(trial.injectStartedAt, trial.endedAt));
+function recordTrial(trial: TrialResult): void {
+  const calls = callsIn(trial.injectStartedAt, trial.endedAt);
+  const row = trialRowOf(trial, calls);
+  record.trials.push(row);
   dumpProbes(trial);
-  appendFileSync(
-    rawFile,
-    `${JSON.stringify({
-      ...trial,
-      rag_calls: trialCalls.get(trial),
-      firstAnomaly: undefined,
-      firstReport: undefined,
-      finalReport: trial.finalReport
-        ? {
-            root_cause: trial.finalReport.root_cause,
-            affected_component: trial.finalReport.affected_component,
-            confidence: trial.finalReport.confidence,
-            report_revision: trial.finalReport.report_revision,
-          }
-        : null,
-    })}\n`,
-  );
+  appendFileSync(rawFile, `${JSON.stringify(row)}\n`);
   const s = (at?: number) => (at === undefined ? '-' : ((at - trial.injectedAt) / 1000).toFixed(1));
   log(
     `  -> ${trial.outcome}: detected ${s(trial.detectedAt)} s, correct report ${s(trial.correctReportAt)} s, verified ${s(trial.verifiedAt)} s, ` +
       `sentinel recovered ${s(trial.sentinelRecoveredAt)} s, cause ${trial.finalReport?.root_cause ?? '-'}, actions ${trial.actions.length}, ` +
-      `rollbacks ${trial.rollbacks}, wrong repair verified ${trial.wrongRepairVerified}, RAG calls per result ${callsPerResultText(trialCalls.get(trial)!)}`,
+      `rollbacks ${trial.rollbacks}, wrong repair verified ${trial.wrongRepairVerified}, RAG calls per result ${callsPerResultText(calls)}`,
   );
   writeResults(false);
 }
@@ -291,6 +303,8 @@ const planOf = (kind: string, i: number, mode?: string): FaultPlan => {
 };
 
 let run = newRun();
+record.header.sentinelSettings = { ...run.rag.workerEnv?.sentinel, ...sentinelEnv };
+record.header.sentinelEnvGiven = Object.keys(sentinelEnv).length > 0;
 try {
   await run.start();
   const rounds = Number(values['clean-rounds']);
@@ -304,9 +318,8 @@ try {
     const round = await run.cleanRounds(1);
     for (const key of Object.keys(counted) as (keyof typeof counted)[]) counted[key] += round[key];
   }
-  clean = { rounds, ...counted };
   const timingAfter = await sentinelTiming();
-  cleanTiming = {
+  const timing: SentinelTiming = {
     fcsSeconds: timingAfter.fcsSeconds - timingBefore.fcsSeconds,
     fcsCalls: timingAfter.fcsCalls - timingBefore.fcsCalls,
     runSeconds: timingAfter.runSeconds - timingBefore.runSeconds,
@@ -320,7 +333,13 @@ try {
         }
       : {}),
   };
-  cleanResults = run.recorder.probes.filter((p) => p.receivedAt >= cleanSince).map((p) => p.event);
+  record.header.clean = cleanPhaseOf(
+    rounds,
+    counted,
+    run.recorder.probes.filter((p) => p.receivedAt >= cleanSince).map((p) => p.event),
+    timing,
+  );
+  const { onlineFcs: _o, baselineFcs: _b, ...clean } = record.header.clean;
   log(`clean: ${JSON.stringify(clean)}`);
   let first = true;
   for (let i = 0; i < trialsPerKind; i += 1) {
@@ -363,7 +382,7 @@ try {
         writeResults(false);
         continue;
       }
-      record(trial);
+      recordTrial(trial);
       // The next fault must be a new incident: let this one close (clean rounds after the repair).
       if (!isolate && trial.outcome === 'healed') await run.incidentsClosed(trial.incidents, run.probeIntervalMs * 8 + 30_000);
     }
@@ -389,13 +408,13 @@ try {
         if (!notInjected.some((n) => n.label === label)) notInjected.push({ label, reason });
         continue;
       }
-      compoundTrials.push(trial);
-      trialCalls.set(trial, callsIn(trial.injectedAt, trial.endedAt));
-      appendFileSync(rawFile, `${JSON.stringify({ compound: pair, seed, rag_calls: trialCalls.get(trial), ...trial })}\n`);
+      const row = { compound: pair, seed, rag_calls: callsIn(trial.injectedAt, trial.endedAt), ...trial };
+      record.compounds.push(row);
+      appendFileSync(rawFile, `${JSON.stringify(row)}\n`);
       log(
         `  -> ${trial.outcome}: causes ${trial.namedCauses.join('+') || '-'}, repaired by ${trial.repairedBy.join(' + ')}, ` +
           `right repairs undone ${trial.rightRepairsUndone.length}, actions ${trial.actions.join(' ')}, ` +
-          `RAG calls per result ${callsPerResultText(trialCalls.get(trial)!)}`,
+          `RAG calls per result ${callsPerResultText(row.rag_calls)}`,
       );
       writeResults(false);
       if (trial.outcome === 'healed') await run.incidentsClosed(trial.incidents, run.probeIntervalMs * 8 + 30_000);
@@ -403,8 +422,9 @@ try {
 } finally {
   await run.close();
 }
+record.header.finished = true;
 writeResults(true);
-log(`written ${values.out}; raw trials and worker logs in ${benchDir}`);
+log(`written ${values.out}; raw trials and worker logs in ${benchDir}${keepDir ? `, records kept in ${keepDir}` : ''}`);
 process.exit(0);
 
 // ---- figures ----
@@ -431,209 +451,47 @@ async function sentinelTiming(): Promise<SentinelTiming> {
   };
 }
 
-/**
- * The clean phase's FCS of the online and baseline answers, the samples behind each result, and the
- * share of the sentinel's probe run time spent scoring FCS (its scorer's timer over its run timer).
- */
-function timingText(): string {
-  if (cleanTiming === undefined || cleanTiming.runs === 0)
-    return 'FCS share of probe time: not measured (no probe run in the clean phase).';
-  const t = cleanTiming;
-  return (
-    `FCS share of probe time: **${((100 * t.fcsSeconds) / t.runSeconds).toFixed(1)}%** (the sentinel's FCS scorer ${t.fcsSeconds.toFixed(1)} s over ` +
-    `${t.fcsCalls} scoring calls, ${(t.fcsSeconds / Math.max(1, t.fcsCalls)).toFixed(3)} s each, of ${t.runSeconds.toFixed(1)} s in ${t.runs} probe runs, ` +
-    `${(t.runSeconds / t.runs).toFixed(1)} s a run; from its /metrics, rag_immune_fcs_score_seconds over rag_immune_sentinel_probe_run_seconds).`
-  );
-}
-
-function fcsText(): string {
-  if (cleanResults.length === 0) return '';
-  const quantile = (xs: number[], q: number) => {
-    if (xs.length === 0) return '—';
-    const sorted = [...xs].sort((a, b) => a - b);
-    return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!.toFixed(3);
+/** The clean phase's record: its counts and what its probe results gave (numbers only). */
+function cleanPhaseOf(
+  rounds: number,
+  counted: { anomalies: number; reports: number; actions: number; results: number },
+  results: readonly ProbeResult[],
+  timing: SentinelTiming,
+): HealingCleanPhase {
+  const fcs = (side: 'online' | 'baseline') => results.map((r) => r[side].signals?.fcs).filter((x): x is number => typeof x === 'number');
+  return {
+    rounds,
+    ...counted,
+    onlineFcs: fcs('online'),
+    baselineFcs: fcs('baseline'),
+    samples: [...new Set(results.map((r) => r.comparison.samples ?? 1))],
+    signals: results.flatMap((r) => r.anomaly_signals),
+    calls: countRagCalls(results),
+    timing,
   };
-  const fcs = (side: 'online' | 'baseline') =>
-    cleanResults.map((r) => r[side].signals?.fcs).filter((x): x is number => typeof x === 'number');
-  const [online, baseline] = [fcs('online'), fcs('baseline')];
-  const samples = [...new Set(cleanResults.map((r) => r.comparison.samples ?? 1))].join(', ');
-  const signals = cleanResults.flatMap((r) => r.anomaly_signals);
-  const metricCalls = cleanTiming?.ragCalls;
-  const calls = `RAG calls per probe result: **${callsPerResultText(countRagCalls(cleanResults))}** from the results' own counts (the pooled test's \`rag_calls\`, else k a side)${
-    metricCalls
-      ? `; the sentinel's /metrics (rag_immune_sentinel_rag_calls_per_result, sum over count): ${callsPerResultText(metricCalls)}`
-      : ''
-  }.`;
-  return `${calls}
-Samples a side per result: ${samples}. FCS of the online answers: p50 ${quantile(online, 0.5)}, p99 ${quantile(online, 0.99)} (${online.length} results with an FCS);
-baseline: p50 ${quantile(baseline, 0.5)}, p99 ${quantile(baseline, 0.99)}. Anomaly signals: ${signals.length === 0 ? 'none' : signals.join(', ')}.
-${timingText()}
-`;
 }
 
-/** Per kind: how often the final report named each cause ("none": no report). */
-function namedCausesText(): string {
-  const lines = cycleSpecs.flatMap((spec) => {
-    const ts = trials.filter((t) => specOf(t) === spec);
-    if (ts.length === 0) return [];
-    const counts = new Map<string, number>();
-    for (const t of ts) counts.set(t.finalReport?.root_cause ?? 'none', (counts.get(t.finalReport?.root_cause ?? 'none') ?? 0) + 1);
-    const expected = expectationOf(spec.kind).cause ?? 'unknown (unseen kind: abstain or name the component)';
-    return [`- ${spec.label} (expected ${expected}): ${[...counts].map(([cause, n]) => `${cause} ${n}/${ts.length}`).join(', ')}`];
-  });
-  return lines.join('\n');
-}
-
-function indexDiffRow(t: TrialResult): string {
-  const d = t.finalReport?.index_diff ?? null;
-  const cause = t.finalReport ? `${t.finalReport.root_cause} ${t.finalReport.confidence.toFixed(2)}` : '—';
-  if (d === null) return `| ${t.plan.kind} | ${t.plan.mode ?? '-'} | ${cause} | — | | | | | | | | | |`;
-  const cosine = d.min_vector_cosine === null ? '' : ` (${d.min_vector_cosine.toFixed(3)})`;
-  return `| ${t.plan.kind} | ${t.plan.mode ?? '-'} | ${cause} | ${d.knowledge_ids.length} | ${d.online_points} / ${d.baseline_points} | ${d.missing} | ${d.added_unexpected} | ${d.relabelled} | ${d.payload_changed} | ${d.text_changed} | ${d.vectors_moved}${cosine} | ${d.explained_by.join(', ') || '—'} | ${d.unexplained.join(', ') || '—'} |`;
-}
-
-/** RAG calls per probe result in a trial's window. */
-function callsPerResult(t: object): string {
-  return callsPerResultOf([t]);
-}
-
-/** RAG calls per probe result over trials' windows together (a kind's row: its trials' calls over their results). */
-function callsPerResultOf(ts: readonly object[]): string {
-  const counts = ts.map((t) => trialCalls.get(t)).filter((c): c is RagCallCount => c !== undefined);
-  const [calls, results] = [counts.reduce((a, c) => a + c.calls, 0), counts.reduce((a, c) => a + c.results, 0)];
-  return results === 0 ? '—' : (calls / results).toFixed(1);
-}
-
-/** The sentinel's settings this run set: the RAG pair's (sampling) and --sentinel-env over them; the rest are its defaults. */
-function sentinelSettingsText(): string {
-  const settings = { ...run.rag.workerEnv?.sentinel, ...sentinelEnv };
-  const keys = Object.keys(settings).sort();
-  return keys.length === 0
-    ? "Sentinel settings: its defaults (services/sentinel's README)."
-    : `Sentinel settings (the RAG pair's${Object.keys(sentinelEnv).length > 0 ? `, --sentinel-env over them` : ''}; the rest its defaults): ${keys.map((k) => `\`${k}=${settings[k]}\``).join(', ')}.`;
-}
-
-/** Writes RESULTS.md from the trials so far (after every trial, so an interrupted run leaves its figures). */
-function writeResults(final: boolean): void {
-  const secondsSince = (t: TrialResult, at?: number) => (at === undefined ? undefined : (at - t.injectedAt) / 1000);
-  const stats = (xs: (number | undefined)[]) => {
-    const v = xs.filter((x): x is number => x !== undefined);
-    if (v.length === 0) return '—';
-    const mean = v.reduce((a, b) => a + b, 0) / v.length;
-    const sd = Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / v.length);
-    return `${mean.toFixed(1)} ± ${sd.toFixed(1)} s${v.length < xs.length ? ` (${v.length}/${xs.length})` : ''}`;
-  };
-  const pct = (n: number, d: number) => (d === 0 ? '—' : `${Math.round((100 * n) / d)}% (${n}/${d})`);
-  const rows: string[] = [];
-  for (const spec of cycleSpecs) {
-    const ts = trials.filter((t) => specOf(t) === spec);
-    if (ts.length === 0) continue;
-    const unseen = expectationOf(spec.kind).cause === null;
-    rows.push(
-      `| ${spec.label}${unseen ? ' (unseen)' : ''} | ${ts.length} | ${stats(ts.map((t) => secondsSince(t, t.detectedAt)))} | ${stats(ts.map((t) => secondsSince(t, t.correctReportAt)))} | ${
-        unseen ? '—' : stats(ts.map((t) => secondsSince(t, t.verifiedAt)))
-      } | ${pct(ts.filter((t) => t.localised).length, ts.length)} | ${
-        unseen
-          ? `no wrong repair verified: ${pct(ts.filter((t) => !t.wrongRepairVerified).length, ts.length)}`
-          : pct(ts.filter((t) => t.outcome === 'healed').length, ts.length)
-      } | ${unseen ? '—' : pct(ts.filter((t) => t.sentinelRecoveredAt !== undefined).length, ts.length)} | ${(ts.reduce((a, t) => a + t.actions.length, 0) / ts.length).toFixed(1)} | ${ts.reduce((a, t) => a + t.rollbacks, 0)} | ${[...new Set(ts.map((t) => t.outcome))].join(', ')} | ${callsPerResultOf(ts)} |`,
-    );
+function gitCommit(): string {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot(), encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: repoRoot(), encoding: 'utf8' }).trim();
+    return dirty === '' ? commit : `${commit} (with uncommitted changes)`;
+  } catch {
+    return 'unknown';
   }
-  const perTrial = trials.map((t) => {
-    const s = (at?: number) => secondsSince(t, at)?.toFixed(1) ?? '—';
-    return `| ${t.plan.kind} | ${t.plan.mode} | ${t.plan.fraction} | ${t.plan.seed} | ${t.touched.length} | ${s(t.detectedAt)} | ${s(t.firstReportAt)} | ${s(t.correctReportAt)} | ${s(t.verifiedAt)} | ${
-      t.finalReport ? `${t.finalReport.root_cause} ${t.finalReport.confidence.toFixed(2)}` : '—'
-    } | ${t.actions.map((a) => `${a.intent}:${a.statuses.at(-1)}`).join(' ') || '—'} | ${t.outcome} | ${callsPerResult(t)} |`;
-  });
-  const compoundRows = compoundTrials.map((t) => {
-    const s = (at?: number) => (at === undefined ? '—' : ((at - t.injectedAt) / 1000).toFixed(1));
-    const causes = t.faults.map((f) => expectationOf(f.plan.kind).cause);
-    const named = causes.filter((c) => c !== null && t.namedCauses.includes(c)).length;
-    return `| ${t.faults.map((f) => `${f.plan.kind}/${f.plan.mode ?? '-'}`).join(' + ')} | ${s(t.detectedAt)} | ${named}/${causes.length} (${t.namedCauses.join(', ') || '—'}) | ${t.repairedBy.map((r) => r ?? '—').join(' + ')} | ${t.rightRepairsUndone.length} | ${t.partials.length} | ${s(t.sentinelRecoveredAt)} | ${t.actions.join(' ') || '—'} | ${t.outcome} | ${callsPerResult(t)} |`;
-  });
-  const load = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(' / ');
-  const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Debian 12, Node ${process.version}; load average (1/5/15 min) ${load(startLoad)} at the start, ${load(loadavg())} when written`;
-  const ragText = langchain
-    ? `the LangChain RAG (services/langchain-rag: @langchain/qdrant behind an alias, Gemma 3 270M sampling at temperature 0.7, a new seed per call;
-watched only through its OTLP traces via the trace intake) over ${values.packages} Debian packages, both sides sampling: each probe result is
-${values.samples} calls a side and the sampled test at alpha ${values.alpha} (sentinel and effector verification)`
-    : `reference RAG over ${values.packages} Debian packages`;
-  const markdown = `# bench/healing results${langchain ? ': the LangChain RAG (Gemma 3 270M, sampled)' : ''}
-
-\`npm run stack -- up && npx tsx bench/healing/run.ts ${process.argv.slice(2).join(' ')}\` (the command as run; \`npm run bench:healing\` is the full matrix${langchain ? ' on the reference RAG' : ''})
-(\`bench/healing/run.ts\`; raw per-trial records in \`.runs/bench-healing-<time>/trials.jsonl\`, worker logs beside it).
-
-${final ? '' : `**Partial: ${trials.length + notInjected.length} of ${trialsPerKind * specs.length} trials done when this was written.**\n\n`}Run of ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine}, sharing the machine with the local stack
-(Kafka, schema registry, Elasticsearch, the Qdrant server the stack runs, Prometheus) and other work. Probe interval **${interval} s**
-(the seed's: 10 min), ${values.probes} golden probes, ${ragText}, effector in \`auto\` mode.
-${sentinelSettingsText()}
-${
-  isolate
-    ? 'Every trial runs on its own fresh RAG pair and its own four workers (nothing carries over from one fault to the next),\nafter one clean round; the fault is '
-    : 'Trials run in cycles: each cycle injects every kind once, in the order below, on one fresh online RAG on the same URL\n(the identifier, effector and memory keep running; memory accumulates cases), each fault after the previous incident closed,\n'
-}${
-    langchain
-      ? 'written straight into the online Qdrant collection through its alias, or deployed as a new build of the online RAG (no fault API)'
-      : 'injected through the admin API'
-  } and never undone by the benchmark. Times are seconds after the fault was in effect; "detected" is when the first anomaly reached the bus (before 2026-12-07, its probe's start: about 0.3 s earlier on the reference RAG, a sampled probe's minute on the LangChain RAG).
-
-## Clean rounds (no fault)
-
-${clean.rounds} rounds, ${clean.results} probe results: **${clean.anomalies} anomalies, ${clean.reports} reports, ${clean.actions} repair actions**.
-${fcsText()}
-${
-  notInjected.length === 0
-    ? ''
-    : `\n## Faults not injected into this RAG\n\n${notInjected.map((n) => `- ${n.label}: ${n.reason}`).join('\n')}\n`
 }
-## Fault matrix
 
-"RAG calls / result": the RAG calls (both sides, every probe) behind each probe result published from the injection to the
-trial's end, over the kind's trials; what the sampled mode spends while a fault is on.
-
-| fault | trials | detection | correct report | verified recovery (MTTR) | localisation | repair success | sentinel saw recovery | actions / trial | rollbacks | outcomes | RAG calls / result |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
-${rows.join('\n')}
-
-## What each fault was named, and what the index diff said changed
-
-Per kind, the final report's cause over its trials; per trial, the index diff the last report carried (the identifier's
-own read of the online and baseline Qdrant collections for the knowledge it implicates; "—": no diff read, a fault
-with no knowledge scope or none implicated). Columns count chunks: missing, added (versions the baseline lacks, valid
-before its pin), relabelled (same text, other id), payload (version or validity changed), text (rewritten in place),
-vectors (moved: cosine < 0.999, min cosine in brackets); "explained by" the catalogue causes whose signature it shows,
-"unexplained" the changes none explains.
-
-${namedCausesText()}
-
-| fault | mode | final cause | ids diffed | points online / baseline | missing | added | relabelled | payload | text | vectors (min cos) | explained by | unexplained |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
-${trials.map(indexDiffRow).join('\n')}
-
-## Compound trials (two faults at once)
-
-Each on a fresh online RAG, ${compoundTrialsPerPair} trial(s) per pair with their own seeds; scoped faults on different documents (a quarter of the probed knowledge each).
-Goal: both causes named, both repaired, no repair that healed a probe (and worsened none) undone, the sentinel seeing every touched probe clean.
-"RAG calls / result": the calls behind each probe result published from the injection to the trial's end (every probe, both sides).
-
-| faults | detected | causes named | repaired by | right repairs undone | partial recoveries kept | sentinel saw recovery | actions | outcome | RAG calls / result |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
-${compoundRows.join('\n') || '| (none run) | | | | | | | | | |'}
-
-## The seed's table (003 §4.3, staging, probe interval 10 min)
-
-| fault | detection | localisation | repair success | MTTR |
-| --- | --- | --- | --- | --- |
-| knowledge source failure | 9.2 ± 1.3 min | 100% | 100% | 4.1 min |
-| model (reranker) drift | 3.7 ± 0.8 min | 92% | 100% | 2.3 min |
-| vector index corruption | 1.5 ± 0.4 min | 100% | 100% | 1.8 min |
-
-## Every trial
-
-| fault | mode | fraction | seed | touched probes | detected | first report | correct report | verified | final cause | actions (last status) | outcome | RAG calls / result |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
-${perTrial.join('\n')}
-`;
+/** Writes RESULTS from the records so far (after every trial, so an interrupted run leaves its figures), and the kept copy. */
+function writeResults(final: boolean): void {
+  record.header.endedAt = new Date().toISOString();
+  record.header.loadAtEnd = loadavg();
+  if (keepDir !== undefined) {
+    writeFileSync(join(keepDir, 'run.json'), `${JSON.stringify(record.header, null, 2)}\n`);
+    writeFileSync(join(keepDir, 'trials.jsonl'), [...record.trials, ...record.compounds].map((row) => `${JSON.stringify(row)}\n`).join(''));
+  }
+  const markdown = renderHealingResults([record], {
+    rawRecords: keepDir ?? join('.runs', `bench-healing-${stamp}`, 'trials.jsonl'),
+  });
   writeFileSync(values.out, markdown);
   if (final) console.log(`\n${markdown}`);
 }

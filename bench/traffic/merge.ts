@@ -19,9 +19,9 @@
  * trials.jsonl or whose records do not parse, and runs of a different --rag or different golden
  * probes (count or interval) unless --allow-mixed (then the header says they are mixed).
  */
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { runDirectories } from '@rag-immune/test-kit/run-directories';
 import { checkRunsComparable, readTrafficRun } from '@rag-immune/test-kit/traffic/bench-records';
 import { renderTrafficResults } from '@rag-immune/test-kit/traffic/results-report';
 
@@ -36,21 +36,10 @@ const { values: args } = parseArgs({
 });
 
 try {
-  const given = args.runs?.trim() ? args.runs.split(',') : [];
-  const runsDir = args['runs-dir'];
-  if (given.length === 0 && runsDir === undefined)
-    throw new Error('--runs (the run directories, comma-separated) or --runs-dir: give the runs to merge');
-  if (runsDir !== undefined && !existsSync(runsDir)) throw new Error(`--runs-dir: ${runsDir} does not exist`);
   if (args.rag !== undefined && args.rag !== 'reference' && args.rag !== 'langchain')
     throw new Error(`--rag: reference or langchain, not ${args.rag}`);
-  const dirs = [
-    ...given.map((dir) => dir.trim()).filter(Boolean),
-    ...(runsDir === undefined
-      ? []
-      : readdirSync(runsDir, { withFileTypes: true })
-          .filter((entry) => entry.isDirectory() && existsSync(join(runsDir, entry.name, 'run.json')))
-          .map((entry) => join(runsDir, entry.name))),
-  ];
+  const runsDir = args['runs-dir'];
+  const dirs = runDirectories(args.runs, runsDir);
   const runs = dirs
     .map(readTrafficRun)
     .filter((run) => args.rag === undefined || run.header.rag === args.rag)
