@@ -18,7 +18,7 @@
  * several kept runs, for a matrix longer than one session (the LangChain RAG's).
  *
  * Compound pairs run --compound-trials trials each (default --trials, at least 1: `--trials 0` runs
- * the pairs alone), each with its own seed and each kind's modes in turn; a pair's faults go in the
+ * the pairs alone), each on a fresh online RAG (with --isolate, a fresh RAG pair and workers), each with its own seed and each kind's modes in turn; a pair's faults go in the
  * way the RAG takes them (fault API, or an operator's write into Qdrant or deploy; a redeploy first,
  * since its start re-syncs the index from the feeds), on different documents. In a cycle, a second
  * redeploying kind (a regressed prompt after a stale feed) gets a fresh online RAG first. Until issue 39 every pair ran once whatever --trials said: `npm run bench:healing`
@@ -303,10 +303,11 @@ const planOf = (kind: string, i: number, mode?: string): FaultPlan => {
 };
 
 let run = newRun();
-record.header.sentinelSettings = { ...run.rag.workerEnv?.sentinel, ...sentinelEnv };
-record.header.sentinelEnvGiven = Object.keys(sentinelEnv).length > 0;
 try {
   await run.start();
+  // The RAG pair exists once started: its sentinel settings (sampling), --sentinel-env over them.
+  record.header.sentinelSettings = { ...run.rag.workerEnv?.sentinel, ...sentinelEnv };
+  record.header.sentinelEnvGiven = Object.keys(sentinelEnv).length > 0;
   const rounds = Number(values['clean-rounds']);
   log(`${rounds} clean rounds, no fault`);
   const cleanSince = Date.now();
@@ -394,8 +395,19 @@ try {
     for (const [i, pair] of compoundPairs.entries()) {
       const seed = t === 0 ? `bench-compound-${i}` : `bench-compound-${i}-${t}`;
       const plans = pair.map(({ kind, mode }) => ({ ...planOf(kind, t, mode), fraction: 0.25, seed }));
-      log(`compound trial ${plans.map((p) => `${p.kind}:${p.mode}`).join(' + ')} #${t + 1} (${seed}): fresh online RAG`);
-      await run.resetOnline();
+      log(
+        `compound trial ${plans.map((p) => `${p.kind}:${p.mode}`).join(' + ')} #${t + 1} (${seed}): ${isolate ? 'fresh RAG pair and workers' : 'fresh online RAG'}`,
+      );
+      // With --isolate a pair gets its own workers too, as a single fault does: the effector's
+      // component breaker (6 repairs of one component in 600 s) counts across the trials of shared
+      // workers, and on 2026-12-07 it escalated the third parser-bug + vector-index-corruption pair
+      // after the pairs before it had reindexed six times in ten minutes.
+      if (isolate && !first) {
+        await run.close();
+        run = newRun();
+        await run.start();
+      } else await run.resetOnline();
+      first = false;
       await run.cleanRounds(1);
       let trial: CompoundTrialResult;
       try {

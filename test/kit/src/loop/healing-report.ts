@@ -237,7 +237,7 @@ export function renderHealingResults(runs: readonly HealingRun[], options: Rende
   );
   const compoundTrialsText = [...new Set(runs.map((r) => r.header.compoundTrialsPerPair))].join(' or ');
   const header = merged
-    ? `Merged by \`${options.mergeCommand ?? 'bench/healing/merge.ts'}\` from ${runs.length} run(s) kept under bench/healing/runs/ (their run.json and trials.jsonl);
+    ? `Merged by \`${options.mergeCommand ?? 'bench/healing/merge.ts'}\` from ${runs.length} kept run(s) (their run.json and trials.jsonl);
 each trial below is tagged with its run's start (MM-DDTHH-MM). The runs:
 
 ${runs.map((r, i) => `${i + 1}. ${runText(r, options)}`).join('\n\n')}`

@@ -183,7 +183,7 @@ test('several runs render one matrix: clean phases added, trials of a kind count
     compounds: [],
   };
   const page = renderHealingResults([a, b], { mergeCommand: 'bench/healing/merge.ts --runs-dir bench/healing/runs --rag langchain' });
-  assert.match(page, /Merged by `bench\/healing\/merge\.ts --runs-dir bench\/healing\/runs --rag langchain` from 2 run\(s\)/);
+  assert.match(page, /Merged by `bench\/healing\/merge\.ts --runs-dir bench\/healing\/runs --rag langchain` from 2 kept run\(s\)/);
   assert.match(page, /at abc1234/);
   assert.match(page, /at def5678/);
   assert.match(page, /\*\*Partial: 1 of 3 trials done when this was written \(stopped before its end\)\.\*\*/);
