@@ -6,27 +6,64 @@ const STOPWORDS = new Set(
   ),
 );
 
-/** The query's cluster key: its distinctive words, lower-cased and sorted (word order and filler do not split a cluster). */
-export function querySignature(query: string): string {
-  const words = query
+/** The distinctive words of a text (a query, a knowledge id): lower-cased, filler and punctuation dropped. */
+export function distinctiveWords(text: string): string[] {
+  const words = text
     .toLowerCase()
     .split(/[^\p{L}\p{N}.+-]+/u)
     .map((w) => w.replace(/^[.+-]+|[.+-]+$/g, ''))
     .filter((w) => w.length >= 3 && !STOPWORDS.has(w));
-  return [...new Set(words)].sort().join(' ');
+  return [...new Set(words)];
+}
+
+/** The query's cluster key: its distinctive words, sorted (word order and filler do not split a cluster). */
+export function querySignature(query: string): string {
+  return distinctiveWords(query).sort().join(' ');
+}
+
+/** The knowledge a query is usually answered from, and how that is known. */
+export interface UsualKnowledge {
+  knowledgeId: string;
+  /**
+   * `exact`: this very cluster was answered from it when healthy. `near`: a rewording not seen
+   * healthy yet, whose words only that knowledge's clusters carry (e.g. the name of what it asks about).
+   */
+  match: 'exact' | 'near';
+}
+
+export interface SegmentResolverOptions {
+  maxClusters?: number;
+  /** A word points to one knowledge id once at least this many of its healthy clusters, and no other id's, carry it. */
+  minClustersPerWord?: number;
 }
 
 /**
  * Which knowledge id an answer belongs to. A fault that breaks retrieval (overwritten or deleted
  * vectors) makes a query about X retrieve Y, so the segment cannot be the knowledge retrieved now:
- * it is the knowledge the query's cluster was answered from when first seen healthy, and only for
- * a cluster never seen before the knowledge retrieved now.
+ * it is the knowledge the query's cluster was answered from when first seen healthy.
+ *
+ * A rewording never seen healthy has no cluster yet, and users reword all the time: without more,
+ * its answers would land in the segment of whatever the broken retriever returns instead (the
+ * LangChain bench's deleted knowledge went unseen that way, 2026-12-07). So a new cluster whose
+ * distinctive words point to one knowledge id (every healthy cluster carrying them was answered
+ * from it) is resolved to that id when nothing retrieved now explains the query's words (no
+ * retrieved id carries one in its name, or is the id one of them points to): a `near` match. Being a guess, it is
+ * not learned: the cluster is kept pending with what it retrieved, and learned from that once a
+ * check against the baseline finds it healthy (`checkedHealthy`, `segmentCleared`).
  */
 export class SegmentResolver {
   private readonly learned: LRUCache<string, string>;
+  /** Word to the knowledge ids whose learned clusters carry it, with how many clusters. */
+  private readonly postings = new Map<string, Map<string, number>>();
+  /** Near-matched clusters whose usual knowledge was missing: signature to the segment and the id retrieved instead. */
+  private readonly pending: LRUCache<string, { segment: string; retrieved: string }>;
+  private readonly minClustersPerWord: number;
 
-  constructor(maxClusters = 50_000) {
-    this.learned = new LRUCache({ max: maxClusters });
+  constructor(options: SegmentResolverOptions = {}) {
+    const max = options.maxClusters ?? 50_000;
+    this.minClustersPerWord = options.minClustersPerWord ?? 2;
+    this.learned = new LRUCache({ max, dispose: (knowledgeId, key) => this.index(key, knowledgeId, -1) });
+    this.pending = new LRUCache({ max: Math.max(1, Math.floor(max / 10)) });
   }
 
   /** The knowledge this query's cluster was answered from when healthy, if known. */
@@ -34,13 +71,85 @@ export class SegmentResolver {
     return this.learned.get(querySignature(query));
   }
 
+  /**
+   * The knowledge this query is usually answered from: its own cluster's, else a near match
+   * (never one of `retrievedNow`, and only when none of them explains the query's words).
+   */
+  usualKnowledge(query: string, retrievedNow: readonly string[] = []): UsualKnowledge | undefined {
+    const key = querySignature(query);
+    if (key === '') return undefined;
+    const exact = this.learned.get(key);
+    if (exact !== undefined) return { knowledgeId: exact, match: 'exact' };
+    const words = key.split(' ');
+    let near: string | undefined;
+    for (const word of words) {
+      const id = this.pointsTo(word);
+      if (id === undefined) continue;
+      if (near !== undefined && near !== id) return undefined;
+      near = id;
+    }
+    if (near === undefined || retrievedNow.includes(near)) return undefined;
+    if (retrievedNow.some((id) => this.explains(id, words))) return undefined;
+    return { knowledgeId: near, match: 'near' };
+  }
+
   /** Records the knowledge a healthy answer to the query came from (the first one sticks). */
   learn(query: string, knowledgeId: string): void {
     const key = querySignature(query);
-    if (key !== '' && !this.learned.has(key)) this.learned.set(key, knowledgeId);
+    if (key !== '') this.learnSignature(key, knowledgeId);
+  }
+
+  /** A near-matched answer's usual knowledge was missing: what it retrieved instead, learned only if found healthy. */
+  holdPending(query: string, segment: string, retrieved: string): void {
+    const key = querySignature(query);
+    if (key !== '' && !this.learned.has(key)) this.pending.set(key, { segment, retrieved });
+  }
+
+  /** A check against the baseline found this query's online answer healthy: a pending cluster is learned. */
+  checkedHealthy(query: string): void {
+    const key = querySignature(query);
+    const held = this.pending.get(key);
+    if (held !== undefined) this.learnSignature(key, held.retrieved);
+  }
+
+  /** The segment's shadow replay agreed with the baseline: its pending clusters were healthy after all. */
+  segmentCleared(segment: string): void {
+    for (const [key, held] of [...this.pending.entries()]) if (held.segment === segment) this.learnSignature(key, held.retrieved);
   }
 
   segmentOf(query: string, retrievedNow: string | undefined): string | undefined {
-    return this.usualKnowledgeOf(query) ?? retrievedNow;
+    return this.usualKnowledge(query, retrievedNow === undefined ? [] : [retrievedNow])?.knowledgeId ?? retrievedNow;
+  }
+
+  private learnSignature(key: string, knowledgeId: string): void {
+    this.pending.delete(key);
+    if (this.learned.has(key)) return;
+    this.learned.set(key, knowledgeId);
+    this.index(key, knowledgeId, +1);
+  }
+
+  /** The one knowledge id whose clusters (enough of them, and no other id's) carry the word. */
+  private pointsTo(word: string): string | undefined {
+    const ids = this.postings.get(word);
+    if (ids?.size !== 1) return undefined;
+    const [id, clusters] = [...ids][0]!;
+    return clusters >= this.minClustersPerWord ? id : undefined;
+  }
+
+  /** The retrieved id accounts for one of the query's words: its name carries it, or the word points to it alone. */
+  private explains(knowledgeId: string, words: readonly string[]): boolean {
+    const name = new Set(distinctiveWords(knowledgeId));
+    return words.some((w) => name.has(w) || this.pointsTo(w) === knowledgeId);
+  }
+
+  private index(key: string, knowledgeId: string, delta: 1 | -1): void {
+    for (const word of key.split(' ')) {
+      const ids = this.postings.get(word) ?? new Map<string, number>();
+      const count = (ids.get(knowledgeId) ?? 0) + delta;
+      if (count > 0) ids.set(knowledgeId, count);
+      else ids.delete(knowledgeId);
+      if (ids.size > 0) this.postings.set(word, ids);
+      else this.postings.delete(word);
+    }
   }
 }

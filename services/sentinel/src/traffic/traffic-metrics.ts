@@ -11,6 +11,7 @@ export class TrafficMetrics {
   readonly segmentsConfirmed: Counter;
   readonly segmentsRejected: Counter;
   readonly segmentsRelearned: Counter;
+  readonly resolvedNear: Counter;
   readonly replayCalls: Counter<'outcome'>;
   readonly spotChecks: Counter<'outcome' | 'trigger'>;
   readonly pollErrors: Counter;
@@ -63,6 +64,11 @@ export class TrafficMetrics {
     this.segmentsRelearned = new Counter({
       name: 'rag_immune_traffic_segments_relearned_total',
       help: 'Rejected segments whose clean bad rate was re-learned from their answers since the profile',
+      registers,
+    });
+    this.resolvedNear = new Counter({
+      name: 'rag_immune_traffic_answers_resolved_near_total',
+      help: 'Answers to a rewording never seen healthy, put in the segment of the knowledge its words point to, which was missing from their context',
       registers,
     });
     this.replayCalls = new Counter({

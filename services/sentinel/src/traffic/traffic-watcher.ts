@@ -13,7 +13,7 @@ import type { PromotedReplays } from './promoted-replays.ts';
 import type { ReplayOutcome, ShadowReplay } from './shadow-replay.ts';
 import type { SpotCheck } from './spot-check.ts';
 import type { TrafficMetrics } from './traffic-metrics.ts';
-import { topKnowledgeId, topRetrievalScore, type UserAnswer } from './user-answer.ts';
+import { retrievedKnowledgeIds, topKnowledgeId, topRetrievalScore, type UserAnswer } from './user-answer.ts';
 import type { PollResult } from './user-trace-reader.ts';
 
 export interface TrafficSource {
@@ -107,7 +107,10 @@ export class TrafficWatcher {
       .check(due.segment, due.query)
       .then((outcome) => {
         this.metrics.spotChecks.inc({ outcome: outcome.disagrees ? 'disagree' : 'agree', trigger });
-        if (!outcome.disagrees) return;
+        if (!outcome.disagrees) {
+          this.resolver.checkedHealthy(outcome.query);
+          return;
+        }
         this.logger?.warn({ segment: outcome.segment, trigger }, 'traffic spot check disagrees with the baseline');
         this.flag(outcome.segment, outcome.query);
       })
@@ -151,12 +154,15 @@ export class TrafficWatcher {
     this.metrics.answersRead.inc();
     const query = answer.trace.query;
     const retrievedNow = topKnowledgeId(answer);
-    const segment = this.resolver.segmentOf(query, retrievedNow) ?? NO_KNOWLEDGE;
+    const usual = this.resolver.usualKnowledge(query, retrievedKnowledgeIds(answer));
+    const segment = usual?.knowledgeId ?? retrievedNow ?? NO_KNOWLEDGE;
     const view: SegmentView = { segment };
     const usualTopScore = this.monitor.usualTopScore(segment);
-    const usualKnowledgeId = this.resolver.usualKnowledgeOf(query);
     if (usualTopScore !== undefined) view.usualTopScore = usualTopScore;
-    if (usualKnowledgeId !== undefined) view.usualKnowledgeId = usualKnowledgeId;
+    if (usual !== undefined) {
+      view.usualKnowledgeId = usual.knowledgeId;
+      view.usualMatch = usual.match;
+    }
     const readings: SignalReading[] = [];
     for (const signal of this.signals) {
       try {
@@ -174,6 +180,11 @@ export class TrafficWatcher {
     const bad = badOther || scoreDropped;
     if (!bad && retrievedNow !== undefined && retrievalProblem(answer, view, this.options) === null)
       this.resolver.learn(query, retrievedNow);
+    if (usual?.match === 'near') {
+      // A guess from the words: the rewording is learned only once a check finds its answer healthy.
+      this.metrics.resolvedNear.inc();
+      if (retrievedNow !== undefined) this.resolver.holdPending(query, segment, retrievedNow);
+    }
     this.remember(segment, query, bad);
     if (segment !== NO_KNOWLEDGE && !this.replays.has(segment) && readings.some((r) => r.bad && r.decisive === true))
       if (this.spotCheck?.lead(segment, query) === true)
@@ -211,6 +222,7 @@ export class TrafficWatcher {
           this.promoted?.promote(segment, outcome.publishedResults);
         } else {
           this.metrics.segmentsRejected.inc();
+          if (outcome.replayed > 0) this.resolver.segmentCleared(segment);
           // The baseline judged the segment's answers clean: its clean profile was too optimistic.
           if (outcome.replayed > 0 && this.monitor.relearn(segment)) this.metrics.segmentsRelearned.inc();
         }

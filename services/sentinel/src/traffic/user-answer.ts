@@ -27,6 +27,13 @@ export function topKnowledgeId(answer: UserAnswer): string | undefined {
   return answer.trace.context[0]?.knowledge_id ?? answer.trace.candidates[0]?.knowledge_id ?? answer.retrieved_knowledge;
 }
 
+/** Every knowledge id the answer's retrieval returned (candidates and context). */
+export function retrievedKnowledgeIds(answer: UserAnswer): string[] {
+  const ids = new Set([...answer.trace.candidates, ...answer.trace.context].map((c) => c.knowledge_id));
+  if (answer.retrieved_knowledge !== undefined) ids.add(answer.retrieved_knowledge);
+  return [...ids];
+}
+
 /** The best retrieval score among the candidates (or the context where no candidate is listed). */
 export function topRetrievalScore(trace: Trace): number | undefined {
   const scores = (trace.candidates.length > 0 ? trace.candidates : trace.context).map((c) => c.retrieval_score);

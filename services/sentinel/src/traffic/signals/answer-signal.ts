@@ -7,6 +7,8 @@ export interface SegmentView {
   usualTopScore?: number;
   /** The knowledge id this query's cluster was answered from when it was first seen healthy. */
   usualKnowledgeId?: string;
+  /** How that is known: the query's own cluster (`exact`), or a rewording's words pointing to it (`near`). */
+  usualMatch?: 'exact' | 'near';
 }
 
 export interface SignalReading {

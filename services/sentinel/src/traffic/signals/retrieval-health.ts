@@ -26,7 +26,10 @@ export function retrievalProblem(
   if (segment.usualKnowledgeId !== undefined && !retrieved.has(segment.usualKnowledgeId))
     return {
       kind: 'usual_knowledge_missing',
-      detail: `the knowledge this query was answered from (${segment.usualKnowledgeId}) is no longer retrieved`,
+      detail:
+        segment.usualMatch === 'near'
+          ? `the knowledge this rewording's words point to (${segment.usualKnowledgeId}) is not retrieved`
+          : `the knowledge this query was answered from (${segment.usualKnowledgeId}) is no longer retrieved`,
     };
   const top = topRetrievalScore(trace);
   const usual = segment.usualTopScore;
@@ -45,7 +48,11 @@ export function retrievalHealth(options: RetrievalHealthOptions): AnswerSignal {
     name: 'retrieval_unhealthy',
     read(answer: UserAnswer, segment: SegmentView): Promise<SignalReading | null> {
       const problem = retrievalProblem(answer, segment, options);
-      return Promise.resolve({ signal: 'retrieval_unhealthy', bad: problem !== null, ...(problem === null ? {} : problem) });
+      if (problem === null) return Promise.resolve({ signal: 'retrieval_unhealthy', bad: false });
+      // The knowledge its question is answered from left the context: what a retriever does on a
+      // changed index, near-deterministically for one wording (worth a spot check now).
+      const decisive = problem.kind === 'usual_knowledge_missing';
+      return Promise.resolve({ signal: 'retrieval_unhealthy', bad: true, ...problem, ...(decisive ? { decisive } : {}) });
     },
   };
 }

@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DriftMonitor } from '../../../src/traffic/drift-monitor.ts';
-import { SegmentResolver, querySignature } from '../../../src/traffic/segment-resolver.ts';
 import { seededRandom as rng } from '@rag-immune/probing';
 
 const options = { profileAnswers: 30, priorWeight: 20, minCleanRate: 0.005, confidenceZ: 1.645, shift: 0.3, cooldownMs: 0 };
@@ -38,14 +37,6 @@ test('a segment whose answers turn bad alarms within tens of answers; the others
   assert.ok(alarmed, 'the shifted segment alarmed');
   assert.ok(delay <= 20, `alarm after ${delay} bad answers`);
   assert.equal(monitor.summary().find((s) => s.segment === 'b')?.usual_top_score, 0.8);
-});
-
-test('a query cluster keeps the knowledge it was first answered from', () => {
-  const resolver = new SegmentResolver();
-  resolver.learn('Which version of OpenSSL is in Debian?', 'pkg-openssl');
-  assert.equal(querySignature('which openssl version is in debian'), querySignature('Which version of OpenSSL is in Debian?'));
-  assert.equal(resolver.segmentOf('which openssl version is in debian', 'pkg-curl'), 'pkg-openssl');
-  assert.equal(resolver.segmentOf('what does curl do', 'pkg-curl'), 'pkg-curl');
 });
 
 test('a rejected alarm re-learns the segment clean rate: an optimistic profile stops alarming', () => {

@@ -37,4 +37,15 @@ test('a query whose usual knowledge is no longer retrieved is bad', async () => 
   const reading = await signal.read(userAnswer({ knowledgeId: 'pkg-curl' }), { segment: 'pkg-openssl', usualKnowledgeId: 'pkg-openssl' });
   assert.equal(reading?.bad, true);
   assert.match(reading?.detail ?? '', /no longer retrieved/);
+  // Decisive: worth a led spot check now (a score drop alone is not).
+  assert.equal(reading?.decisive, true);
+  const near = await signal.read(userAnswer({ knowledgeId: 'pkg-curl' }), {
+    segment: 'pkg-openssl',
+    usualKnowledgeId: 'pkg-openssl',
+    usualMatch: 'near',
+  });
+  assert.match(near?.detail ?? '', /rewording's words point to \(pkg-openssl\)/);
+  const dropped = await signal.read(userAnswer({ knowledgeId: 'pkg-openssl', score: 0.3 }), { segment: 'pkg-openssl', usualTopScore: 0.8 });
+  assert.equal(dropped?.bad, true);
+  assert.equal(dropped?.decisive, undefined);
 });

@@ -234,3 +234,77 @@ test("a segment's changed context leads a spot check at its first answer; the CU
   assert.equal(unled.published.length, 0);
   assert.ok((await metric(unled.registry, 'rag_immune_traffic_signal_bad_total', { signal: 'content_novel' })) >= 3);
 });
+
+/**
+ * Deleted knowledge asked in new words (the LangChain bench's blind spot, 2026-12-07): the users'
+ * rewordings were never seen healthy, and the retriever now returns a neighbour. Resolved by their
+ * words, the answers land in the lost knowledge's segment, whose led check compares the query with
+ * the baseline expecting that knowledge as its source.
+ */
+test('rewordings of deleted knowledge land in its own segment, lead a check there and are confirmed', async () => {
+  let now = 0;
+  let deleted = false;
+  const registry = new Registry();
+  const metrics = new TrafficMetrics(registry);
+  const published: ProbeResult[] = [];
+  // The baseline still answers from changelog/slirp: a replay expecting it disagrees while it is gone online.
+  const r = runner((p) => deleted && p.expected_sources.includes('changelog/slirp'));
+  let minute = 0;
+  const wordings = ['latest slirp release?', 'slirp release date?', 'newest slirp upload?', 'current slirp?', 'slirp most recent?'];
+  const source = {
+    poll() {
+      minute += 1;
+      const answers: UserAnswer[] = [userAnswer({ knowledgeId: 'apt/libslirp-dev', query: 'libslirp-dev installed size?' })];
+      // Before the fault users ask the first two wordings; after it, only new ones, answered from the neighbour.
+      const query = deleted ? wordings[2 + (minute % 3)]! : wordings[minute % 2]!;
+      answers.push(userAnswer({ knowledgeId: deleted ? 'apt/libslirp-dev' : 'changelog/slirp', query }));
+      return Promise.resolve({ answers, skipped: 0, unreadable: 0 });
+    },
+  };
+  const monitor = new DriftMonitor({
+    profileAnswers: 5,
+    priorWeight: 20,
+    minCleanRate: 0.005,
+    confidenceZ: 1.645,
+    shift: 0.3,
+    answersPerDay: 100_000,
+    alarmsPerDay: 1,
+    cooldownMs: 600_000,
+    now: () => now,
+  });
+  const replay = new ShadowReplay(
+    r,
+    (p) => (published.push(p), Promise.resolve()),
+    { perSegment: 3, perIncident: 10, incidentWindowMs: 3_600_000, perHour: 60 },
+    0.5,
+    () => now,
+  );
+  const spot = new SpotCheck(r, { perSegmentPerHour: 0, perHour: 10, ledIntervalMs: 300_000, now: () => now, random: () => 0.5 });
+  const watcher = new TrafficWatcher(
+    source,
+    [retrievalHealth({ scoreDropRatio: 0.8 })],
+    monitor,
+    new SegmentResolver(),
+    replay,
+    metrics,
+    { pollMs: 10, scoreDropRatio: 0.8, queriesKept: 10 },
+    undefined,
+    undefined,
+    spot,
+  );
+  const minutes = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      now += 60_000;
+      await watcher.tick();
+      await watcher.settled();
+    }
+  };
+  await minutes(10);
+  assert.equal(r.ran.length, 0, 'clean: nothing led');
+  deleted = true;
+  await minutes(1);
+  assert.equal(await metric(registry, 'rag_immune_traffic_answers_resolved_near_total'), 1);
+  assert.equal(await metric(registry, 'rag_immune_traffic_spot_checks_total', { trigger: 'evidence', outcome: 'disagree' }), 1);
+  assert.ok(published.length > 0 && published.every((p) => p.origin === 'traffic' && p.segment === 'changelog/slirp'));
+  assert.equal(watcher.segments().find((s) => s.segment === 'apt/libslirp-dev')?.bad, 0, 'the neighbour is not blamed');
+});
