@@ -54,7 +54,7 @@ import { factFrequencyTest } from './signals/fact-frequency-test.ts';
 import { PooledEvidence, POOLED_SIGNALS as POOLED_SIGNALS_LIST } from './signals/pooled-test.ts';
 import { KnowledgePooledEvidence, withPoolAlarms } from './signals/knowledge-pool.ts';
 import { AdaptiveSampling } from './signals/adaptive-sampling.ts';
-import { answersAreConsistent, baselineFactsLossP, modalAnswerIndex } from './signals/sample-consensus.ts';
+import { answersAreConsistent, baselineFactsLossP, modalAnswerIndex, onlineAnswersEmpty } from './signals/sample-consensus.ts';
 import type { DebugCapture } from './debug-capture.ts';
 import { answerSide, answeredAt, citingSide, evidence, freshnessDocuments, retrievedDocuments } from './observed-response.ts';
 
@@ -306,6 +306,13 @@ export class ProbeRunner {
         // Pooled, the facts are compared once their detector says the answers differ run after run.
         const compareFacts = k === 1 || (pooledVerdict ? pooledVerdict.facts.alarm : this.answersDiffer(onlineSamples, baselineSamples));
         const answers = await this.compareAnswers(probe, online, baseline, compareFacts);
+        // Sampled: one empty sample (the representative's) is no evidence; the samples' share is.
+        if (answers && k > 1)
+          answers.online_answer_empty = onlineAnswersEmpty(
+            answersOf(onlineSamples),
+            answersOf(baselineSamples),
+            this.options.sampleAlpha ?? DEFAULT_SAMPLE_ALPHA,
+          );
         const calls = this.callHealth(onlineSamples, baselineSamples, online.observation);
         const verdict = compareWithBaseline(online.observation, baseline.observation, this.options.thresholds, {
           ...(answers ? { answers } : {}),

@@ -49,3 +49,25 @@ export function baselineFactsLossP(online: readonly (string | undefined)[], base
     answers.map((answer) => (answer !== undefined && modal !== undefined && factsKey(answer) === modal ? 1 : 0));
   return mannWhitneyLessP(states(online), states(baseline));
 }
+
+/**
+ * Sampled mode's empty-answer signal. A sampling LLM sometimes returns nothing for one sample
+ * (Gemma 3 270M on the LangChain RAG: a clean run's representative sample was empty and raised
+ * `empty_answer` at high severity, 2026-12-07), so one empty sample says nothing. The online side
+ * answers empty beyond chance when the one-sided exact test of "answered" (1) or not (0) per sample
+ * gives p < alpha, or when every online sample is empty and no baseline sample is (with few samples
+ * the test cannot reach alpha, and that split is what a generator that stopped answering gives).
+ * Failed calls are no answers at all and are left out.
+ */
+export function onlineAnswersEmpty(
+  online: readonly (string | undefined)[],
+  baseline: readonly (string | undefined)[],
+  alpha: number,
+): boolean {
+  const answered = (answers: readonly (string | undefined)[]) => answers.flatMap((a) => (a === undefined ? [] : [a.trim() === '' ? 0 : 1]));
+  const o = answered(online);
+  const b = answered(baseline);
+  if (o.length === 0 || b.length === 0) return false;
+  if (o.every((x) => x === 0) && b.every((x) => x === 1)) return true;
+  return mannWhitneyLessP(o, b) < alpha;
+}

@@ -1,6 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { answersAreConsistent, baselineFactsLossP, factsKey, modalAnswerIndex } from '../../src/signals/sample-consensus.ts';
+import {
+  answersAreConsistent,
+  baselineFactsLossP,
+  factsKey,
+  modalAnswerIndex,
+  onlineAnswersEmpty,
+} from '../../src/signals/sample-consensus.ts';
 
 const v = (version: string, wording = 'is') => `The latest version of acl ${wording} ${version}.`;
 
@@ -33,4 +39,19 @@ test("the online samples' loss of the baseline's facts: an exact test, quiet wit
   assert.ok(p > 0.2 && p < 0.3, String(p));
   // A failed online call states nothing.
   assert.ok(Math.abs(baselineFactsLossP([undefined, ...other.slice(1)], same) - 1 / 252) < 1e-12);
+});
+
+test('the online side answers empty beyond chance, or on every sample while the baseline never does', () => {
+  const a = v('2.3.1-3');
+  assert.equal(onlineAnswersEmpty(['', ' ', a, a, a], [a, a, a, a, a], 0.005), false, 'two empty samples of five are sampling');
+  assert.equal(onlineAnswersEmpty(['', '', '', '', ''], [a, a, a, a, a], 0.005), true);
+  // Three samples a side cannot reach p < 0.005 (smallest 0.05): all empty against none still fires, two of three does not.
+  assert.equal(onlineAnswersEmpty(['', '', ''], [a, a, a], 0.005), true);
+  assert.equal(onlineAnswersEmpty(['', '', a], [a, a, a], 0.005), false);
+  // Both sides empty is no online fault; failed calls are no answers; a side with none decides nothing.
+  assert.equal(onlineAnswersEmpty(['', '', ''], ['', '', ''], 0.005), false);
+  assert.equal(onlineAnswersEmpty(['', undefined, ''], [a, a, a], 0.005), true);
+  assert.equal(onlineAnswersEmpty([undefined, undefined], [a, a], 0.005), false);
+  // Enough samples: 9 empty of 10 against 0 of 10 is beyond chance though not every sample.
+  assert.equal(onlineAnswersEmpty([...Array(9).fill(''), a], Array(10).fill(a), 0.005), true);
 });

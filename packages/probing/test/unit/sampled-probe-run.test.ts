@@ -179,3 +179,17 @@ test('a sample count that can never reach its alpha is refused with the reason',
   assert.throws(() => runner(s.online, s.baseline, s.fcs, 3), /3 samples a side can never reach p < 0.01/);
   assert.throws(() => runner(s.online, s.baseline, s.fcs, 0), /integer >= 1/);
 });
+
+test('empty answers: some empty samples are sampling, an online side that stopped answering fires', async () => {
+  // Seen clean on the LangChain RAG (2026-12-07): the online side's representative sample was empty.
+  const empties = [
+    { answer: '', score: 0 },
+    { answer: ' ', score: 0 },
+  ];
+  const some = sides([...empties, ...takes('online', '2.9.14', [0.9, 0.9, 0.9])], takes('baseline', '2.9.14', [0.9, 0.9, 0.9, 0.9, 0.9]));
+  const quiet = await runner(some.online, some.baseline, some.fcs, 5).run(probe);
+  assert.equal(quiet.anomaly_signals.includes('empty_answer'), false, quiet.anomaly_signals.join(','));
+  const all = sides([{ answer: '', score: 0 }], takes('baseline', '2.9.14', [0.9, 0.9, 0.9, 0.9, 0.9]));
+  const fired = await runner(all.online, all.baseline, all.fcs, 5).run(probe);
+  assert.ok(fired.anomaly_signals.includes('empty_answer'), fired.anomaly_signals.join(','));
+});
