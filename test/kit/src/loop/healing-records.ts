@@ -96,6 +96,8 @@ export interface HealingRun {
   header: HealingRunHeader;
   trials: HealingTrialRow[];
   compounds: HealingCompoundRow[];
+  /** notes.txt beside the records (optional, one note a line): what was seen in the workers' logs, added by hand. */
+  notes?: string[];
 }
 
 export function trialRowOf(trial: TrialResult, calls: RagCallCount): HealingTrialRow {
@@ -153,5 +155,11 @@ export function readHealingRun(dir: string): HealingRun {
         trials.push(row);
       }
     });
-  return { header, trials, compounds };
+  const notesFile = join(dir, 'notes.txt');
+  const notes = existsSync(notesFile)
+    ? readFileSync(notesFile, 'utf8')
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+    : [];
+  return { header, trials, compounds, ...(notes.length > 0 ? { notes } : {}) };
 }

@@ -298,5 +298,9 @@ ${runs.flatMap((r) => r.compounds.map((t) => compoundRow(t, tagOf(r)))).join('\n
 | fault | mode | fraction | seed | touched probes | detected | first report | correct report | verified | final cause | actions (last status) | outcome | RAG calls / result |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${runs.flatMap((r) => r.trials.map((t) => trialRow(t, tagOf(r)))).join('\n')}
-`;
+${
+  runs.some((r) => (r.notes?.length ?? 0) > 0)
+    ? `\n## Notes (each run's notes.txt, written by hand from the workers' logs)\n\n${runs.flatMap((r) => (r.notes ?? []).map((n) => `- ${r.header.stamp}: ${n}`)).join('\n')}\n`
+    : ''
+}`;
 }

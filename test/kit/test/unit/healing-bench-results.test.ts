@@ -140,6 +140,16 @@ test('runs read back from their directories; a broken record is refused naming t
   assert.equal(run.trials.length, 1);
   assert.equal(run.compounds.length, 1);
   assert.equal(run.header.rag, 'langchain');
+  assert.equal(run.notes, undefined);
+  // Notes written by hand beside the records travel to the page, tagged with their run.
+  writeFileSync(join(dir, 'notes.txt'), 'the clean phase had one false anomaly\n\nsecond note\n');
+  const noted = readHealingRun(dir);
+  assert.deepEqual(noted.notes, ['the clean phase had one false anomaly', 'second note']);
+  assert.match(
+    renderHealingResults([noted]),
+    /## Notes[^\n]*\n\n- 2026-12-07T14-00-00: the clean phase had one false anomaly\n- 2026-12-07T14-00-00: second note\n/,
+  );
+  assert.doesNotMatch(renderHealingResults([run]), /## Notes/);
 
   const broken = join(root, 'broken');
   mkdirSync(broken);
