@@ -11,7 +11,7 @@ export { trafficConfigFromEnv, TrafficConfigError, type TrafficEnv } from './tra
 export { trafficWatcher } from './traffic/traffic-module.ts';
 export { TrafficWatcher, type TrafficSource } from './traffic/traffic-watcher.ts';
 export { UserTraceReader, toUserAnswer, type PollResult } from './traffic/user-trace-reader.ts';
-export type { UserAnswer } from './traffic/user-answer.ts';
+export { retrievedKnowledgeIds, topKnowledgeId, type UserAnswer } from './traffic/user-answer.ts';
 export type { AnswerSignal } from './traffic/signals/answer-signal.ts';
 export { retrievalHealth } from './traffic/signals/retrieval-health.ts';
 export { citationCheck } from './traffic/signals/citation-check.ts';
