@@ -47,7 +47,7 @@ export interface SegmentResolverOptions {
  * LangChain bench's deleted knowledge went unseen that way, 2026-12-07). So a new cluster whose
  * distinctive words point to one knowledge id (every healthy cluster carrying them was answered
  * from it) is resolved to that id when nothing retrieved now explains the query's words (no
- * retrieved id carries one in its name, or is the id one of them points to): a `near` match. Being a guess, it is
+ * retrieved id is the id one of them points to, or carries in its name one that points nowhere else): a `near` match. Being a guess, it is
  * not learned: the cluster is kept pending with what it retrieved, and learned from that once a
  * check against the baseline finds it healthy (`checkedHealthy`, `segmentCleared`).
  */
@@ -136,10 +136,18 @@ export class SegmentResolver {
     return clusters >= this.minClustersPerWord ? id : undefined;
   }
 
-  /** The retrieved id accounts for one of the query's words: its name carries it, or the word points to it alone. */
+  /**
+   * The retrieved id accounts for one of the query's words: the word points to it, or its name
+   * carries a word that points to no other id. A word the healthy answers tie to another id is no
+   * explanation even in this id's name: a package's changelog and its binary share the name, and
+   * with the changelog's points deleted its questions retrieve the binary (LangChain bench, 18:00).
+   */
   private explains(knowledgeId: string, words: readonly string[]): boolean {
     const name = new Set(distinctiveWords(knowledgeId));
-    return words.some((w) => name.has(w) || this.pointsTo(w) === knowledgeId);
+    return words.some((w) => {
+      const pointed = this.pointsTo(w);
+      return pointed === knowledgeId || (pointed === undefined && name.has(w));
+    });
   }
 
   private index(key: string, knowledgeId: string, delta: 1 | -1): void {
