@@ -1,8 +1,9 @@
 /**
  * Where the traffic watcher puts each answer, replayed offline on a traffic run's recorded user
- * traces: how often a rewording is resolved by its words (a near match, segment-resolver.ts), and
- * whether those near matches fall on the knowledge a trial's fault was placed on (right) or on
- * knowledge no fault touched (a false lead: a spot check spent for nothing).
+ * traces: how often a rewording is resolved by its words (a near match, segment-resolver.ts) or an
+ * answer by the knowledge its cluster's healthy context lost (a lost companion), and whether those
+ * fall on the knowledge a trial's fault was placed on (right) or on knowledge no fault touched (a
+ * false lead: a spot check spent for nothing).
  *
  *   npx tsx bench/traffic/replay-segments.ts --index bench-traffic-<prefix>-otlp-user-spans --run .runs/bench-traffic-<stamp>
  *
@@ -36,21 +37,24 @@ interface TrialWindow {
   from: number;
   to: number;
 }
+/** A trial row as the harness logs it (`.runs/.../trials.jsonl`) or as a kept run keeps it (`bench/traffic/runs/.../trials.jsonl`). */
+type TrialLine =
+  | { result: { plan: { target: string }; trial: { affectedKnowledgeIds: string[]; injectedAt: number; endedAt: number } } }
+  | { target: string; injectedAt: number; seconds: number };
 const trials: TrialWindow[] = readFileSync(join(args.run, 'trials.jsonl'), 'utf8')
   .split('\n')
   .filter((line) => line.trim() !== '')
-  .map(
-    (line) =>
-      JSON.parse(line) as {
-        result: { plan: { target: string }; trial: { affectedKnowledgeIds: string[]; injectedAt: number; endedAt: number } };
-      },
-  )
-  .map(({ result }) => ({
-    target: result.plan.target,
-    affected: result.trial.affectedKnowledgeIds,
-    from: result.trial.injectedAt,
-    to: result.trial.endedAt,
-  }));
+  .map((line) => JSON.parse(line) as TrialLine)
+  .map((row) =>
+    'result' in row
+      ? {
+          target: row.result.plan.target,
+          affected: row.result.trial.affectedKnowledgeIds,
+          from: row.result.trial.injectedAt,
+          to: row.result.trial.endedAt,
+        }
+      : { target: row.target, affected: [row.target], from: row.injectedAt, to: row.injectedAt + row.seconds * 1000 },
+  );
 
 const es = new Client({ node: args.es });
 const reader = new UserTraceReader(es, {
@@ -70,19 +74,39 @@ const answers = polled.answers.sort((a, b) => a.received_at - b.received_at);
 const resolver = new SegmentResolver();
 const health = retrievalHealth({ scoreDropRatio: 0.8 });
 
-const counts = { answers: answers.length, exact: 0, near: 0, nearOnFaulted: 0, nearElsewhereInTrial: 0, nearOutsideTrials: 0, inTrials: 0 };
+const counts = {
+  answers: answers.length,
+  inTrials: 0,
+  exact: 0,
+  near: 0,
+  nearOnFaulted: 0,
+  nearElsewhereInTrial: 0,
+  nearOutsideTrials: 0,
+  lost: 0,
+  lostOnFaulted: 0,
+  lostElsewhereInTrial: 0,
+  lostOutsideTrials: 0,
+};
 const falseLeads = new Map<string, number>();
 for (const answer of answers) {
   const trial = trials.find((t) => answer.received_at >= t.from && answer.received_at <= t.to);
   if (trial) counts.inTrials++;
   const retrieved = retrievedKnowledgeIds(answer);
   const usual = resolver.usualKnowledge(answer.trace.query, retrieved);
+  const lost = usual?.lostCompanion;
   const reading = await health.read(answer, {
-    segment: usual?.knowledgeId ?? topKnowledgeId(answer) ?? 'unknown',
-    ...(usual ? { usualKnowledgeId: usual.knowledgeId, usualMatch: usual.match } : {}),
+    segment: lost ?? usual?.knowledgeId ?? topKnowledgeId(answer) ?? 'unknown',
+    ...(usual ? { usualKnowledgeId: lost ?? usual.knowledgeId, usualMatch: usual.match } : {}),
   });
   const top = topKnowledgeId(answer);
   if (usual?.match === 'exact') counts.exact++;
+  if (lost !== undefined) {
+    counts.lost++;
+    if (trial === undefined) counts.lostOutsideTrials++;
+    else if (trial.affected.includes(lost)) counts.lostOnFaulted++;
+    else counts.lostElsewhereInTrial++;
+    if (trial === undefined || !trial.affected.includes(lost)) falseLeads.set(lost, (falseLeads.get(lost) ?? 0) + 1);
+  }
   if (usual?.match === 'near') {
     counts.near++;
     if (trial === undefined) counts.nearOutsideTrials++;
@@ -91,10 +115,15 @@ for (const answer of answers) {
     if (trial === undefined || !trial.affected.includes(usual.knowledgeId))
       falseLeads.set(usual.knowledgeId, (falseLeads.get(usual.knowledgeId) ?? 0) + 1);
     if (top !== undefined) resolver.holdPending(answer.trace.query, usual.knowledgeId, top);
-  } else if (reading && !reading.bad && top !== undefined) resolver.learn(answer.trace.query, top);
+  } else if (reading && !reading.bad && top !== undefined)
+    resolver.learn(
+      answer.trace.query,
+      top,
+      answer.trace.context.map((c) => c.knowledge_id),
+    );
 }
 await es.close();
 console.log(`index ${args.index}, run ${args.run}: ${polled.unreadable} traces unreadable`);
 console.log(JSON.stringify(counts));
-console.log(`near matches on knowledge no fault touched, by id: ${JSON.stringify(Object.fromEntries(falseLeads))}`);
+console.log(`near matches and lost companions on knowledge no fault touched, by id: ${JSON.stringify(Object.fromEntries(falseLeads))}`);
 console.log(`trials: ${trials.map((t) => `${t.target} (${t.affected.join(', ')})`).join('; ')}`);

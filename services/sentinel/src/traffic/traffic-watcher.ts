@@ -155,12 +155,14 @@ export class TrafficWatcher {
     const query = answer.trace.query;
     const retrievedNow = topKnowledgeId(answer);
     const usual = this.resolver.usualKnowledge(query, retrievedKnowledgeIds(answer));
-    const segment = usual?.knowledgeId ?? retrievedNow ?? NO_KNOWLEDGE;
+    // Knowledge the cluster's healthy context held beside its own and lost now: the answer is that knowledge's.
+    const lost = usual?.lostCompanion;
+    const segment = lost ?? usual?.knowledgeId ?? retrievedNow ?? NO_KNOWLEDGE;
     const view: SegmentView = { segment };
     const usualTopScore = this.monitor.usualTopScore(segment);
     if (usualTopScore !== undefined) view.usualTopScore = usualTopScore;
     if (usual !== undefined) {
-      view.usualKnowledgeId = usual.knowledgeId;
+      view.usualKnowledgeId = lost ?? usual.knowledgeId;
       view.usualMatch = usual.match;
     }
     const readings: SignalReading[] = [];
@@ -179,7 +181,11 @@ export class TrafficWatcher {
     const badOther = readings.some((r) => r.bad && r.kind !== 'score_drop');
     const bad = badOther || scoreDropped;
     if (!bad && retrievedNow !== undefined && retrievalProblem(answer, view, this.options) === null)
-      this.resolver.learn(query, retrievedNow);
+      this.resolver.learn(
+        query,
+        retrievedNow,
+        answer.trace.context.map((c) => c.knowledge_id),
+      );
     if (usual?.match === 'near') {
       // A guess from the words: the rewording is learned only once a check finds its answer healthy.
       this.metrics.resolvedNear.inc();

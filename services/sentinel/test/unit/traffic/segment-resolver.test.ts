@@ -101,3 +101,39 @@ test("a segment's rejected replay learns its pending clusters; eviction forgets 
   assert.equal(small.usualKnowledgeOf('alpha latest?'), undefined);
   assert.equal(small.usualKnowledge('alpha size?', ['doc-7']), undefined);
 });
+
+test("a wording's healthy context is remembered: knowledge beside its own that is retrieved no more is lost", () => {
+  const resolver = new SegmentResolver();
+  // The binary's entry ranks first for the changelog's question; the changelog sits next to it.
+  const asked = 'Who uploaded the latest release of libclass-date-perl?';
+  resolver.learn(asked, 'apt/libclass-date-perl', [
+    'apt/libclass-date-perl',
+    'changelog/libclass-date-perl',
+    'apt/libgsf-1-114',
+    'apt/debmake',
+  ]);
+  const healthy = ['apt/libclass-date-perl', 'changelog/libclass-date-perl', 'apt/libgsf-1-114', 'changelog/libcotp'];
+  assert.deepEqual(resolver.usualKnowledge(asked, healthy), { knowledgeId: 'apt/libclass-date-perl', match: 'exact' });
+  // The changelog's points deleted: the answer lost it (the first lost of the next ranks).
+  const deleted = ['apt/libclass-date-perl', 'apt/libgsf-1-114', 'changelog/libcotp'];
+  assert.deepEqual(resolver.usualKnowledge(asked, deleted), {
+    knowledgeId: 'apt/libclass-date-perl',
+    match: 'exact',
+    lostCompanion: 'changelog/libclass-date-perl',
+  });
+  // Case and spacing aside, the same wording; rank 4 (apt/debmake) is beyond the companions kept.
+  assert.equal(
+    resolver.usualKnowledge('who uploaded  the latest release of LIBCLASS-DATE-PERL?', deleted)?.lostCompanion,
+    'changelog/libclass-date-perl',
+  );
+  assert.equal(
+    resolver.usualKnowledge(asked, ['apt/libclass-date-perl', 'changelog/libclass-date-perl', 'apt/libgsf-1-114'])?.lostCompanion,
+    undefined,
+  );
+  // Another wording of the same cluster retrieves other next ranks: it has no companions of its own yet.
+  assert.equal(resolver.usualKnowledge('latest release of libclass-date-perl: who uploaded it?', deleted)?.lostCompanion, undefined);
+  // The first healthy context sticks; nothing retrieved (a failed retrieval) loses nothing here.
+  resolver.learn(asked, 'apt/libclass-date-perl', ['apt/libclass-date-perl', 'apt/other']);
+  assert.equal(resolver.usualKnowledge(asked, deleted)?.lostCompanion, 'changelog/libclass-date-perl');
+  assert.equal(resolver.usualKnowledge(asked, [])?.lostCompanion, undefined);
+});

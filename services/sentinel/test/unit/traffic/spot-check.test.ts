@@ -235,32 +235,17 @@ test("a segment's changed context leads a spot check at its first answer; the CU
   assert.ok((await metric(unled.registry, 'rag_immune_traffic_signal_bad_total', { signal: 'content_novel' })) >= 3);
 });
 
-/**
- * Deleted knowledge asked in new words (the LangChain bench's blind spot, 2026-12-07): the users'
- * rewordings were never seen healthy, and the retriever now returns a neighbour. Resolved by their
- * words, the answers land in the lost knowledge's segment, whose led check compares the query with
- * the baseline expecting that knowledge as its source.
- */
-test('rewordings of deleted knowledge land in its own segment, lead a check there and are confirmed', async () => {
+/** A watcher over the answers `poll` gives each minute, before and after `remove()`; the baseline still answers from `lostId`. */
+function deletedKnowledge(lostId: string, poll: (deleted: boolean, minute: number) => UserAnswer[]) {
   let now = 0;
   let deleted = false;
+  let minute = 0;
   const registry = new Registry();
   const metrics = new TrafficMetrics(registry);
   const published: ProbeResult[] = [];
-  // The baseline still answers from changelog/slirp: a replay expecting it disagrees while it is gone online.
-  const r = runner((p) => deleted && p.expected_sources.includes('changelog/slirp'));
-  let minute = 0;
-  const wordings = ['latest slirp release?', 'slirp release date?', 'newest slirp upload?', 'current slirp?', 'slirp most recent?'];
-  const source = {
-    poll() {
-      minute += 1;
-      const answers: UserAnswer[] = [userAnswer({ knowledgeId: 'apt/libslirp-dev', query: 'libslirp-dev installed size?' })];
-      // Before the fault users ask the first two wordings; after it, only new ones, answered from the neighbour.
-      const query = deleted ? wordings[2 + (minute % 3)]! : wordings[minute % 2]!;
-      answers.push(userAnswer({ knowledgeId: deleted ? 'apt/libslirp-dev' : 'changelog/slirp', query }));
-      return Promise.resolve({ answers, skipped: 0, unreadable: 0 });
-    },
-  };
+  // A replay expecting the lost knowledge as its source disagrees while it is gone online.
+  const r = runner((p) => deleted && p.expected_sources.includes(lostId));
+  const source = { poll: () => Promise.resolve({ answers: poll(deleted, ++minute), skipped: 0, unreadable: 0 }) };
   const monitor = new DriftMonitor({
     profileAnswers: 5,
     priorWeight: 20,
@@ -299,12 +284,53 @@ test('rewordings of deleted knowledge land in its own segment, lead a check ther
       await watcher.settled();
     }
   };
-  await minutes(10);
-  assert.equal(r.ran.length, 0, 'clean: nothing led');
-  deleted = true;
-  await minutes(1);
-  assert.equal(await metric(registry, 'rag_immune_traffic_answers_resolved_near_total'), 1);
-  assert.equal(await metric(registry, 'rag_immune_traffic_spot_checks_total', { trigger: 'evidence', outcome: 'disagree' }), 1);
-  assert.ok(published.length > 0 && published.every((p) => p.origin === 'traffic' && p.segment === 'changelog/slirp'));
-  assert.equal(watcher.segments().find((s) => s.segment === 'apt/libslirp-dev')?.bad, 0, 'the neighbour is not blamed');
+  return { watcher, registry, published, ran: r.ran, minutes, remove: () => (deleted = true) };
+}
+
+/**
+ * Deleted knowledge asked in new words (the LangChain bench's blind spot, 2026-12-07): the users'
+ * rewordings were never seen healthy, and the retriever now returns a neighbour. Resolved by their
+ * words, the answers land in the lost knowledge's segment, whose led check compares the query with
+ * the baseline expecting that knowledge as its source.
+ */
+test('rewordings of deleted knowledge land in its own segment, lead a check there and are confirmed', async () => {
+  const wordings = ['latest slirp release?', 'slirp release date?', 'newest slirp upload?', 'current slirp?', 'slirp most recent?'];
+  const run = deletedKnowledge('changelog/slirp', (deleted, minute) => [
+    userAnswer({ knowledgeId: 'apt/libslirp-dev', query: 'libslirp-dev installed size?' }),
+    // Before the fault users ask the first two wordings; after it, only new ones, answered from the neighbour.
+    userAnswer({
+      knowledgeId: deleted ? 'apt/libslirp-dev' : 'changelog/slirp',
+      query: deleted ? wordings[2 + (minute % 3)]! : wordings[minute % 2]!,
+    }),
+  ]);
+  await run.minutes(10);
+  assert.equal(run.ran.length, 0, 'clean: nothing led');
+  run.remove();
+  await run.minutes(1);
+  assert.equal(await metric(run.registry, 'rag_immune_traffic_answers_resolved_near_total'), 1);
+  assert.equal(await metric(run.registry, 'rag_immune_traffic_spot_checks_total', { trigger: 'evidence', outcome: 'disagree' }), 1);
+  assert.ok(run.published.length > 0 && run.published.every((p) => p.origin === 'traffic' && p.segment === 'changelog/slirp'));
+  assert.equal(run.watcher.segments().find((s) => s.segment === 'apt/libslirp-dev')?.bad, 0, 'the neighbour is not blamed');
+});
+
+/**
+ * The changelog's questions are answered with the binary's entry first and the changelog next (the
+ * LangChain bench, 17:49): deleting the changelog leaves the top id in place, so neither the
+ * segment nor its usual knowledge moves; only the context lost its second rank.
+ */
+test("knowledge lost from a wording's usual context gets the answer, a led check and the confirmation", async () => {
+  const context = (ids: string[]) =>
+    ids.map((id, i) => ({ ...userAnswer({ knowledgeId: id }).trace.context[0]!, retrieval_score: 0.8 - i / 10 }));
+  const run = deletedKnowledge('changelog/dates', (deleted) => {
+    const answer = userAnswer({ knowledgeId: 'apt/dates', query: 'Who uploaded the latest release of dates?' });
+    answer.trace.context = context(deleted ? ['apt/dates', 'apt/other'] : ['apt/dates', 'changelog/dates', 'apt/other']);
+    return [answer, userAnswer({ knowledgeId: 'apt/other', query: 'other installed size?' })];
+  });
+  await run.minutes(10);
+  assert.equal(run.ran.length, 0, 'clean: nothing led');
+  run.remove();
+  await run.minutes(1);
+  assert.equal(await metric(run.registry, 'rag_immune_traffic_spot_checks_total', { trigger: 'evidence', outcome: 'disagree' }), 1);
+  assert.ok(run.published.length > 0 && run.published.every((p) => p.origin === 'traffic' && p.segment === 'changelog/dates'));
+  assert.equal(run.watcher.segments().find((s) => s.segment === 'apt/dates')?.bad, 0, 'the top id is not blamed');
 });
