@@ -45,7 +45,7 @@ export interface SegmentResolverOptions {
   maxClusters?: number;
   /** A word points to one knowledge id once at least this many of its healthy clusters, and no other id's, carry it. */
   minClustersPerWord?: number;
-  /** Other knowledge ids of a cluster's healthy context remembered as its companions (default 2: the next ranks). */
+  /** Other knowledge ids of a wording's first healthy context remembered as its companions (default 2: the next ranks). */
   companionRanks?: number;
 }
 
@@ -59,9 +59,10 @@ export interface SegmentResolverOptions {
  * LangChain bench's deleted knowledge went unseen that way, 2026-12-07). So a new cluster whose
  * distinctive words point to one knowledge id (every healthy cluster carrying them was answered
  * from it) is resolved to that id when nothing retrieved now explains the query's words (no
- * retrieved id is the id one of them points to, or carries in its name one that points nowhere else): a `near` match. Being a guess, it is
- * not learned: the cluster is kept pending with what it retrieved, and learned from that once a
- * check against the baseline finds it healthy (`checkedHealthy`, `segmentCleared`).
+ * retrieved id is the id one of them points to, or carries in its name one that points nowhere
+ * else): a `near` match. Being a guess, it is not learned: the cluster is kept pending with what it
+ * retrieved, and learned from that once a check against the baseline finds it healthy
+ * (`checkedHealthy`, `segmentCleared`).
  */
 export class SegmentResolver {
   private readonly learned: LRUCache<string, string>;

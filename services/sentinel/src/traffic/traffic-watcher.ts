@@ -163,7 +163,7 @@ export class TrafficWatcher {
     if (usualTopScore !== undefined) view.usualTopScore = usualTopScore;
     if (usual !== undefined) {
       view.usualKnowledgeId = lost ?? usual.knowledgeId;
-      view.usualMatch = usual.match;
+      view.usualMatch = lost === undefined ? usual.match : 'companion';
     }
     const readings: SignalReading[] = [];
     for (const signal of this.signals) {
