@@ -1,7 +1,8 @@
 /**
  * Where the traffic watcher puts each answer, replayed offline on a traffic run's recorded user
  * traces: how often a rewording is resolved by its words (a near match, segment-resolver.ts) or an
- * answer by the knowledge its cluster's healthy context lost (a lost companion), and whether those
+ * answer that lost knowledge its wording's healthy context held (a lost companion: it leads a spot
+ * check of that knowledge), and whether those
  * fall on the knowledge a trial's fault was placed on (right) or on knowledge no fault touched (a
  * false lead: a spot check spent for nothing).
  *
@@ -95,8 +96,8 @@ for (const answer of answers) {
   const usual = resolver.usualKnowledge(answer.trace.query, retrieved);
   const lost = usual?.lostCompanion;
   const reading = await health.read(answer, {
-    segment: lost ?? usual?.knowledgeId ?? topKnowledgeId(answer) ?? 'unknown',
-    ...(usual ? { usualKnowledgeId: lost ?? usual.knowledgeId, usualMatch: usual.match } : {}),
+    segment: usual?.knowledgeId ?? topKnowledgeId(answer) ?? 'unknown',
+    ...(usual ? { usualKnowledgeId: usual.knowledgeId, usualMatch: usual.match } : {}),
   });
   const top = topKnowledgeId(answer);
   if (usual?.match === 'exact') counts.exact++;

@@ -12,6 +12,7 @@ export class TrafficMetrics {
   readonly segmentsRejected: Counter;
   readonly segmentsRelearned: Counter;
   readonly resolvedNear: Counter;
+  readonly companionsLost: Counter;
   readonly replayCalls: Counter<'outcome'>;
   readonly spotChecks: Counter<'outcome' | 'trigger'>;
   readonly pollErrors: Counter;
@@ -69,6 +70,11 @@ export class TrafficMetrics {
     this.resolvedNear = new Counter({
       name: 'rag_immune_traffic_answers_resolved_near_total',
       help: 'Answers to a rewording never seen healthy, put in the segment of the knowledge its words point to, which was missing from their context',
+      registers,
+    });
+    this.companionsLost = new Counter({
+      name: 'rag_immune_traffic_answers_companion_lost_total',
+      help: "Answers that lost knowledge their wording's first healthy context held beside the top id (each leads a spot check of that knowledge)",
       registers,
     });
     this.replayCalls = new Counter({

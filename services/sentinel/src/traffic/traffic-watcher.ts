@@ -155,15 +155,13 @@ export class TrafficWatcher {
     const query = answer.trace.query;
     const retrievedNow = topKnowledgeId(answer);
     const usual = this.resolver.usualKnowledge(query, retrievedKnowledgeIds(answer));
-    // Knowledge the cluster's healthy context held beside its own and lost now: the answer is that knowledge's.
-    const lost = usual?.lostCompanion;
-    const segment = lost ?? usual?.knowledgeId ?? retrievedNow ?? NO_KNOWLEDGE;
+    const segment = usual?.knowledgeId ?? retrievedNow ?? NO_KNOWLEDGE;
     const view: SegmentView = { segment };
     const usualTopScore = this.monitor.usualTopScore(segment);
     if (usualTopScore !== undefined) view.usualTopScore = usualTopScore;
     if (usual !== undefined) {
-      view.usualKnowledgeId = lost ?? usual.knowledgeId;
-      view.usualMatch = lost === undefined ? usual.match : 'companion';
+      view.usualKnowledgeId = usual.knowledgeId;
+      view.usualMatch = usual.match;
     }
     const readings: SignalReading[] = [];
     for (const signal of this.signals) {
@@ -192,11 +190,29 @@ export class TrafficWatcher {
       if (retrievedNow !== undefined) this.resolver.holdPending(query, segment, retrievedNow);
     }
     this.remember(segment, query, bad);
+    this.companionLost(usual?.lostCompanion, query);
     if (segment !== NO_KNOWLEDGE && !this.replays.has(segment) && readings.some((r) => r.bad && r.decisive === true))
       if (this.spotCheck?.lead(segment, query) === true)
         this.logger?.info({ segment }, 'decisive evidence in a user answer: spot check led');
     if (this.monitor.observe(segment, { badOther, scoreDropped, topScore: topRetrievalScore(answer.trace) }, this.options.scoreDropRatio))
       this.flag(segment);
+  }
+
+  /**
+   * The answer lost knowledge its wording's healthy context held beside the top id (a changelog
+   * deleted while its binary still ranks first for its questions: the LangChain bench, 17:49). The
+   * answer stays in its segment and is not counted bad there (the query may well be about the top
+   * id, whose answer is unaffected: the CI trial's garbage vectors on one id made other ids' answers
+   * lose it, and counting them against it diluted its confirmation); it leads a budgeted spot check
+   * of the lost knowledge with this query instead, whose replay expects the lost knowledge as its
+   * source. Kept at the tail of that segment's queries: never ahead of its own answers' bad ones.
+   */
+  private companionLost(lost: string | undefined, query: string): void {
+    if (lost === undefined) return;
+    this.metrics.companionsLost.inc();
+    this.remember(lost, query, false);
+    if (!this.replays.has(lost) && this.spotCheck?.lead(lost, query) === true)
+      this.logger?.info({ segment: lost }, 'knowledge left a user answer it used to be in: spot check led');
   }
 
   /** The segment's recent queries, bad answers' first: what its replay asks. */

@@ -7,11 +7,8 @@ export interface SegmentView {
   usualTopScore?: number;
   /** The knowledge id this query's cluster was answered from when it was first seen healthy. */
   usualKnowledgeId?: string;
-  /**
-   * How that is known: the query's own cluster (`exact`), a rewording's words pointing to it
-   * (`near`), or it sat beside the cluster's knowledge in this wording's healthy context (`companion`).
-   */
-  usualMatch?: 'exact' | 'near' | 'companion';
+  /** How that is known: the query's own cluster (`exact`), or a rewording's words pointing to it (`near`). */
+  usualMatch?: 'exact' | 'near';
 }
 
 export interface SignalReading {

@@ -29,9 +29,7 @@ export function retrievalProblem(
       detail:
         segment.usualMatch === 'near'
           ? `the knowledge this rewording's words point to (${segment.usualKnowledgeId}) is not retrieved`
-          : segment.usualMatch === 'companion'
-            ? `knowledge this wording's healthy context held (${segment.usualKnowledgeId}) is no longer retrieved`
-            : `the knowledge this query was answered from (${segment.usualKnowledgeId}) is no longer retrieved`,
+          : `the knowledge this query was answered from (${segment.usualKnowledgeId}) is no longer retrieved`,
     };
   const top = topRetrievalScore(trace);
   const usual = segment.usualTopScore;

@@ -316,9 +316,10 @@ test('rewordings of deleted knowledge land in its own segment, lead a check ther
 /**
  * The changelog's questions are answered with the binary's entry first and the changelog next (the
  * LangChain bench, 17:49): deleting the changelog leaves the top id in place, so neither the
- * segment nor its usual knowledge moves; only the context lost its second rank.
+ * segment nor its usual knowledge moves; only the context lost its second rank. The lost knowledge
+ * is checked, led by that answer; the answer's own segment is not counted bad.
  */
-test("knowledge lost from a wording's usual context gets the answer, a led check and the confirmation", async () => {
+test("knowledge lost from a wording's usual context leads a check of it, and the confirmation; the answer's own segment is not blamed", async () => {
   const context = (ids: string[]) =>
     ids.map((id, i) => ({ ...userAnswer({ knowledgeId: id }).trace.context[0]!, retrieval_score: 0.8 - i / 10 }));
   const run = deletedKnowledge('changelog/dates', (deleted) => {
@@ -333,4 +334,5 @@ test("knowledge lost from a wording's usual context gets the answer, a led check
   assert.equal(await metric(run.registry, 'rag_immune_traffic_spot_checks_total', { trigger: 'evidence', outcome: 'disagree' }), 1);
   assert.ok(run.published.length > 0 && run.published.every((p) => p.origin === 'traffic' && p.segment === 'changelog/dates'));
   assert.equal(run.watcher.segments().find((s) => s.segment === 'apt/dates')?.bad, 0, 'the top id is not blamed');
+  assert.equal(await metric(run.registry, 'rag_immune_traffic_answers_companion_lost_total'), 1);
 });
