@@ -12,6 +12,7 @@ import { retrievalHealth } from '../../../src/traffic/signals/retrieval-health.t
 import { TrafficMetrics } from '../../../src/traffic/traffic-metrics.ts';
 import { TrafficWatcher } from '../../../src/traffic/traffic-watcher.ts';
 import type { UserAnswer } from '../../../src/traffic/user-answer.ts';
+import type { AnswerSignal } from '../../../src/traffic/signals/answer-signal.ts';
 import { userAnswer } from './user-answer-fixture.ts';
 
 function runner(anomalous: (probe: GoldenProbe) => boolean) {
@@ -127,25 +128,25 @@ test('a check replays the query as a traffic probe and reports whether it disagr
   assert.ok(r.ran.every((p) => p.cluster === 'traffic:pkg-a' && p.id.startsWith('traffic-pkg-a-')));
 });
 
+type SpotBudget = { perSegmentPerHour: number; perHour: number; ledIntervalMs?: number };
+
 /**
- * The blind spot: after the fault, pkg-b's answers look exactly as healthy as before (same retrieval,
- * same score), only the baseline tells them apart. No per-answer signal moves; the spot check does.
+ * A watcher over the answers `poll` gives each minute, with replays and spot checks on `anomalous`'s
+ * runner and a clock the test moves; `fault()` turns the fault on (`poll` and `anomalous` see it).
  */
-function silentDrift(spotBudget: { perSegmentPerHour: number; perHour: number; ledIntervalMs?: number }, contentChanges = false) {
+function watchedTraffic(
+  spotBudget: SpotBudget,
+  signals: AnswerSignal[],
+  poll: (faulty: boolean, minute: number) => UserAnswer[],
+  anomalous: (probe: GoldenProbe, faulty: boolean) => boolean,
+) {
   let now = 0;
   let faulty = false;
+  let minute = 0;
   const registry = new Registry();
-  const metrics = new TrafficMetrics(registry);
   const published: ProbeResult[] = [];
-  const r = runner((p) => faulty && p.cluster === 'traffic:pkg-b');
-  const source = {
-    poll() {
-      const answers: UserAnswer[] = ['pkg-a', 'pkg-b', 'pkg-c'].map((k) => userAnswer({ knowledgeId: k, query: `question about ${k}` }));
-      // The content fault: pkg-b's chunk is served with other text (overwritten, re-parsed), as well retrieved as before.
-      if (faulty && contentChanges) answers[1]!.trace.context[0]!.text = 'pkg-b: lorem ipsum';
-      return Promise.resolve({ answers, skipped: 0, unreadable: 0 });
-    },
-  };
+  const r = runner((p) => anomalous(p, faulty));
+  const source = { poll: () => Promise.resolve({ answers: poll(faulty, ++minute), skipped: 0, unreadable: 0 }) };
   const monitor = new DriftMonitor({
     profileAnswers: 5,
     priorWeight: 20,
@@ -167,11 +168,11 @@ function silentDrift(spotBudget: { perSegmentPerHour: number; perHour: number; l
   const spot = new SpotCheck(r, { ...spotBudget, now: () => now, random: () => 0.5 });
   const watcher = new TrafficWatcher(
     source,
-    [retrievalHealth({ scoreDropRatio: 0.8 }), contentProfile({ novelShare: 0.5 })],
+    signals,
     monitor,
     new SegmentResolver(),
     replay,
-    metrics,
+    new TrafficMetrics(registry),
     { pollMs: 10, scoreDropRatio: 0.8, queriesKept: 10 },
     undefined,
     undefined,
@@ -184,7 +185,26 @@ function silentDrift(spotBudget: { perSegmentPerHour: number; perHour: number; l
       await watcher.settled();
     }
   };
-  return { watcher, registry, published, ran: r.ran, minutes, breakAt: () => (faulty = true) };
+  return { watcher, registry, published, ran: r.ran, minutes, fault: () => (faulty = true) };
+}
+
+/**
+ * The blind spot: after the fault, pkg-b's answers look exactly as healthy as before (same retrieval,
+ * same score), only the baseline tells them apart. No per-answer signal moves; the spot check does.
+ */
+function silentDrift(spotBudget: SpotBudget, contentChanges = false) {
+  const run = watchedTraffic(
+    spotBudget,
+    [retrievalHealth({ scoreDropRatio: 0.8 }), contentProfile({ novelShare: 0.5 })],
+    (faulty) => {
+      const answers = ['pkg-a', 'pkg-b', 'pkg-c'].map((k) => userAnswer({ knowledgeId: k, query: `question about ${k}` }));
+      // The content fault: pkg-b's chunk is served with other text (overwritten, re-parsed), as well retrieved as before.
+      if (faulty && contentChanges) answers[1]!.trace.context[0]!.text = 'pkg-b: lorem ipsum';
+      return answers;
+    },
+    (p, faulty) => faulty && p.cluster === 'traffic:pkg-b',
+  );
+  return { ...run, breakAt: run.fault };
 }
 
 const metric = async (registry: Registry, name: string, labels: Record<string, string> = {}) =>
@@ -237,54 +257,14 @@ test("a segment's changed context leads a spot check at its first answer; the CU
 
 /** A watcher over the answers `poll` gives each minute, before and after `remove()`; the baseline still answers from `lostId`. */
 function deletedKnowledge(lostId: string, poll: (deleted: boolean, minute: number) => UserAnswer[]) {
-  let now = 0;
-  let deleted = false;
-  let minute = 0;
-  const registry = new Registry();
-  const metrics = new TrafficMetrics(registry);
-  const published: ProbeResult[] = [];
   // A replay expecting the lost knowledge as its source disagrees while it is gone online.
-  const r = runner((p) => deleted && p.expected_sources.includes(lostId));
-  const source = { poll: () => Promise.resolve({ answers: poll(deleted, ++minute), skipped: 0, unreadable: 0 }) };
-  const monitor = new DriftMonitor({
-    profileAnswers: 5,
-    priorWeight: 20,
-    minCleanRate: 0.005,
-    confidenceZ: 1.645,
-    shift: 0.3,
-    answersPerDay: 100_000,
-    alarmsPerDay: 1,
-    cooldownMs: 600_000,
-    now: () => now,
-  });
-  const replay = new ShadowReplay(
-    r,
-    (p) => (published.push(p), Promise.resolve()),
-    { perSegment: 3, perIncident: 10, incidentWindowMs: 3_600_000, perHour: 60 },
-    0.5,
-    () => now,
-  );
-  const spot = new SpotCheck(r, { perSegmentPerHour: 0, perHour: 10, ledIntervalMs: 300_000, now: () => now, random: () => 0.5 });
-  const watcher = new TrafficWatcher(
-    source,
+  const run = watchedTraffic(
+    { perSegmentPerHour: 0, perHour: 10, ledIntervalMs: 300_000 },
     [retrievalHealth({ scoreDropRatio: 0.8 })],
-    monitor,
-    new SegmentResolver(),
-    replay,
-    metrics,
-    { pollMs: 10, scoreDropRatio: 0.8, queriesKept: 10 },
-    undefined,
-    undefined,
-    spot,
+    poll,
+    (p, deleted) => deleted && p.expected_sources.includes(lostId),
   );
-  const minutes = async (n: number) => {
-    for (let i = 0; i < n; i++) {
-      now += 60_000;
-      await watcher.tick();
-      await watcher.settled();
-    }
-  };
-  return { watcher, registry, published, ran: r.ran, minutes, remove: () => (deleted = true) };
+  return { ...run, remove: run.fault };
 }
 
 /**
